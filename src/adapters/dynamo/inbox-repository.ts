@@ -1,0 +1,139 @@
+/** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
+import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../core/keys.js';
+import { isExpired, type StoredNotification } from '../../core/notification.js';
+import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports.js';
+import { batchPutAll, chunk, type BatchWriteOptions } from './batch-write.js';
+
+const BATCH_GET_LIMIT = 100;
+
+function partitionOf(source: InboxSource): string {
+  return source.kind === 'own'
+    ? keys.inboxItem(source.tenantId, source.userId, '').pk
+    : keys.feedShardPartition(source.tenantId, source.actorId, source.shard);
+}
+
+function toStored(item: Record<string, unknown>): StoredNotification {
+  return {
+    id: item.sk as string,
+    type: item.type as string,
+    createdAt: item.createdAt as string,
+    actor: item.actor as StoredNotification['actor'],
+    title: item.title as string,
+    body: item.body as string,
+    data: (item.data ?? {}) as Record<string, unknown>,
+    expiresAt: item.expiresAt as number,
+  };
+}
+
+function rangeCondition(range: { before?: string; after?: string }): { expression: string; values: Record<string, string> } {
+  if (range.before !== undefined && range.after !== undefined) {
+    // BETWEEN is inclusive; the exclusive ends are dropped in code below.
+    return { expression: 'pk = :pk AND sk BETWEEN :after AND :before', values: { ':after': range.after, ':before': range.before } };
+  }
+  if (range.before !== undefined) return { expression: 'pk = :pk AND sk < :before', values: { ':before': range.before } };
+  if (range.after !== undefined) return { expression: 'pk = :pk AND sk > :after', values: { ':after': range.after } };
+  return { expression: 'pk = :pk', values: {} };
+}
+
+export class InboxRepository implements InboxReader, InboxWriter {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly batchOptions: BatchWriteOptions = {},
+  ) {}
+
+  /** listInboxPage: newest-first query of one partition in (after, before); guards: TTL and type filters. */
+  async listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]> {
+    // An empty range (a feed followed after the cursor's position) costs no request.
+    if (query.before !== undefined && query.after !== undefined && query.after >= query.before) return [];
+    const range = rangeCondition(query);
+    const filters = ['expiresAt > :nowSeconds'];
+    const values: Record<string, unknown> = { ':pk': partitionOf(source), ':nowSeconds': Math.floor(query.nowMs / 1000), ...range.values };
+    const names: Record<string, string> = {};
+    if (query.type !== undefined) {
+      filters.push('#type = :type');
+      values[':type'] = query.type;
+      names['#type'] = 'type';
+    }
+    const input: QueryCommandInput = {
+      TableName: this.tableName,
+      KeyConditionExpression: range.expression,
+      FilterExpression: filters.join(' AND '),
+      ExpressionAttributeValues: values,
+      ...(query.type !== undefined ? { ExpressionAttributeNames: names } : {}),
+      ScanIndexForward: false,
+      // Two extra for the inclusive ends of BETWEEN.
+      Limit: query.limit + 2,
+    };
+    const items: StoredNotification[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+      for (const raw of output.Items ?? []) {
+        const item = toStored(raw);
+        if (item.id === query.before || item.id === query.after) continue;
+        if (isExpired(item, query.nowMs)) continue;
+        items.push(item);
+      }
+      exclusiveStartKey = output.LastEvaluatedKey;
+      // Filters (TTL, type) apply after Limit, so a short page may need the next one.
+    } while (items.length < query.limit && exclusiveStartKey !== undefined);
+    return items.slice(0, query.limit);
+  }
+
+  /** countUnreadAbove: ids of one partition above `after`, newest first, keys only; guard: TTL. */
+  async listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number): Promise<string[]> {
+    const range = rangeCondition({ after });
+    const ids: string[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: range.expression,
+          ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values },
+          ProjectionExpression: 'sk, expiresAt',
+          ScanIndexForward: false,
+          Limit: limit,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const raw of output.Items ?? []) {
+        if (!isExpired({ expiresAt: raw.expiresAt as number }, nowMs)) ids.push(raw.sk as string);
+      }
+      exclusiveStartKey = output.LastEvaluatedKey;
+    } while (ids.length < limit && exclusiveStartKey !== undefined);
+    return ids.slice(0, limit);
+  }
+
+  /** findNotification: one BatchGetItem over the candidate partitions; guard: TTL. */
+  async findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
+    for (const group of chunk(sources, BATCH_GET_LIMIT)) {
+      let requestKeys = group.map((source) => ({ pk: partitionOf(source), sk: id }));
+      while (requestKeys.length > 0) {
+        const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: requestKeys } } }));
+        const found = (output.Responses?.[this.tableName] ?? []).map(toStored).find((item) => !isExpired(item, nowMs));
+        if (found) return found;
+        requestKeys = (output.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof requestKeys;
+      }
+    }
+    return undefined;
+  }
+
+  /** writeInboxItems: idempotent puts (deterministic ids), BatchWriteItem 25 per call. */
+  async putAll(items: readonly InboxItemToWrite[]): Promise<void> {
+    const rows = items.map(({ source, item }) => ({
+      pk: partitionOf(source),
+      sk: item.id,
+      type: item.type,
+      createdAt: item.createdAt,
+      actor: item.actor,
+      title: item.title,
+      body: item.body,
+      data: item.data,
+      expiresAt: item.expiresAt,
+    }));
+    await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * JWT verification for `jwt` auth mode (bring your own identity provider, and the local runtime).
+ * Tenant and user come only from verified claims; `alg: none` and unlisted algorithms are refused.
+ */
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { Unauthorized } from '../core/errors.js';
+import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import type { UserRef } from '../core/ports.js';
+
+export interface TokenVerifier {
+  verify(token: string): Promise<UserRef>;
+}
+
+export interface JwtVerifierConfig {
+  issuer: string;
+  audience: string;
+  /** A JWKS URL (remote IdP) or the key set itself (local runtime). */
+  jwks: URL | JSONWebKeySet;
+  /** Claim that carries the tenant id (Cognito custom attributes look like `custom:tenant`). */
+  tenantClaim: string;
+  algorithms?: string[];
+}
+
+export const DEFAULT_TENANT_CLAIM = 'custom:tenant';
+
+export function createJwtVerifier(config: JwtVerifierConfig): TokenVerifier {
+  const getKey: JWTVerifyGetKey = config.jwks instanceof URL ? createRemoteJWKSet(config.jwks) : createLocalJWKSet(config.jwks);
+  const algorithms = config.algorithms ?? ['ES256', 'RS256'];
+  return {
+    async verify(token: string): Promise<UserRef> {
+      let payload: Record<string, unknown>;
+      try {
+        ({ payload } = await jwtVerify(token, getKey, { issuer: config.issuer, audience: config.audience, algorithms, requiredClaims: ['exp', 'sub'] }));
+      } catch (error) {
+        throw new Unauthorized(`invalid token: ${(error as Error).message}`);
+      }
+      const tenantId = payload[config.tenantClaim];
+      const userId = payload.sub;
+      if (typeof tenantId !== 'string' || !IDENTIFIER_PATTERN.test(tenantId)) throw new Unauthorized(`token has no valid ${config.tenantClaim} claim`);
+      if (typeof userId !== 'string' || !IDENTIFIER_PATTERN.test(userId)) throw new Unauthorized('token has no valid sub claim');
+      return { tenantId, userId };
+    },
+  };
+}
+
+/** The token in `Authorization: Bearer <t>` or, for WebSocket $connect, the `token` query parameter. */
+export function extractToken(headers: Record<string, string | undefined> | null | undefined, query: Record<string, string | undefined> | null | undefined): string | undefined {
+  const header = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  return bearer ?? query?.token ?? undefined;
+}

@@ -1,0 +1,163 @@
+/**
+ * The read side of the inbox: pages merged from the user's own partition and the feeds of the
+ * celebrities they follow, counts above the marks, and the O(1) read/seen writes.
+ */
+import { encodeCursor, type InboxCursor } from './cursor.js';
+import { readerShard } from './feed-shards.js';
+import { idLowerBoundAt } from './ids.js';
+import { mergeNewestFirst } from './merge.js';
+import { NotFoundError } from './errors.js';
+import type { Notification } from './notification.js';
+import type {
+  Clock,
+  FollowedCelebritiesReader,
+  FollowedCelebrity,
+  InboxReader,
+  InboxSource,
+  ReadStateListener,
+  ReadStateStore,
+  UserRef,
+} from './ports.js';
+import {
+  countFromIdsAboveReadMark,
+  countQueryLimit,
+  markAt,
+  presentNotification,
+  type Counts,
+} from './read-state.js';
+
+export interface InboxServiceDeps {
+  inbox: InboxReader;
+  celebrities: FollowedCelebritiesReader;
+  readState: ReadStateStore;
+  clock: Clock;
+  cursorSecret: string;
+  feedShards: number;
+  inboxTtlDays: number;
+  readStateListener?: ReadStateListener;
+}
+
+export interface InboxPageRequest {
+  limit: number;
+  cursor?: InboxCursor;
+  /** Catch-up: only ids newer than this. */
+  since?: string;
+  type?: string;
+}
+
+export interface InboxPage {
+  items: Notification[];
+  nextCursor: string | null;
+}
+
+interface ViewSource {
+  source: InboxSource;
+  /** Exclusive lower bound of this source's ids in the user's view (followedAt for feeds). */
+  floor?: string;
+}
+
+function maxId(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a > b ? a : b;
+}
+
+export class InboxService {
+  constructor(private readonly deps: InboxServiceDeps) {}
+
+  /** The sources that make up a user's inbox view: own partition + one shard per followed celebrity. */
+  private viewSources(user: UserRef, celebrities: readonly FollowedCelebrity[]): ViewSource[] {
+    const shard = readerShard(user.userId, this.deps.feedShards);
+    const feeds = celebrities.map<ViewSource>((celebrity) => ({
+      source: { kind: 'feed', tenantId: user.tenantId, actorId: celebrity.celebrityId, shard },
+      // Exclusive floor: ids whose time is at or after followedAt belong to the view.
+      floor: idLowerBoundAt(Date.parse(celebrity.followedAt)),
+    }));
+    return [{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId } }, ...feeds];
+  }
+
+  /** Newest-first page: 1 query for the celebrity list, 1 for the read state, 1 own + 1 per celebrity. */
+  async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
+    const nowMs = this.deps.clock.nowMs();
+    const since = request.cursor?.since ?? request.since;
+    const before = request.cursor?.before;
+    const pageQuery = (floor?: string) => ({
+      before,
+      after: maxId(since, floor),
+      limit: request.limit + 1,
+      type: request.type,
+      nowMs,
+    });
+    const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
+    const [celebrities, own, state] = await Promise.all([
+      this.deps.celebrities.listFollowedCelebrities(user),
+      this.deps.inbox.listNewestFirst(ownSource, pageQuery()),
+      this.deps.readState.getReadState(user),
+    ]);
+    const feedSources = this.viewSources(user, celebrities).slice(1);
+    const feeds = await Promise.all(
+      feedSources.map(({ source, floor }) => this.deps.inbox.listNewestFirst(source, pageQuery(floor))),
+    );
+    const merged = mergeNewestFirst([own, ...feeds], request.limit + 1);
+    const page = merged.slice(0, request.limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      merged.length > request.limit && last
+        ? encodeCursor(since === undefined ? { before: last.id } : { before: last.id, since }, this.deps.cursorSecret)
+        : null;
+    return { items: page.map((item) => presentNotification(item, state)), nextCursor };
+  }
+
+  /** Unread and unseen counts, capped: read state + celebrity list, then one id query per source. */
+  async counts(user: UserRef): Promise<Counts> {
+    const nowMs = this.deps.clock.nowMs();
+    const [state, celebrities] = await Promise.all([
+      this.deps.readState.getReadState(user),
+      this.deps.celebrities.listFollowedCelebrities(user),
+    ]);
+    const limit = countQueryLimit(state);
+    const readMark = state.readMark ?? undefined;
+    const idLists = await Promise.all(
+      this.viewSources(user, celebrities).map(({ source, floor }) =>
+        this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs),
+      ),
+    );
+    return countFromIdsAboveReadMark(new Set(idLists.flat()), state);
+  }
+
+  /** O(1): one conditional write of the read mark, however many notifications are unread. */
+  async markAllRead(user: UserRef): Promise<{ readAt: string }> {
+    const nowMs = this.deps.clock.nowMs();
+    const result = await this.deps.readState.advanceReadMark(user, markAt(nowMs), new Date(nowMs).toISOString());
+    await this.deps.readStateListener?.readStateChanged(user);
+    return result;
+  }
+
+  /** O(1): one conditional write of the seen mark; clears the badge, marks nothing read. */
+  async markAllSeen(user: UserRef): Promise<{ seenAt: string }> {
+    const nowMs = this.deps.clock.nowMs();
+    const result = await this.deps.readState.advanceSeenMark(user, markAt(nowMs), new Date(nowMs).toISOString());
+    await this.deps.readStateListener?.readStateChanged(user);
+    return result;
+  }
+
+  /** Records a single read; NotFoundError when the id is not in the user's inbox view. */
+  async markOneRead(user: UserRef, id: string): Promise<void> {
+    const nowMs = this.deps.clock.nowMs();
+    const own: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
+    let found = await this.deps.inbox.findInSources([own], id, nowMs);
+    if (!found) {
+      const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
+      const visibleFeeds = this.viewSources(user, celebrities)
+        .slice(1)
+        .filter(({ floor }) => floor === undefined || id > floor)
+        .map(({ source }) => source);
+      if (visibleFeeds.length > 0) found = await this.deps.inbox.findInSources(visibleFeeds, id, nowMs);
+    }
+    if (!found) throw new NotFoundError(`notification ${id} is not in your inbox`);
+    const expiresAt = Math.ceil(nowMs / 1000) + this.deps.inboxTtlDays * 86_400;
+    await this.deps.readState.recordSingleRead(user, id, expiresAt);
+    await this.deps.readStateListener?.readStateChanged(user);
+  }
+}
+

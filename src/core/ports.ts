@@ -1,0 +1,77 @@
+/** The interfaces the core depends on; `src/adapters/` implements them with the AWS SDK. */
+import type { ReadState } from './read-state.js';
+import type { StoredNotification } from './notification.js';
+
+export interface UserRef {
+  tenantId: string;
+  userId: string;
+}
+
+/** Where inbox items live: the user's own partition, or one shard of a celebrity's feed. */
+export type InboxSource =
+  | { kind: 'own'; tenantId: string; userId: string }
+  | { kind: 'feed'; tenantId: string; actorId: string; shard: number };
+
+export interface IdRange {
+  /** Exclusive upper bound. */
+  before?: string;
+  /** Exclusive lower bound. */
+  after?: string;
+}
+
+export interface PageQuery extends IdRange {
+  limit: number;
+  type?: string;
+  nowMs: number;
+}
+
+export interface InboxReader {
+  /** Newest-first items of one source within the range, expired items and other types filtered out. */
+  listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
+  /** Newest-first ids of one source above `after` (unexpired), at most `limit`. */
+  listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number): Promise<string[]>;
+  /** The item with this id in any of the sources, if present and unexpired. */
+  findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
+}
+
+export interface InboxItemToWrite {
+  source: InboxSource;
+  item: StoredNotification;
+}
+
+export interface InboxWriter {
+  /** Idempotent puts (deterministic ids): BatchWriteItem, 25 per call, retries UnprocessedItems. */
+  putAll(items: readonly InboxItemToWrite[]): Promise<void>;
+}
+
+export interface FollowedCelebrity {
+  celebrityId: string;
+  /** ISO time the user followed; only feed events after it belong to the user's view. */
+  followedAt: string;
+}
+
+export interface FollowedCelebritiesReader {
+  listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]>;
+}
+
+export interface ReadStateStore {
+  /** The marks and every single-read exception above the read mark. */
+  getReadState(user: UserRef): Promise<ReadState>;
+  /** One conditional write: the read mark only moves forward. Returns the state's marks after it. */
+  advanceReadMark(user: UserRef, mark: string, atIso: string): Promise<{ readAt: string }>;
+  /** One conditional write: the seen mark only moves forward. */
+  advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }>;
+  /** One put: a READ#<id> exception with a TTL. */
+  recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number): Promise<void>;
+}
+
+/** Told after a user's read state changed, so every device can be synced (live delivery). */
+export interface ReadStateListener {
+  readStateChanged(user: UserRef): Promise<void>;
+}
+
+export interface Clock {
+  nowMs(): number;
+}
+
+export const systemClock: Clock = { nowMs: () => Date.now() };

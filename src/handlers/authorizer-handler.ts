@@ -1,0 +1,35 @@
+/**
+ * Lambda REQUEST authorizer for `jwt` auth mode: REST requests (Authorization header) and WebSocket
+ * $connect (`token` query parameter). Passes tenant and user to the integration as context.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { extractToken, type TokenVerifier } from '../adapters/jwt-verifier.js';
+
+/** Every method of the stage: the result may be cached per token across routes. */
+function stageWildcard(methodArn: string): string {
+  const [arnPrefix, apiId, stage] = methodArn.split('/');
+  return `${arnPrefix}/${apiId}/${stage}/*`;
+}
+
+export function createAuthorizerHandler(verifier: TokenVerifier, logger: Logger) {
+  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const token = extractToken(event.headers, event.queryStringParameters);
+    if (!token) throw new Error('Unauthorized');
+    try {
+      const user = await verifier.verify(token);
+      return {
+        principalId: `${user.tenantId}/${user.userId}`,
+        policyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }],
+        },
+        context: { tenantId: user.tenantId, userId: user.userId },
+      };
+    } catch (error) {
+      logger.info('token refused', { reason: (error as Error).message });
+      // API Gateway answers 401 for exactly this message.
+      throw new Error('Unauthorized');
+    }
+  };
+}

@@ -1,0 +1,55 @@
+/** HTTP plumbing shared by the REST handlers: identity from the authorizer, JSON, error mapping. */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { ZodError } from 'zod';
+import { NotFoundError, Unauthorized, ValidationError } from '../../core/errors.js';
+import { IDENTIFIER_PATTERN } from '../../core/keys.js';
+import type { UserRef } from '../../core/ports.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+
+export function json(statusCode: number, body?: unknown): APIGatewayProxyResult {
+  return body === undefined ? { statusCode, headers: JSON_HEADERS, body: '' } : { statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+export function errorBody(code: string, message: string, details?: unknown) {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+/**
+ * The caller, from the API Gateway authorizer only: a Lambda authorizer's context
+ * (`tenantId`, `userId`) in `jwt` mode, or the Cognito authorizer's verified claims.
+ */
+export function identityFrom(event: APIGatewayProxyEvent, tenantClaim: string): UserRef {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const claims = (authorizer?.claims ?? {}) as Record<string, unknown>;
+  const tenantId = authorizer?.tenantId ?? claims[tenantClaim];
+  const userId = authorizer?.userId ?? claims.sub;
+  if (typeof tenantId !== 'string' || typeof userId !== 'string' || !IDENTIFIER_PATTERN.test(tenantId) || !IDENTIFIER_PATTERN.test(userId)) {
+    throw new Unauthorized('no verified identity on the request');
+  }
+  return { tenantId, userId };
+}
+
+/** Named errors to status codes, in one place. A 500 never carries internals to the client. */
+export function errorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
+  if (error instanceof ZodError) {
+    const details = error.issues.map((issue) => ({ path: issue.path.join('.') || '(root)', message: issue.message }));
+    return json(400, errorBody('validation_error', `invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details));
+  }
+  if (error instanceof ValidationError) return json(400, errorBody(error.code, error.message, error.details));
+  if (error instanceof Unauthorized) return json(401, errorBody('unauthorized', 'missing, invalid or expired token'));
+  if (error instanceof NotFoundError) return json(404, errorBody('not_found', error.message));
+  logger.error('unhandled error', { error: error as Error });
+  return json(500, errorBody('internal_error', 'internal error'));
+}
+
+export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+  if (event.body === null || event.body === undefined || event.body.trim() === '') return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError('body is not valid JSON', [{ path: 'body', message: 'not JSON' }], 'invalid_json');
+  }
+}

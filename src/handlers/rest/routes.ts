@@ -1,0 +1,20 @@
+/**
+ * The REST routes and which function serves each. The CDK app builds API Gateway resources from this
+ * list and the local runtime routes requests with it, so both expose the same API.
+ */
+export type RestFunction = 'inboxRead' | 'inboxWrite';
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** API Gateway resource path; `{name}` is a path parameter. */
+  resource: string;
+  function: RestFunction;
+}
+
+export const restRoutes: readonly RestRoute[] = [
+  { method: 'GET', resource: '/notifications', function: 'inboxRead' },
+  { method: 'GET', resource: '/notifications/counts', function: 'inboxRead' },
+  { method: 'POST', resource: '/notifications/read-all', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/seen-all', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/read', function: 'inboxWrite' },
+];

@@ -1,0 +1,62 @@
+/** A minimal HTTP router for the local runtime: each local service registers the routes it serves. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface LocalRequest {
+  method: string;
+  url: URL;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+  remoteAddress: string;
+}
+
+export interface LocalResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface LocalRoute {
+  /** Returns undefined when the route does not serve this request. */
+  handle(request: LocalRequest): Promise<LocalResponse | undefined>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024 + 64 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function createRequestListener(routes: () => readonly LocalRoute[], onError: (error: unknown) => void) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const request: LocalRequest = {
+        method: req.method ?? 'GET',
+        url: new URL(req.url ?? '/', 'http://localhost'),
+        headers: req.headers,
+        body: await readBody(req),
+        remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
+      };
+      for (const route of routes()) {
+        const response = await route.handle(request);
+        if (response) {
+          res.writeHead(response.status, response.headers ?? {});
+          res.end(response.body ?? '');
+          return;
+        }
+      }
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.pathname}` } }));
+    } catch (error) {
+      onError(error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }));
+    }
+  };
+}

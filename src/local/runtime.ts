@@ -1,0 +1,98 @@
+/**
+ * The local runtime: the same handlers as on AWS, on one machine, with dynalite for DynamoDB and
+ * local stand-ins for API Gateway (REST), and the identity provider. No AWS account, no Docker.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../adapters/dynamo/document-client.js';
+import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
+import { createAuthorizerHandler } from '../handlers/authorizer-handler.js';
+import { inboxApiDepsFromEnv } from '../handlers/dependencies.js';
+import { createInboxReadHandler, createInboxWriteHandler } from '../handlers/rest/inbox-api.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type EmbeddedDynamo } from './embedded-dynamo.js';
+import { createRequestListener, type LocalRoute } from './http-router.js';
+import { createRestGateway } from './rest-gateway.js';
+import type { LocalSettings } from './settings.js';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
+
+export const EVENT_BUS_NAME = 'notifications';
+
+export interface LocalEndpoints {
+  http: string;
+  ws: string;
+  events: string;
+  eventBusName: string;
+}
+
+export interface LocalRuntime {
+  endpoints: LocalEndpoints;
+  settings: LocalSettings;
+  dynamo: EmbeddedDynamo;
+  documentClient: DynamoDBDocumentClient;
+  /** Environment the handlers are built from (table names, secrets, settings). */
+  env: NodeJS.ProcessEnv;
+  secrets: LocalSecrets;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+export async function startLocalRuntime(settings: LocalSettings): Promise<LocalRuntime> {
+  const logger = new Logger({ serviceName: 'local-runtime', logLevel: (process.env.LOG_LEVEL as 'WARN' | undefined) ?? 'WARN' });
+  const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
+  const secrets = await loadLocalSecrets(settings.dataDir);
+  const env: NodeJS.ProcessEnv = {
+    ...tableEnv(dynamo.tableNames),
+    CURSOR_SECRET: secrets.cursorSecret,
+    FEED_SHARDS: String(settings.feedShards),
+    CELEBRITY_THRESHOLD: String(settings.celebrityThreshold),
+    INFO_BATCH_WINDOW_MS: String(settings.infoBatchWindowMs),
+    TENANT_CLAIM: DEFAULT_TENANT_CLAIM,
+  };
+  const documentClient = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+
+  const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
+  const authorizer = createAuthorizerHandler(verifier, logger);
+  const apiDeps = inboxApiDepsFromEnv(env, documentClient, logger);
+  const routes: LocalRoute[] = [
+    {
+      async handle(request) {
+        if (request.method !== 'GET' || request.url.pathname !== '/.well-known/jwks.json') return undefined;
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(secrets.jwks) };
+      },
+    },
+    createRestGateway({ inboxRead: createInboxReadHandler(apiDeps), inboxWrite: createInboxWriteHandler(apiDeps) }, authorizer),
+  ];
+
+  const httpServer = createServer(createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error })));
+  const httpPort = await listen(httpServer, settings.port, settings.host);
+  const http = `http://${settings.host}:${httpPort}`;
+  return {
+    endpoints: { http, ws: `ws://${settings.host}:${settings.wsPort}`, events: http, eventBusName: EVENT_BUS_NAME },
+    settings,
+    dynamo,
+    documentClient,
+    env,
+    secrets,
+    async close() {
+      await close(httpServer);
+      documentClient.destroy();
+      await dynamo.close();
+    },
+  };
+}

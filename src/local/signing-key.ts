@@ -1,0 +1,63 @@
+/**
+ * The local identity provider: an ES256 key pair kept under DATA_DIR, so tokens printed by
+ * `npm run token` are accepted by a runtime started on the same data directory.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK } from 'jose';
+import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
+
+export const LOCAL_ISSUER = 'urn:serverless-notifications:local';
+export const LOCAL_AUDIENCE = 'notifications';
+
+interface StoredSecrets {
+  privateJwk: JWK;
+  publicJwk: JWK;
+  cursorSecret: string;
+}
+
+export interface LocalSecrets {
+  jwks: JSONWebKeySet;
+  cursorSecret: string;
+  issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number }): Promise<string>;
+}
+
+async function loadOrCreate(dataDir: string): Promise<StoredSecrets> {
+  const file = join(dataDir, 'local-secrets.json');
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StoredSecrets;
+  } catch {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const kid = randomUUID();
+    const secrets: StoredSecrets = {
+      privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' },
+      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' },
+      cursorSecret: randomBytes(32).toString('base64url'),
+    };
+    await mkdir(dataDir, { recursive: true });
+    // `wx`: if another process created it first, use theirs.
+    await writeFile(file, JSON.stringify(secrets), { flag: 'wx', mode: 0o600 }).catch(async () => undefined);
+    return JSON.parse(await readFile(file, 'utf8')) as StoredSecrets;
+  }
+}
+
+export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
+  const stored = await loadOrCreate(dataDir);
+  const privateKey = await importJWK(stored.privateJwk, 'ES256');
+  return {
+    jwks: { keys: [stored.publicJwk] },
+    cursorSecret: stored.cursorSecret,
+    async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt }) {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId })
+        .setProtectedHeader({ alg: 'ES256', kid: stored.privateJwk.kid })
+        .setIssuer(LOCAL_ISSUER)
+        .setAudience(LOCAL_AUDIENCE)
+        .setSubject(userId)
+        .setIssuedAt(now)
+        .setExpirationTime(expiresAt ?? now + ttlSeconds)
+        .sign(privateKey);
+    },
+  };
+}

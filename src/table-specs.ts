@@ -1,0 +1,67 @@
+/**
+ * The tables, declared once. `lib/` (CDK) and `src/local/` (dynalite table creation) both derive
+ * their definitions from here, so infrastructure and code cannot drift.
+ */
+
+export interface AttributeSpec {
+  name: string;
+  type: 'S' | 'N';
+}
+
+export interface TableSpec {
+  /** Construct id in CDK and table name prefix locally. */
+  id: string;
+  /** The environment variable a function reads the table name from. */
+  envVar: string;
+  partitionKey: AttributeSpec;
+  sortKey?: AttributeSpec;
+  /** Attribute holding an epoch-seconds expiry; DynamoDB deletes lazily, reads filter too. */
+  timeToLiveAttribute?: string;
+  description: string;
+}
+
+export const tableSpecs = {
+  inbox: {
+    id: 'Inbox',
+    envVar: 'INBOX_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+    description: 'Per-user inboxes (T#t#U#user / ULID) and sharded celebrity feeds (T#t#F#actor#S<n> / ULID). Write-once.',
+  },
+  readMarks: {
+    id: 'ReadMarks',
+    envVar: 'READ_MARKS_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+    description: 'Read/seen high-water marks (READMARK) and single-read exceptions (READ#<ulid>).',
+  },
+  connections: {
+    id: 'Connections',
+    envVar: 'CONNECTIONS_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    timeToLiveAttribute: 'expiresAt',
+    description: 'Live WebSocket connections per user, reverse items for $disconnect, presence and celebrity subscriptions.',
+  },
+  graph: {
+    id: 'Graph',
+    envVar: 'GRAPH_TABLE',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    description: 'Followers, followed celebrities (with followedAt), follower counts and tier, preferences.',
+  },
+  idempotency: {
+    id: 'Idempotency',
+    envVar: 'IDEMPOTENCY_TABLE',
+    // Powertools idempotency's default key and expiry attribute names.
+    partitionKey: { name: 'id', type: 'S' },
+    timeToLiveAttribute: 'expiration',
+    description: 'Event-level idempotency records and (notification, connection) delivery dedup, with TTL.',
+  },
+} as const satisfies Record<string, TableSpec>;
+
+export type TableName = keyof typeof tableSpecs;
+
+export const TABLE_NAMES = Object.keys(tableSpecs) as TableName[];
