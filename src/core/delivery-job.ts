@@ -1,0 +1,50 @@
+/**
+ * The message the fan-out step puts on a priority delivery queue and the delivery consumer reads.
+ * Recipients of one job share the rendered notification; each has its own deterministic id.
+ */
+import { z } from 'zod';
+import { IDENTIFIER_PATTERN } from './keys.js';
+import { ULID_PATTERN } from './ids.js';
+
+/** One BatchGetItem (100 keys) resolves the presence of a whole job's recipients. */
+export const MAX_RECIPIENTS_PER_JOB = 100;
+
+const identifier = z.string().regex(IDENTIFIER_PATTERN);
+const notificationId = z.string().regex(ULID_PATTERN);
+
+export const prioritySchema = z.enum(['urgent', 'info']);
+export type Priority = z.infer<typeof prioritySchema>;
+
+export const renderedNotificationSchema = z.object({
+  type: z.string(),
+  createdAt: z.string(),
+  actor: z.object({ id: identifier }).catchall(z.unknown()),
+  title: z.string(),
+  body: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type RenderedNotification = z.infer<typeof renderedNotificationSchema>;
+
+export const deliveryJobSchema = z.object({
+  v: z.literal(1),
+  tenantId: identifier,
+  /** Producer event id, for logs and dedup keys. */
+  eventId: z.string().min(1).max(256),
+  priority: prioritySchema,
+  notification: renderedNotificationSchema,
+  target: z.discriminatedUnion('kind', [
+    /** Write fan-out and direct recipients: push to these users' connections. */
+    z.object({
+      kind: z.literal('recipients'),
+      recipients: z.array(z.object({ userId: identifier, notificationId })).min(1).max(MAX_RECIPIENTS_PER_JOB),
+    }),
+    /** Celebrity post: push to the actor's online subscribers only (paged by the consumer). */
+    z.object({ kind: z.literal('onlineFollowers'), actorId: identifier, notificationId }),
+  ]),
+});
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+/** Port: the priority delivery queues (SQS SendMessageBatch on AWS and locally). */
+export interface DeliveryJobQueue {
+  enqueue(jobs: readonly DeliveryJob[]): Promise<void>;
+}
