@@ -1,0 +1,27 @@
+/**
+ * The catalog: the only list of notification types. The CDK app (one rule, intake queue and fan-out
+ * function per type) and the local runtime both iterate it. Adding a type = adding a file + a line here.
+ */
+import { commentCreated } from './comment-created.js';
+import { followCreated } from './follow-created.js';
+import { followDeleted } from './follow-deleted.js';
+import { mentionCreated } from './mention-created.js';
+import type { NotificationType } from './notification-type.js';
+import { postPublished } from './post-published.js';
+
+export const catalog: readonly NotificationType<any>[] = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted];
+
+const byDetailType = new Map(catalog.map((type) => [type.detailType, type]));
+
+export function findNotificationType(detailType: string): NotificationType<any> | undefined {
+  return byDetailType.get(detailType);
+}
+
+/** A name usable in resource ids and env values: `mention.created` -> `MentionCreated`. */
+export function resourceNameOf(detailType: string): string {
+  return detailType
+    .split(/[^a-zA-Z0-9]/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { defineNotificationType, displayName } from './notification-type.js';
+
+export const postPublished = defineNotificationType({
+  detailType: 'post.published',
+  dataSchema: z.object({ postId: z.string().min(1).max(256), title: z.string().min(1).max(500) }).strict(),
+  defaultPriority: 'info',
+  audience: 'followersOfActor',
+  digestible: false,
+  render: ({ actor, data }) => ({ title: `${displayName(actor)} published a post`, body: data.title }),
+});
