@@ -32,6 +32,26 @@ export function userPartition(tenantId: string, userId: string): string {
 export const READ_MARK_SK = 'READMARK';
 const READ_EXCEPTION_PREFIX = 'READ#';
 
+/** API Gateway connection ids are short base64-like strings; no `#`. */
+export const CONNECTION_ID_PATTERN = /^[A-Za-z0-9+/=_-]{1,128}$/;
+
+export function assertConnectionId(value: string): string {
+  return assertIdentifierMatching('connectionId', value, CONNECTION_ID_PATTERN);
+}
+
+function assertIdentifierMatching(kind: string, value: string, pattern: RegExp): string {
+  if (!pattern.test(value)) throw new InvalidIdentifierError(kind, value);
+  return value;
+}
+
+const CONNECTION_PREFIX = 'C#';
+const PRESENCE_SK = 'PRESENCE';
+
+/** The connection id in a `C#<connectionId>` sort key (connection and online-subscription items). */
+export function connectionIdFromSortKey(sk: string): string | undefined {
+  return sk.startsWith(CONNECTION_PREFIX) ? sk.slice(CONNECTION_PREFIX.length) : undefined;
+}
+
 export const keys = {
   inboxItem: (tenantId: string, userId: string, notificationId: string): TableKey => ({
     pk: userPartition(tenantId, userId),
@@ -78,6 +98,40 @@ export const keys = {
     pk: keys.followingCelebsPartition(tenantId, userId),
     sk: assertIdentifier('celebrityId', celebrityId),
   }),
+
+  /** Connections: one item per live connection of a user (`C#<connectionId>`), TTL just over 2 h. */
+  connection: (tenantId: string, userId: string, connectionId: string): TableKey => ({
+    pk: userPartition(tenantId, userId),
+    sk: `${CONNECTION_PREFIX}${assertConnectionId(connectionId)}`,
+  }),
+
+  /**
+   * Connections: the reverse item, found from the connection id alone ($disconnect, 410 cleanup).
+   * Not tenant-led on purpose: API Gateway connection ids are unique per API, and only the
+   * platform's WebSocket functions (never a tenant-clamped role) touch it.
+   */
+  connectionReverse: (connectionId: string): TableKey => ({
+    pk: `CONN#${assertConnectionId(connectionId)}`,
+    sk: 'CONN',
+  }),
+
+  /** Connections: a user's presence, the set of their connection ids; BatchGetItem reads 100 users per call. */
+  presence: (tenantId: string, userId: string): TableKey => ({
+    pk: userPartition(tenantId, userId),
+    sk: PRESENCE_SK,
+  }),
+
+  /** Connections: the online subscribers of a celebrity, one shard of `T#<tenant>#U#<actor>#ONLINE#S<n>`. */
+  onlineSubscribersPartition: (tenantId: string, actorId: string, shard: number): string =>
+    `${userPartition(tenantId, actorId)}#ONLINE#S${shard}`,
+  onlineSubscription: (tenantId: string, actorId: string, shard: number, connectionId: string): TableKey => ({
+    pk: keys.onlineSubscribersPartition(tenantId, actorId, shard),
+    sk: `${CONNECTION_PREFIX}${assertConnectionId(connectionId)}`,
+  }),
+
+  /** Idempotency table: the (notification, connection) delivery record, written before a push. */
+  deliveryRecordId: (notificationId: string, connectionId: string): string =>
+    `DLV#${notificationId}#${assertConnectionId(connectionId)}`,
 
   /** Graph: follower count and tier of an account. */
   profile: (tenantId: string, userId: string): TableKey => ({
