@@ -1,0 +1,89 @@
+/** Integration-test plumbing: dynalite in memory on a random port, a metered document client, seeders. */
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
+import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
+import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
+import { keys } from '../../src/core/keys.js';
+import { InboxService } from '../../src/core/inbox-service.js';
+import type { Clock, UserRef } from '../../src/core/ports.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+
+export interface TestDynamo {
+  dynamo: EmbeddedDynamo;
+  client: DynamoDBDocumentClient;
+  meter: RequestMeter;
+  close(): Promise<void>;
+}
+
+/** dynalite in memory on a random port; every request of `client` is counted by `meter`. */
+export async function startTestDynamo(): Promise<TestDynamo> {
+  const dynamo = await startEmbeddedDynamo();
+  const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const meter = new RequestMeter();
+  meter.attach(client);
+  return {
+    dynamo,
+    client,
+    meter,
+    async close() {
+      client.destroy();
+      await dynamo.close();
+    },
+  };
+}
+
+/** A clock tests move by hand. */
+export class ManualClock implements Clock {
+  constructor(private now: number) {}
+  nowMs(): number {
+    return this.now;
+  }
+  set(ms: number): void {
+    this.now = ms;
+  }
+  advance(ms: number): void {
+    this.now += ms;
+  }
+}
+
+export const TEST_CURSOR_SECRET = 'test-cursor-secret';
+export const TEST_FEED_SHARDS = 4;
+
+export interface Repositories {
+  inbox: InboxRepository;
+  readState: ReadStateRepository;
+  graph: GraphRepository;
+}
+
+export function repositoriesOn(client: DynamoDBDocumentClient, tableNames: EmbeddedDynamo['tableNames']): Repositories {
+  return {
+    // No real waiting between UnprocessedItems rounds in tests.
+    inbox: new InboxRepository(client, tableNames.inbox, { sleep: async () => undefined }),
+    readState: new ReadStateRepository(client, tableNames.readMarks),
+    graph: new GraphRepository(client, tableNames.graph),
+  };
+}
+
+export function serviceOn(repositories: Repositories, clock: Clock, options: { feedShards?: number; cursorSecret?: string } = {}): InboxService {
+  return new InboxService({
+    inbox: repositories.inbox,
+    celebrities: repositories.graph,
+    readState: repositories.readState,
+    clock,
+    cursorSecret: options.cursorSecret ?? TEST_CURSOR_SECRET,
+    feedShards: options.feedShards ?? TEST_FEED_SHARDS,
+    inboxTtlDays: 90,
+  });
+}
+
+/** Graph item: `user` follows `celebrityId` since `followedAtMs` (what follow.created writes for a celebrity). */
+export async function seedFollowingCeleb(client: DynamoDBDocumentClient, graphTable: string, user: UserRef, celebrityId: string, followedAtMs: number): Promise<void> {
+  await client.send(
+    new PutCommand({
+      TableName: graphTable,
+      Item: { ...keys.followingCeleb(user.tenantId, user.userId, celebrityId), followedAt: new Date(followedAtMs).toISOString() },
+    }),
+  );
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { idUpperBoundAt, timeOfId } from '../../src/core/ids.js';
+import {
+  COUNT_CAP,
+  countFromIdsAboveReadMark,
+  countQueryLimit,
+  EMPTY_READ_STATE,
+  isRead,
+  isSeen,
+  markAt,
+  presentNotification,
+} from '../../src/core/read-state.js';
+import { aNotification, aReadState, notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
+
+const [older, atMark, newer, newest] = notificationsEverySecond(4, T0).map((item) => item.id) as [string, string, string, string];
+
+describe('isRead / isSeen', () => {
+  it('with no state nothing is read or seen', () => {
+    expect(isRead(older, EMPTY_READ_STATE)).toBe(false);
+    expect(isSeen(older, EMPTY_READ_STATE)).toBe(false);
+  });
+
+  it('the read mark is inclusive: ids <= mark are read, ids above are not', () => {
+    // Prepare
+    const state = aReadState({ readMark: atMark });
+
+    // Assess
+    expect(isRead(older, state)).toBe(true);
+    expect(isRead(atMark, state)).toBe(true);
+    expect(isRead(newer, state)).toBe(false);
+  });
+
+  it('a single-read exception above the mark is read; its neighbours are not', () => {
+    // Prepare
+    const state = aReadState({ readMark: older, readExceptions: new Set([newer]) });
+
+    // Assess
+    expect(isRead(newer, state)).toBe(true);
+    expect(isRead(atMark, state)).toBe(false);
+    expect(isRead(newest, state)).toBe(false);
+  });
+
+  it('seen covers ids <= seen mark and every read id, but seen does not imply read', () => {
+    // Prepare
+    const state = aReadState({ readMark: older, seenMark: newer, readExceptions: new Set([newest]) });
+
+    // Assess
+    expect(isSeen(atMark, state)).toBe(true);
+    expect(isRead(atMark, state)).toBe(false);
+    expect(isSeen(newest, state)).toBe(true); // read by exception, so seen
+    expect(isSeen(older, state)).toBe(true); // read by the mark, so seen
+  });
+
+  it('a read mark above the seen mark still makes those ids seen', () => {
+    // Prepare
+    const state = aReadState({ readMark: newer, seenMark: older });
+
+    // Assess
+    expect(isSeen(atMark, state)).toBe(true);
+    expect(isSeen(newest, state)).toBe(false);
+  });
+});
+
+describe('markAt', () => {
+  it('covers every id created at or before the instant and none after', () => {
+    // Prepare
+    const mark = markAt(T0 + SECOND);
+    const atInstant = aNotification(T0 + SECOND, { eventId: 'late' }).id;
+    const after = aNotification(T0 + SECOND + 1).id;
+
+    // Assess
+    expect(mark).toBe(idUpperBoundAt(T0 + SECOND));
+    expect(timeOfId(mark)).toBe(T0 + SECOND);
+    expect(isRead(atInstant, aReadState({ readMark: mark }))).toBe(true);
+    expect(isRead(after, aReadState({ readMark: mark }))).toBe(false);
+  });
+});
+
+describe('countFromIdsAboveReadMark', () => {
+  it('counts unread and unseen, skipping exceptions', () => {
+    // Prepare
+    const ids = [newest, newer, atMark];
+    const state = aReadState({ readMark: older, seenMark: newer, readExceptions: new Set([atMark]) });
+
+    // Act
+    const counts = countFromIdsAboveReadMark(ids, state);
+
+    // Assess
+    expect(counts).toEqual({ unread: 2, unseen: 1, capped: false });
+  });
+
+  it('empty inbox: zero and not capped', () => {
+    expect(countFromIdsAboveReadMark([], EMPTY_READ_STATE)).toEqual({ unread: 0, unseen: 0, capped: false });
+  });
+
+  it('exactly the cap is not capped; one more is', () => {
+    // Prepare
+    const ninetyNine = notificationsEverySecond(COUNT_CAP, T0).map((item) => item.id);
+    const hundred = notificationsEverySecond(COUNT_CAP + 1, T0).map((item) => item.id);
+
+    // Act + Assess
+    expect(countFromIdsAboveReadMark(ninetyNine, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: false });
+    expect(countFromIdsAboveReadMark(hundred, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: true });
+  });
+
+  it('caps unseen too, and capped reflects unread only', () => {
+    // Prepare: 150 unread, the oldest 100 of them seen.
+    const ids = notificationsEverySecond(150, T0).map((item) => item.id);
+    const state = aReadState({ seenMark: ids[99]! });
+
+    // Act
+    const counts = countFromIdsAboveReadMark(ids, state);
+
+    // Assess
+    expect(counts).toEqual({ unread: 99, unseen: 50, capped: true });
+  });
+
+  it('accepts another cap', () => {
+    const ids = notificationsEverySecond(5, T0).map((item) => item.id);
+    expect(countFromIdsAboveReadMark(ids, EMPTY_READ_STATE, 3)).toEqual({ unread: 3, unseen: 3, capped: true });
+  });
+});
+
+describe('countQueryLimit', () => {
+  it('reads one past the cap plus one per exception, so exceptions cannot hide the cap', () => {
+    // Prepare
+    const state = aReadState({ readExceptions: new Set([newer, newest]) });
+
+    // Act + Assess
+    expect(countQueryLimit(EMPTY_READ_STATE)).toBe(COUNT_CAP + 1);
+    expect(countQueryLimit(state)).toBe(COUNT_CAP + 3);
+  });
+
+  it('with that many ids the cap is decided correctly even when every exception is among them', () => {
+    // Prepare: 100 unread + 2 read by exception = 102 ids, the query limit.
+    const ids = notificationsEverySecond(102, T0).map((item) => item.id);
+    const state = aReadState({ readExceptions: new Set([ids[0]!, ids[1]!]) });
+
+    // Act
+    const counts = countFromIdsAboveReadMark(ids.slice(0, countQueryLimit(state)), state);
+
+    // Assess
+    expect(counts.capped).toBe(true);
+  });
+});
+
+describe('presentNotification', () => {
+  it('maps a stored item to the contract shape with computed flags, without expiresAt', () => {
+    // Prepare
+    const item = aNotification(T0);
+
+    // Act
+    const presented = presentNotification(item, aReadState({ readExceptions: new Set([item.id]) }));
+
+    // Assess
+    expect(presented).toEqual({
+      id: item.id,
+      type: item.type,
+      createdAt: item.createdAt,
+      read: true,
+      seen: true,
+      actor: item.actor,
+      title: item.title,
+      body: item.body,
+      data: item.data,
+    });
+    expect(Object.keys(presented)).not.toContain('expiresAt');
+  });
+});
