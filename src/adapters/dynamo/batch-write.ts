@@ -26,6 +26,12 @@ export class UnprocessedItemsError extends Error {
 
 type Item = Record<string, unknown>;
 
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+function isThrottling(error: unknown): boolean {
+  return error instanceof Error && THROTTLING_ERRORS.has(error.name);
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function chunk<T>(values: readonly T[], size: number): T[][] {
@@ -64,7 +70,15 @@ export async function batchPutAll(
         const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 2));
         await sleep(Math.floor(random() * ceiling));
       }
-      const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      let output;
+      try {
+        output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      } catch (error) {
+        // A call throttled outright (none processed) once the SDK's own retries are spent is the
+        // same situation as every item coming back unprocessed: back off and resend.
+        if (isThrottling(error)) continue;
+        throw error;
+      }
       pending = (output.UnprocessedItems?.[tableName] ?? []) as typeof pending;
     }
   });
