@@ -1,0 +1,102 @@
+/** The REST half of the contract (CONTRACT.md, REST), over an injectable `fetch`. */
+import type { Counts, FetchLike, InboxPage, TokenSource } from './types.js';
+
+/** A non-2xx answer: `status` and the contract's `{"error": {"code", "message"}}` when present. */
+export class InboxApiError extends Error {
+  override readonly name = 'InboxApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface InboxRestOptions {
+  /** REST base URL, e.g. `http://127.0.0.1:3000` or an API Gateway stage URL. */
+  baseUrl: string;
+  token: TokenSource;
+  fetch?: FetchLike;
+}
+
+export interface ListPageRequest {
+  limit?: number;
+  cursor?: string;
+  /** Catch-up: only notifications newer than this id. */
+  since?: string;
+  type?: string;
+}
+
+export interface InboxRest {
+  listPage(request?: ListPageRequest): Promise<InboxPage>;
+  counts(): Promise<Counts>;
+  markAllRead(): Promise<{ readAt: string }>;
+  markAllSeen(): Promise<{ seenAt: string }>;
+  markRead(id: string): Promise<void>;
+}
+
+/** Resolves a token source; `forceRefresh` asks a provider for a new token. */
+export async function resolveToken(token: TokenSource, forceRefresh = false): Promise<string> {
+  return typeof token === 'string' ? token : token({ forceRefresh });
+}
+
+function defaultFetch(): FetchLike {
+  if (typeof globalThis.fetch !== 'function') throw new Error('no global fetch: pass options.fetch');
+  return globalThis.fetch.bind(globalThis) as unknown as FetchLike;
+}
+
+export function createInboxRest(options: InboxRestOptions): InboxRest & { setToken(token: TokenSource): void } {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const fetchFn = options.fetch ?? defaultFetch();
+  let token = options.token;
+
+  async function call(method: string, path: string): Promise<unknown> {
+    // One retry with a fresh token when the server refuses the current one (expired while idle).
+    for (let attempt = 0; ; attempt += 1) {
+      const jwt = await resolveToken(token, attempt > 0);
+      const response = await fetchFn(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${jwt}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
+      if (response.status === 401 && attempt === 0 && typeof token !== 'string') continue;
+      if (response.status === 204) return undefined;
+      const text = await response.text();
+      const body: unknown = text ? JSON.parse(text) : undefined;
+      if (!response.ok) {
+        const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+        throw new InboxApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `${method} ${path}: ${response.status}`);
+      }
+      return body;
+    }
+  }
+
+  return {
+    setToken(next) {
+      token = next;
+    },
+    async listPage(request = {}) {
+      const query = new URLSearchParams();
+      if (request.limit !== undefined) query.set('limit', String(request.limit));
+      if (request.cursor) query.set('cursor', request.cursor);
+      if (request.since) query.set('since', request.since);
+      if (request.type) query.set('type', request.type);
+      const queryString = query.toString();
+      const suffix = queryString ? `?${queryString}` : '';
+      return (await call('GET', `/notifications${suffix}`)) as InboxPage;
+    },
+    async counts() {
+      return (await call('GET', '/notifications/counts')) as Counts;
+    },
+    async markAllRead() {
+      return (await call('POST', '/notifications/read-all')) as { readAt: string };
+    },
+    async markAllSeen() {
+      return (await call('POST', '/notifications/seen-all')) as { seenAt: string };
+    },
+    async markRead(id) {
+      await call('POST', `/notifications/${encodeURIComponent(id)}/read`);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** The time part of a ULID (first 10 Crockford base32 characters = epoch milliseconds). */
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const TIME_LENGTH = 10;
+const RANDOM_LENGTH = 16;
+
+/** Epoch milliseconds encoded in a ULID's time part. */
+export function timeOfId(id: string): number {
+  let time = 0;
+  for (let i = 0; i < TIME_LENGTH; i += 1) {
+    const value = CROCKFORD.indexOf(id.charAt(i).toUpperCase());
+    if (value < 0) throw new Error(`not a ULID: ${id}`);
+    time = time * 32 + value;
+  }
+  return time;
+}
+
+function encodeTime(timeMs: number): string {
+  let rest = Math.max(0, Math.floor(timeMs));
+  let out = '';
+  for (let i = 0; i < TIME_LENGTH; i += 1) {
+    out = CROCKFORD.charAt(rest % 32) + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+/** The smallest ULID carrying `timeMs`: every id at or after that instant sorts >= it. */
+export function lowestIdAt(timeMs: number): string {
+  return encodeTime(timeMs) + '0'.repeat(RANDOM_LENGTH);
+}
