@@ -1,6 +1,6 @@
 /** ReadMarks table: the READMARK item (read and seen marks) and READ#<id> single-read exceptions. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, READ_MARK_SK } from '../../core/keys.js';
 import type { ReadStateStore, UserRef } from '../../core/ports.js';
 import type { ReadState } from '../../core/read-state.js';
@@ -85,10 +85,20 @@ export class ReadStateRepository implements ReadStateStore {
       // The mark is already ahead (another device, clock skew): nothing to do, same single request.
       if (error instanceof ConditionalCheckFailedException) {
         const existing = error.Item?.[`${name}At`]?.S;
-        return existing ?? atIso;
+        if (existing !== undefined) return existing;
+        // A store without ReturnValuesOnConditionCheckFailure (dynalite): read the stored time
+        // rather than answer a time that was not written.
+        return (await this.storedMarkTime(name, user)) ?? atIso;
       }
       throw error;
     }
+  }
+
+  private async storedMarkTime(name: MarkName, user: UserRef): Promise<string | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.readMark(user.tenantId, user.userId), ConsistentRead: true }),
+    );
+    return output.Item?.[`${name}At`] as string | undefined;
   }
 
   /** recordSingleRead: one PutItem of READ#<id> with a TTL (harmless if the id is below the mark). */
