@@ -1,0 +1,251 @@
+/**
+ * Connections table: live WebSocket connections (`T#t#U#user` / `C#<id>`), their reverse items
+ * (`CONN#<id>`), a presence item per user (the set of their connection ids, read 100 users per
+ * BatchGetItem) and celebrities' online subscriptions (`T#t#U#celeb#ONLINE#S<n>` / `C#<id>`).
+ * Every read is a GetItem, BatchGetItem or a Query of one partition; nothing scans.
+ */
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard, type ConnectionDirectory, type ConnectionTarget } from '../../core/live-delivery.js';
+import { allShards } from '../../core/feed-shards.js';
+import { systemClock, type Clock, type UserRef } from '../../core/ports.js';
+import { chunk, mapWithParallelism } from './batch-write.js';
+
+/** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */
+export const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
+export const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
+const MAX_UNPROCESSED_ROUNDS = 8;
+
+export class UnprocessedKeysError extends Error {
+  override readonly name = 'UnprocessedKeysError';
+}
+
+export interface ConnectionRegistration extends ConnectionTarget {
+  /** Celebrities the user follows: the connection subscribes to their live posts. */
+  celebrityIds: readonly string[];
+}
+
+export interface ConnectionRepositoryOptions {
+  clock?: Clock;
+  ttlSeconds?: number;
+  subscriberShards?: number;
+  /** Items per online-subscriber Query page. */
+  subscriberPageSize?: number;
+  /** BatchGetItem / BatchWriteItem calls in flight at once. */
+  parallelism?: number;
+}
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: TableKey } };
+
+const backoff = (round: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(1_000, 20 * 2 ** round))));
+
+export class ConnectionRepository implements ConnectionDirectory {
+  private readonly clock: Clock;
+  private readonly ttlSeconds: number;
+  private readonly subscriberShards: number;
+  private readonly subscriberPageSize: number;
+  private readonly parallelism: number;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    options: ConnectionRepositoryOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.ttlSeconds = options.ttlSeconds ?? CONNECTION_TTL_SECONDS;
+    this.subscriberShards = options.subscriberShards ?? ONLINE_SUBSCRIBER_SHARDS;
+    this.subscriberPageSize = options.subscriberPageSize ?? 500;
+    this.parallelism = options.parallelism ?? 8;
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock.nowMs() / 1000);
+  }
+
+  /**
+   * registerConnection: BatchWrite of the connection item, the reverse item and one online
+   * subscription per followed celebrity, then one UpdateItem that adds the id to the user's presence
+   * (last, so delivery never finds a half-registered connection).
+   */
+  async registerConnection(registration: ConnectionRegistration): Promise<void> {
+    const { tenantId, userId, connectionId, celebrityIds } = registration;
+    const now = this.nowSeconds();
+    const expiresAt = now + this.ttlSeconds;
+    const shard = onlineSubscriberShard(connectionId, this.subscriberShards);
+    const puts: WriteRequest[] = [
+      { PutRequest: { Item: { ...keys.connection(tenantId, userId, connectionId), connectionId, connectedAt: now, expiresAt } } },
+      { PutRequest: { Item: { ...keys.connectionReverse(connectionId), tenantId, userId, connectionId, celebrityIds: [...celebrityIds], expiresAt } } },
+      ...celebrityIds.map<WriteRequest>((celebrityId) => ({
+        PutRequest: { Item: { ...keys.onlineSubscription(tenantId, celebrityId, shard, connectionId), userId, expiresAt } },
+      })),
+    ];
+    await this.batchWrite(puts);
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.presence(tenantId, userId),
+        // The newest connection expires last, so the presence item lives as long as any connection.
+        UpdateExpression: 'ADD connectionIds :connection SET expiresAt = :expiresAt',
+        ExpressionAttributeValues: { ':connection': new Set([connectionId]), ':expiresAt': expiresAt },
+      }),
+    );
+  }
+
+  /** findConnection: GetItem of the reverse item (who owns this connection id). */
+  async findConnection(connectionId: string): Promise<ConnectionRegistration | undefined> {
+    const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.connectionReverse(connectionId), ConsistentRead: true }));
+    const item = output.Item;
+    if (!item) return undefined;
+    return { tenantId: item.tenantId as string, userId: item.userId as string, connectionId, celebrityIds: (item.celebrityIds as string[] | undefined) ?? [] };
+  }
+
+  /** removeConnectionById ($disconnect): the reverse item, then everything it points to. Idempotent. */
+  async removeConnectionById(connectionId: string): Promise<ConnectionRegistration | undefined> {
+    const registration = await this.findConnection(connectionId);
+    if (registration) await this.removeRegistration(registration);
+    return registration;
+  }
+
+  /** removeConnection (410 Gone): as $disconnect; without a reverse item, still drops it from presence. */
+  async removeConnection(target: ConnectionTarget): Promise<void> {
+    const registration = (await this.findConnection(target.connectionId)) ?? { ...target, celebrityIds: [] };
+    await this.removeRegistration(registration);
+  }
+
+  private async removeRegistration(registration: ConnectionRegistration): Promise<void> {
+    const { tenantId, userId, connectionId, celebrityIds } = registration;
+    // Presence first, so delivery stops finding the connection before its items go.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.presence(tenantId, userId),
+          UpdateExpression: 'DELETE connectionIds :connection',
+          // Never create a bare presence item (it would have no TTL).
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':connection': new Set([connectionId]) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const shard = onlineSubscriberShard(connectionId, this.subscriberShards);
+    const deletes: TableKey[] = [
+      keys.connection(tenantId, userId, connectionId),
+      ...celebrityIds.map((celebrityId) => keys.onlineSubscription(tenantId, celebrityId, shard, connectionId)),
+    ];
+    await this.batchWrite(deletes.map((Key) => ({ DeleteRequest: { Key } })));
+    // Last: while it exists, a retried removal can still find the subscriptions.
+    const reverse = keys.connectionReverse(connectionId);
+    await this.batchWrite([{ DeleteRequest: { Key: reverse } }]);
+  }
+
+  /**
+   * connectionsOf: the presence items of the users, BatchGetItem of 100 keys per call (ceil(U/100)
+   * calls for U users, more only when DynamoDB returns UnprocessedKeys). Expired presence is ignored.
+   */
+  async connectionsOf(users: readonly UserRef[]): Promise<ConnectionTarget[]> {
+    const unique = new Map(users.map((user) => [`${user.tenantId}\u0000${user.userId}`, user]));
+    const now = this.nowSeconds();
+    const pages = await mapWithParallelism(chunk([...unique.values()], BATCH_GET_LIMIT), this.parallelism, (batch) =>
+      this.batchGet(batch.map((user) => keys.presence(user.tenantId, user.userId))),
+    );
+    const owners = new Map([...unique.values()].map((user) => [keys.presence(user.tenantId, user.userId).pk, user]));
+    const targets: ConnectionTarget[] = [];
+    for (const item of pages.flat()) {
+      if (typeof item.expiresAt === 'number' && item.expiresAt <= now) continue;
+      const owner = owners.get(item.pk as string);
+      const connectionIds = item.connectionIds as Set<string> | undefined;
+      if (!owner || !connectionIds) continue;
+      for (const connectionId of [...connectionIds].sort()) targets.push({ ...owner, connectionId });
+    }
+    return targets;
+  }
+
+  /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence). */
+  async listConnections(user: UserRef): Promise<string[]> {
+    const ids: string[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.presence(user.tenantId, user.userId).pk, ':prefix': 'C#' },
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const item of output.Items ?? []) {
+        const connectionId = connectionIdFromSortKey(item.sk as string);
+        if (connectionId && !(typeof item.expiresAt === 'number' && item.expiresAt <= this.nowSeconds())) ids.push(connectionId);
+      }
+      exclusiveStartKey = output.LastEvaluatedKey;
+    } while (exclusiveStartKey !== undefined);
+    return ids;
+  }
+
+  /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page. */
+  async *onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]> {
+    for (const shard of allShards(this.subscriberShards)) {
+      let exclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const output = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.onlineSubscribersPartition(tenantId, actorId, shard) },
+            Limit: this.subscriberPageSize,
+            ExclusiveStartKey: exclusiveStartKey,
+          }),
+        );
+        const now = this.nowSeconds();
+        const page: ConnectionTarget[] = [];
+        for (const item of output.Items ?? []) {
+          const connectionId = connectionIdFromSortKey(item.sk as string);
+          if (!connectionId || (typeof item.expiresAt === 'number' && item.expiresAt <= now)) continue;
+          page.push({ tenantId, userId: item.userId as string, connectionId });
+        }
+        if (page.length > 0) yield page;
+        exclusiveStartKey = output.LastEvaluatedKey;
+      } while (exclusiveStartKey !== undefined);
+    }
+  }
+
+  private async batchGet(keysToGet: TableKey[]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let pending: Record<string, unknown>[] = keysToGet.map((key) => ({ ...key }));
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round > 0) {
+        if (round > MAX_UNPROCESSED_ROUNDS) throw new UnprocessedKeysError(`${pending.length} presence keys still unprocessed`);
+        await backoff(round);
+      }
+      const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }));
+      items.push(...(output.Responses?.[this.tableName] ?? []));
+      pending = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
+    return items;
+  }
+
+  private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+    await mapWithParallelism(chunk(requests, BATCH_WRITE_LIMIT), this.parallelism, async (batch) => {
+      let pending = batch;
+      for (let round = 0; pending.length > 0; round += 1) {
+        if (round > 0) {
+          if (round > MAX_UNPROCESSED_ROUNDS) throw new UnprocessedKeysError(`${pending.length} connection writes still unprocessed`);
+          await backoff(round);
+        }
+        const output = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+        pending = (output.UnprocessedItems?.[this.tableName] ?? []) as WriteRequest[];
+      }
+    });
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Idempotency table: one record per (notification, connection) push, written with a condition
+ * before the push and expiring by TTL (`expiration`), so a redelivered job does not push twice.
+ */
+import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { keys } from '../../core/keys.js';
+import type { DeliveryLedger } from '../../core/live-delivery.js';
+import { systemClock, type Clock } from '../../core/ports.js';
+
+/** Long enough to cover SQS redeliveries and a producer re-publishing the same event the same day. */
+export const DELIVERY_RECORD_TTL_SECONDS = 24 * 3600;
+
+export class DynamoDeliveryLedger implements DeliveryLedger {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly ttlSeconds = DELIVERY_RECORD_TTL_SECONDS,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** claim: PutItem if no unexpired record exists (TTL deletion lags, so an expired one counts as absent). */
+  async claim(notificationId: string, connectionId: string): Promise<boolean> {
+    const now = Math.floor(this.clock.nowMs() / 1000);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { id: keys.deliveryRecordId(notificationId, connectionId), expiration: now + this.ttlSeconds },
+          ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** release: DeleteItem of the record, after a push that failed and will be retried. */
+  async release(notificationId: string, connectionId: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id: keys.deliveryRecordId(notificationId, connectionId) } }));
+  }
+}

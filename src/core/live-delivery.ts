@@ -1,0 +1,209 @@
+/**
+ * Live delivery: turns delivery jobs into WebSocket pushes to every connection of the recipients.
+ *
+ * - Recipient connections are found with one presence lookup for the whole batch (the adapter reads
+ *   100 users per BatchGetItem), never a scan.
+ * - Effectively once per connection: each (notification, connection) pair is claimed in a ledger
+ *   with a conditional write BEFORE the push. A pair already claimed is skipped; a ledger error
+ *   means no push (fail closed: the client catches up over REST) and the job is retried.
+ * - A failed push (other than 410 Gone) releases its claims and fails the job's record, so the
+ *   queue redelivers it; pairs pushed before the failure stay claimed and are not pushed again.
+ * - 410 Gone: the connection is removed (presence, connection item, subscriptions).
+ */
+import { createHash } from 'node:crypto';
+import type { DeliveryJob, Priority } from './delivery-job.js';
+import { liveNotification, planMessages, type PendingPush } from './live-messages.js';
+import type { UserRef } from './ports.js';
+
+export interface ConnectionTarget extends UserRef {
+  connectionId: string;
+}
+
+export interface ConnectionDirectory {
+  /** Every live connection of these users (presence items, 100 users per BatchGetItem). */
+  connectionsOf(users: readonly UserRef[]): Promise<ConnectionTarget[]>;
+  /** The connections subscribed to a celebrity's live posts, page by page. */
+  onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]>;
+  /** Removes a connection and everything registered for it (idempotent). */
+  removeConnection(target: ConnectionTarget): Promise<void>;
+}
+
+export interface DeliveryLedger {
+  /** Conditional write of (notification, connection) with a TTL: true when this call claimed it first. */
+  claim(notificationId: string, connectionId: string): Promise<boolean>;
+  /** Deletes a claim whose push failed, so a retry pushes it. */
+  release(notificationId: string, connectionId: string): Promise<void>;
+}
+
+export type PostOutcome = 'sent' | 'gone';
+
+/** Port: API Gateway `PostToConnection` (the management API, identical locally and on AWS). */
+export interface ConnectionPusher {
+  post(connectionId: string, payload: string): Promise<PostOutcome>;
+}
+
+export interface DeliveryInput {
+  /** The queue record the job came from (reported back when the job must be retried). */
+  recordId: string;
+  job: DeliveryJob;
+}
+
+export interface DeliveryReport {
+  failedRecordIds: Set<string>;
+  /** Messages posted (a digest counts once). */
+  messagesSent: number;
+  /** (notification, connection) pairs skipped because already delivered. */
+  duplicatesSkipped: number;
+  goneConnections: number;
+}
+
+export type DeliveryErrorReporter = (message: string, error: unknown, context: Record<string, unknown>) => void;
+
+export interface LiveDeliveryDeps {
+  directory: ConnectionDirectory;
+  ledger: DeliveryLedger;
+  pusher: ConnectionPusher;
+  /** Whether info notifications of this type may be collapsed into a digest (the catalog decides). */
+  isDigestible(notificationType: string): boolean;
+  /** Connections pushed to at once. */
+  parallelism?: number;
+  onError?: DeliveryErrorReporter;
+}
+
+const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+
+async function forEachWithParallelism<T>(inputs: Iterable<T>, parallelism: number, work: (input: T) => Promise<void>): Promise<void> {
+  const iterator = inputs[Symbol.iterator]();
+  const worker = async () => {
+    for (let next = iterator.next(); !next.done; next = iterator.next()) await work(next.value);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, parallelism) }, worker));
+}
+
+export class LiveDelivery {
+  private readonly parallelism: number;
+  private readonly onError: DeliveryErrorReporter;
+
+  constructor(private readonly deps: LiveDeliveryDeps) {
+    this.parallelism = deps.parallelism ?? 16;
+    this.onError = deps.onError ?? (() => undefined);
+  }
+
+  /**
+   * Delivers one queue batch. `urgent`: every notification is its own message. `info`: per
+   * connection, several digestible notifications of the batch collapse into one digest.
+   */
+  async deliver(inputs: readonly DeliveryInput[], mode: Priority): Promise<DeliveryReport> {
+    const report: DeliveryReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, goneConnections: 0 };
+    const recipientInputs = inputs.filter((input) => input.job.target.kind === 'recipients');
+    const celebrityInputs = inputs.filter((input) => input.job.target.kind === 'onlineFollowers');
+    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.deliverToOnlineFollowers(celebrityInputs, mode, report)]);
+    return report;
+  }
+
+  private async deliverToRecipients(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+    if (inputs.length === 0) return;
+    const users = new Map<string, UserRef>();
+    for (const { job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      for (const recipient of job.target.recipients) users.set(userKey({ tenantId: job.tenantId, userId: recipient.userId }), { tenantId: job.tenantId, userId: recipient.userId });
+    }
+    let connections: ConnectionTarget[];
+    try {
+      connections = await this.deps.directory.connectionsOf([...users.values()]);
+    } catch (error) {
+      this.onError('connection lookup failed', error, { records: inputs.length });
+      for (const input of inputs) report.failedRecordIds.add(input.recordId);
+      return;
+    }
+    const connectionsByUser = new Map<string, ConnectionTarget[]>();
+    for (const connection of connections) {
+      const key = userKey(connection);
+      connectionsByUser.set(key, [...(connectionsByUser.get(key) ?? []), connection]);
+    }
+    const queues = new Map<string, { target: ConnectionTarget; pushes: PendingPush<string>[] }>();
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
+      for (const recipient of job.target.recipients) {
+        const notification = liveNotification(recipient.notificationId, job.notification);
+        for (const target of connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? []) {
+          const queue = queues.get(target.connectionId) ?? { target, pushes: [] };
+          queue.pushes.push({ notification, digestible, tag: recordId });
+          queues.set(target.connectionId, queue);
+        }
+      }
+    }
+    await forEachWithParallelism(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report));
+  }
+
+  private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'onlineFollowers') continue;
+      const notification = liveNotification(job.target.notificationId, job.notification);
+      const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
+      try {
+        for await (const page of this.deps.directory.onlineSubscriberPages(job.tenantId, job.target.actorId)) {
+          await forEachWithParallelism(page, this.parallelism, (target) => this.pushToConnection(target, [{ notification, digestible, tag: recordId }], report));
+        }
+      } catch (error) {
+        this.onError('online subscriber paging failed', error, { recordId, actorId: job.target.actorId });
+        report.failedRecordIds.add(recordId);
+      }
+    }
+  }
+
+  /** Claims each pair, then posts the planned messages in order; stops at 410 Gone. */
+  private async pushToConnection(target: ConnectionTarget, pushes: readonly PendingPush<string>[], report: DeliveryReport): Promise<void> {
+    const claimed: PendingPush<string>[] = [];
+    await Promise.all(
+      pushes.map(async (push) => {
+        try {
+          if (await this.deps.ledger.claim(push.notification.id, target.connectionId)) claimed.push(push);
+          else report.duplicatesSkipped += 1;
+        } catch (error) {
+          // Fail closed: without a claim we do not push; the record is retried.
+          this.onError('delivery claim failed', error, { notificationId: push.notification.id, connectionId: target.connectionId });
+          report.failedRecordIds.add(push.tag);
+        }
+      }),
+    );
+    for (const message of planMessages(claimed)) {
+      let outcome: 'sent' | 'gone';
+      try {
+        outcome = await this.deps.pusher.post(target.connectionId, message.payload);
+      } catch (error) {
+        this.onError('push failed, will retry', error, { connectionId: target.connectionId });
+        for (const push of message.pushes) report.failedRecordIds.add(push.tag);
+        await this.releaseClaims(target, message.pushes);
+        continue;
+      }
+      if (outcome === 'gone') {
+        report.goneConnections += 1;
+        await this.deps.directory.removeConnection(target).catch((error: unknown) => this.onError('stale connection cleanup failed', error, { connectionId: target.connectionId }));
+        return;
+      }
+      report.messagesSent += 1;
+    }
+  }
+
+  private async releaseClaims(target: ConnectionTarget, pushes: readonly PendingPush<string>[]): Promise<void> {
+    await Promise.all(
+      pushes.map((push) =>
+        // A claim that cannot be released keeps the pair "delivered" (fail closed): no duplicate,
+        // and the client catches the notification up over REST.
+        this.deps.ledger.release(push.notification.id, target.connectionId).catch((error: unknown) => this.onError('claim release failed', error, { notificationId: push.notification.id, connectionId: target.connectionId })),
+      ),
+    );
+  }
+}
+
+/**
+ * A celebrity's online subscribers are spread over S partitions by connection id, so a connect
+ * storm of one celebrity's followers does not hit one partition's write limit.
+ */
+export const ONLINE_SUBSCRIBER_SHARDS = 8;
+
+export function onlineSubscriberShard(connectionId: string, shardCount = ONLINE_SUBSCRIBER_SHARDS): number {
+  return createHash('sha256').update(connectionId).digest().readUInt32BE(0) % shardCount;
+}

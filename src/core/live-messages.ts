@@ -1,0 +1,135 @@
+/**
+ * The server -> client WebSocket messages (CONTRACT.md, WebSocket) and the rules that shape them:
+ * the 128 KB message limit of API Gateway WebSocket APIs and the info digest collapse.
+ */
+import type { RenderedNotification } from './delivery-job.js';
+import type { Notification } from './notification.js';
+import type { Counts } from './read-state.js';
+
+/** API Gateway WebSocket APIs refuse a message above 128 KB (PostToConnection answers 413). */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 128 * 1024;
+
+export interface NotificationMessage {
+  type: 'notification';
+  notification: Notification;
+}
+
+/** Sent instead of a notification too large for one message; the client fetches it over REST. */
+export interface NotificationRefMessage {
+  type: 'notification_ref';
+  id: string;
+  notificationType: string;
+  createdAt: string;
+}
+
+/**
+ * Several info notifications for one user collapsed into one message, newest first. `ids` lists
+ * every notification of the digest; `notifications` holds them all unless that would exceed the
+ * message limit, in which case it holds the newest that fit and the client fetches the rest.
+ */
+export interface DigestMessage {
+  type: 'digest';
+  count: number;
+  ids: string[];
+  notifications: Notification[];
+}
+
+export interface ReadStateMessage {
+  type: 'read_state';
+  readAt: string | null;
+  seenAt: string | null;
+  unread: number;
+  unseen: number;
+  capped: boolean;
+}
+
+export interface PongMessage {
+  type: 'pong';
+}
+
+export type LiveMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage;
+
+const encoder = new TextEncoder();
+
+export function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+export function encodeLiveMessage(message: LiveMessage): string {
+  return JSON.stringify(message);
+}
+
+/** A freshly delivered notification: the rendered content under its per-recipient id, unread and unseen. */
+export function liveNotification(id: string, rendered: RenderedNotification): Notification {
+  return {
+    id,
+    type: rendered.type,
+    createdAt: rendered.createdAt,
+    read: false,
+    seen: false,
+    actor: rendered.actor,
+    title: rendered.title,
+    body: rendered.body,
+    data: rendered.data,
+  };
+}
+
+/** `notification`, or a `notification_ref` when the full message would exceed `limitBytes`. */
+export function notificationPayload(notification: Notification, limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): string {
+  const full = encodeLiveMessage({ type: 'notification', notification });
+  if (utf8Length(full) <= limitBytes) return full;
+  return encodeLiveMessage({ type: 'notification_ref', id: notification.id, notificationType: notification.type, createdAt: notification.createdAt });
+}
+
+/** `digest` of the notifications, newest first, holding as many full notifications as fit in `limitBytes`. */
+export function digestPayload(notifications: readonly Notification[], limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): string {
+  const newestFirst = [...notifications].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const ids = newestFirst.map((notification) => notification.id);
+  const envelope = utf8Length(encodeLiveMessage({ type: 'digest', count: ids.length, ids, notifications: [] }));
+  let size = envelope;
+  let fitting = 0;
+  for (const notification of newestFirst) {
+    // +1 for the separating comma (over-counts the first by one byte, which keeps us under the limit).
+    const next = size + utf8Length(JSON.stringify(notification)) + 1;
+    if (next > limitBytes) break;
+    size = next;
+    fitting += 1;
+  }
+  return encodeLiveMessage({ type: 'digest', count: ids.length, ids, notifications: newestFirst.slice(0, fitting) });
+}
+
+export function readStatePayload(state: { readAt: string | null; seenAt: string | null }, counts: Counts): string {
+  return encodeLiveMessage({ type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped });
+}
+
+export const PONG_PAYLOAD = encodeLiveMessage({ type: 'pong' });
+
+export interface PendingPush<Tag> {
+  notification: Notification;
+  /** Info notification of a digestible type: may be collapsed with others for the same connection. */
+  digestible: boolean;
+  tag: Tag;
+}
+
+export interface PlannedMessage<Tag> {
+  payload: string;
+  /** The pushes this message carries (one, or all of a digest). */
+  pushes: PendingPush<Tag>[];
+}
+
+/**
+ * The messages for one connection, oldest first: several digestible pushes collapse into ONE
+ * digest; everything else (urgent, non-digestible, a lone digestible) goes as its own message.
+ */
+export function planMessages<Tag>(pushes: readonly PendingPush<Tag>[], limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): PlannedMessage<Tag>[] {
+  const oldestFirst = [...pushes].sort((a, b) => (a.notification.id < b.notification.id ? -1 : a.notification.id > b.notification.id ? 1 : 0));
+  const digestible = oldestFirst.filter((push) => push.digestible);
+  const collapse = digestible.length >= 2;
+  const messages: PlannedMessage<Tag>[] = [];
+  for (const push of oldestFirst) {
+    if (collapse && push.digestible) continue;
+    messages.push({ payload: notificationPayload(push.notification, limitBytes), pushes: [push] });
+  }
+  if (collapse) messages.push({ payload: digestPayload(digestible.map((push) => push.notification), limitBytes), pushes: digestible });
+  return messages;
+}
