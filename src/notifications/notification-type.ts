@@ -21,6 +21,8 @@ export interface NotificationType<Data = Record<string, unknown>> {
   digestible: boolean;
   /** Side effect on the follow graph, applied before fan-out. */
   graphEffect?: 'follow' | 'unfollow';
+  /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */
+  recipientsFromData?(data: Data): string[];
   render(input: { actor: Actor; data: Data }): { title: string; body: string };
 }
 

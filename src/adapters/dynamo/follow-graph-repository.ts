@@ -1,0 +1,123 @@
+/**
+ * Graph table, write side of the follow graph: follower items, follower counts and tier (PROFILE),
+ * FOLLOWING_CELEBS items. Works on DynamoDB and on dynalite (which has no transactions), so the
+ * count is made retry-safe with a `counted` flag on the follower item instead of a transaction.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/fanout-ports.js';
+import { keys } from '../../core/keys.js';
+import type { Tier } from '../../core/tier.js';
+import { batchPutAll, type BatchWriteOptions } from './batch-write.js';
+import { GraphRepository } from './graph-repository.js';
+
+function profileOf(item: Record<string, unknown> | undefined): AccountProfile {
+  return { followerCount: Number(item?.followerCount ?? 0), tier: item?.tier === 'celebrity' ? 'celebrity' : 'ordinary' };
+}
+
+export class FollowGraphRepository extends GraphRepository implements FollowGraph {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    private readonly batchOptions: BatchWriteOptions = {},
+  ) {
+    super(client, tableName);
+  }
+
+  /** getProfile: one GetItem of PROFILE; absent = ordinary with 0 followers. */
+  async getProfile(tenantId: string, userId: string): Promise<AccountProfile> {
+    const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.profile(tenantId, userId), ConsistentRead: true }));
+    return profileOf(output.Item);
+  }
+
+  /**
+   * addFollower: UpdateItem of the follower item (keeps the first followedAt), then, unless the
+   * item says it was already counted, ADD 1 to PROFILE and flag the item. A retry after a failed
+   * ADD counts it then; only a crash between the ADD and the flag can count an edge twice.
+   */
+  async addFollower(edge: FollowEdge): Promise<AccountProfile> {
+    const followerKey = keys.follower(edge.tenantId, edge.followeeId, edge.followerId);
+    const follower = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: followerKey,
+        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), counted = if_not_exists(counted, :false)',
+        ExpressionAttributeValues: { ':followedAt': edge.followedAt, ':false': false },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (follower.Attributes?.counted === true) return this.getProfile(edge.tenantId, edge.followeeId);
+    const profile = await this.addToFollowerCount(edge.tenantId, edge.followeeId, 1);
+    await this.client.send(new UpdateCommand({ TableName: this.tableName, Key: followerKey, UpdateExpression: 'SET counted = :true', ExpressionAttributeValues: { ':true': true } }));
+    return profile;
+  }
+
+  /** removeFollower: DeleteItem (ALL_OLD), then ADD -1 to PROFILE if that edge had been counted. */
+  async removeFollower(tenantId: string, followeeId: string, followerId: string): Promise<AccountProfile> {
+    const output = await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ReturnValues: 'ALL_OLD' }),
+    );
+    if (output.Attributes?.counted !== true) return this.getProfile(tenantId, followeeId);
+    return this.addToFollowerCount(tenantId, followeeId, -1);
+  }
+
+  private async addToFollowerCount(tenantId: string, userId: string, delta: number): Promise<AccountProfile> {
+    const output = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.profile(tenantId, userId),
+        UpdateExpression: 'ADD followerCount :delta',
+        ExpressionAttributeValues: { ':delta': delta },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return profileOf(output.Attributes);
+  }
+
+  /** changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as ordinary). */
+  async changeTier(tenantId: string, userId: string, from: Tier, to: Tier): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.profile(tenantId, userId),
+          UpdateExpression: 'SET tier = :to, tierChangedAt = :now',
+          ConditionExpression: from === 'ordinary' ? 'attribute_not_exists(tier) OR tier = :from' : 'tier = :from',
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': new Date().toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** listFollowersPage: one Query of the FOLLOWERS partition, ascending follower id, after `after`. */
+  async listFollowersPage(tenantId: string, userId: string, after: string | undefined, limit: number): Promise<FollowersPage> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.followersPartition(tenantId, userId) },
+        ProjectionExpression: 'sk, followedAt',
+        Limit: limit,
+        ...(after !== undefined ? { ExclusiveStartKey: keys.follower(tenantId, userId, after) } : {}),
+      }),
+    );
+    const followers = (output.Items ?? []).map((item) => ({ followerId: item.sk as string, followedAt: item.followedAt as string }));
+    const next = output.LastEvaluatedKey?.sk as string | undefined;
+    return { followers, ...(next !== undefined ? { next } : {}) };
+  }
+
+  /** putFollowedCelebrities: BatchWriteItem of FOLLOWING_CELEBS items (idempotent puts). */
+  async putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void> {
+    const items = entries.map((entry) => ({ ...keys.followingCeleb(entry.tenantId, entry.userId, entry.celebrityId), followedAt: entry.followedAt }));
+    await batchPutAll(this.client, this.tableName, items, this.batchOptions);
+  }
+
+  /** removeFollowedCelebrity: one DeleteItem (a no-op when the user did not follow a celebrity). */
+  async removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.followingCeleb(tenantId, userId, celebrityId) }));
+  }
+}

@@ -1,0 +1,20 @@
+/** DeliveryJobQueue on SQS: each job goes to the queue of its priority (urgent | info). */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DeliveryJob, DeliveryJobQueue, Priority } from '../../core/delivery-job.js';
+import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
+
+export class SqsDeliveryJobQueue implements DeliveryJobQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrls: Record<Priority, string>,
+    private readonly options: SqsSendOptions = {},
+  ) {}
+
+  /** SendMessageBatch, 10 jobs per call, per priority queue. */
+  async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
+    for (const priority of ['urgent', 'info'] as const) {
+      const bodies = jobs.filter((job) => job.priority === priority).map((job) => JSON.stringify(job));
+      if (bodies.length > 0) await sendAllMessages(this.client, this.queueUrls[priority], bodies, this.options);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+/** PromotionJobQueue on SQS: one message per page of a celebrity promotion pass. */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { PromotionJob } from '../../core/celebrity-promotion.js';
+import type { PromotionJobQueue } from '../../core/fanout-ports.js';
+import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
+
+export class SqsPromotionQueue implements PromotionJobQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrl: string,
+    private readonly options: SqsSendOptions = {},
+  ) {}
+
+  async enqueue(job: PromotionJob): Promise<void> {
+    await sendAllMessages(this.client, this.queueUrl, [JSON.stringify(job)], this.options);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The producer event (CONTRACT.md "Events"): an EventBridge event whose `detail-type` is the
+ * notification type and whose `detail` is the envelope below. Validation names the failing field
+ * (`detail.data.postId`) so a PutEvents answer or a DLQ log line says exactly what is wrong.
+ */
+import { z } from 'zod';
+import type { NotificationType } from '../notifications/notification-type.js';
+import { prioritySchema, type Priority } from './delivery-job.js';
+import { ValidationError, type ErrorDetail } from './errors.js';
+import { IDENTIFIER_PATTERN } from './keys.js';
+import type { Actor } from './notification.js';
+
+/** Direct recipients per event; larger audiences use `audience.followersOf`. */
+export const MAX_DIRECT_RECIPIENTS = 1_000;
+
+const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
+
+export const eventEnvelopeSchema = z
+  .object({
+    id: z.string().min(1).max(256),
+    tenantId: identifier,
+    actor: z.object({ id: identifier, name: z.string().max(256).optional() }).catchall(z.unknown()),
+    recipients: z.array(identifier).min(1).max(MAX_DIRECT_RECIPIENTS).optional(),
+    audience: z.object({ followersOf: identifier }).strict().optional(),
+    priority: prioritySchema.optional(),
+    sendAt: z.iso.datetime({ offset: true }).optional(),
+    time: z.iso.datetime({ offset: true }).optional(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;
+
+/** The SQS body of an intake queue: the EventBridge event as the rule delivers it. */
+export const eventBridgeEventSchema = z.object({
+  id: z.string().optional(),
+  'detail-type': z.string().min(1),
+  source: z.string().optional(),
+  time: z.string().optional(),
+  detail: z.unknown(),
+});
+export type EventBridgeEvent = z.infer<typeof eventBridgeEventSchema>;
+
+/** A validated event, plain JSON (it is the idempotency payload and survives a round trip). */
+export interface NotificationEvent {
+  type: string;
+  eventId: string;
+  tenantId: string;
+  actor: Actor;
+  /** Direct recipients, deduplicated (envelope `recipients` plus any the type derives from data). */
+  recipients: string[];
+  /** Account whose followers are the audience, if any. */
+  followersOf?: string;
+  priority: Priority;
+  /** Event time, epoch ms: the time part of every notification id of the event. */
+  timeMs: number;
+  sendAt?: string;
+  data: Record<string, unknown>;
+}
+
+export class EventValidationError extends ValidationError {
+  constructor(details: ErrorDetail[]) {
+    super(`invalid event: ${details.map((detail) => `${detail.path}: ${detail.message}`).join('; ')}`, details, 'invalid_event');
+  }
+}
+
+function issuesToDetails(prefix: string, issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
+  return issues.map((issue) => ({ path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'), message: issue.message }));
+}
+
+export interface ValidateEventInput {
+  detailType: string;
+  /** `detail`: an object, or its JSON text as PutEvents carries it. */
+  detail: unknown;
+  /** Used when the envelope has no `time` (the EventBridge event time, stable across retries). */
+  fallbackTime: string | undefined;
+  findType(detailType: string): NotificationType<any> | undefined;
+}
+
+/** Validates envelope and data against the type; throws EventValidationError naming each bad field. */
+export function validateEvent(input: ValidateEventInput): { event: NotificationEvent; type: NotificationType<any> } {
+  const type = input.findType(input.detailType);
+  if (!type) throw new EventValidationError([{ path: 'detail-type', message: `unknown notification type ${JSON.stringify(input.detailType).slice(0, 80)}` }]);
+  let detail = input.detail;
+  if (typeof detail === 'string') {
+    try {
+      detail = JSON.parse(detail);
+    } catch {
+      throw new EventValidationError([{ path: 'detail', message: 'is not valid JSON' }]);
+    }
+  }
+  const envelope = eventEnvelopeSchema.safeParse(detail);
+  if (!envelope.success) throw new EventValidationError(issuesToDetails('detail', envelope.error.issues));
+  const data = type.dataSchema.safeParse(envelope.data.data);
+  if (!data.success) throw new EventValidationError(issuesToDetails('detail.data', data.error.issues));
+  const validData = data.data as Record<string, unknown>;
+
+  const recipients = [...new Set([...(envelope.data.recipients ?? []), ...(type.recipientsFromData?.(validData) ?? [])])];
+  const followersOf = envelope.data.audience?.followersOf ?? (type.audience === 'followersOfActor' ? envelope.data.actor.id : undefined);
+  if (type.audience !== 'none' && recipients.length === 0 && followersOf === undefined) {
+    throw new EventValidationError([{ path: 'detail.recipients', message: `${type.detailType} needs recipients or audience.followersOf` }]);
+  }
+  const time = envelope.data.time ?? input.fallbackTime;
+  const timeMs = time === undefined ? Number.NaN : Date.parse(time);
+  if (!Number.isFinite(timeMs)) throw new EventValidationError([{ path: 'detail.time', message: 'missing or invalid event time' }]);
+
+  const event: NotificationEvent = {
+    type: type.detailType,
+    eventId: envelope.data.id,
+    tenantId: envelope.data.tenantId,
+    actor: envelope.data.actor as Actor,
+    recipients,
+    ...(followersOf !== undefined ? { followersOf } : {}),
+    priority: envelope.data.priority ?? type.defaultPriority,
+    timeMs,
+    ...(envelope.data.sendAt !== undefined ? { sendAt: envelope.data.sendAt } : {}),
+    data: validData,
+  };
+  return { event, type };
+}
+
+/** Parses an intake SQS body (the EventBridge event JSON) and validates its detail. */
+export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType']): { event: NotificationEvent; type: NotificationType<any> } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new EventValidationError([{ path: '(body)', message: 'is not valid JSON' }]);
+  }
+  const envelope = eventBridgeEventSchema.safeParse(parsed);
+  if (!envelope.success) throw new EventValidationError(issuesToDetails('', envelope.error.issues));
+  return validateEvent({ detailType: envelope.data['detail-type'], detail: envelope.data.detail, fallbackTime: envelope.data.time, findType });
+}

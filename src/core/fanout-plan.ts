@@ -1,0 +1,106 @@
+/**
+ * Pure fan-out planning: what to write and what to enqueue for one validated event. No I/O, so the
+ * rules (ids, TTL, shards, job sizes) are unit-tested without a table or a queue.
+ */
+import type { NotificationType } from '../notifications/notification-type.js';
+import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob, type RenderedNotification } from './delivery-job.js';
+import type { NotificationEvent } from './events.js';
+import { allShards } from './feed-shards.js';
+import { notificationId } from './ids.js';
+import type { StoredNotification } from './notification.js';
+import type { InboxItemToWrite } from './ports.js';
+
+/** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */
+export function feedRecipient(actorId: string): string {
+  return `feed#${actorId}`;
+}
+
+export interface DeliveryRecipient {
+  userId: string;
+  notificationId: string;
+}
+
+export function renderNotification(type: NotificationType<any>, event: NotificationEvent): RenderedNotification {
+  const { title, body } = type.render({ actor: event.actor, data: event.data });
+  return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data };
+}
+
+/** Expiry from the event time (not the processing time), so a retried write is byte-identical. */
+export function expiresAtOf(event: NotificationEvent, ttlDays: number): number {
+  return Math.floor(event.timeMs / 1000) + ttlDays * 86_400;
+}
+
+function stored(rendered: RenderedNotification, id: string, expiresAt: number): StoredNotification {
+  return { id, ...rendered, expiresAt };
+}
+
+/** One inbox item per recipient, each with its deterministic id. */
+export function planRecipientWrites(
+  event: NotificationEvent,
+  rendered: RenderedNotification,
+  userIds: readonly string[],
+  ttlDays: number,
+): { writes: InboxItemToWrite[]; recipients: DeliveryRecipient[] } {
+  const expiresAt = expiresAtOf(event, ttlDays);
+  const writes: InboxItemToWrite[] = [];
+  const recipients: DeliveryRecipient[] = [];
+  for (const userId of userIds) {
+    const id = notificationId({ tenantId: event.tenantId, eventId: event.eventId, recipient: userId, timeMs: event.timeMs });
+    writes.push({ source: { kind: 'own', tenantId: event.tenantId, userId }, item: stored(rendered, id, expiresAt) });
+    recipients.push({ userId, notificationId: id });
+  }
+  return { writes, recipients };
+}
+
+/** The same item (same id) once per feed shard: S writes, whatever the follower count. */
+export function planFeedWrites(
+  event: NotificationEvent,
+  rendered: RenderedNotification,
+  actorId: string,
+  shardCount: number,
+  ttlDays: number,
+): { writes: InboxItemToWrite[]; notificationId: string } {
+  const id = notificationId({ tenantId: event.tenantId, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: event.timeMs });
+  const item = stored(rendered, id, expiresAtOf(event, ttlDays));
+  return {
+    writes: allShards(shardCount).map((shard) => ({ source: { kind: 'feed', tenantId: event.tenantId, actorId, shard }, item })),
+    notificationId: id,
+  };
+}
+
+/** Delivery jobs of at most MAX_RECIPIENTS_PER_JOB recipients each, on the event's priority. */
+export function planRecipientJobs(event: NotificationEvent, rendered: RenderedNotification, recipients: readonly DeliveryRecipient[]): DeliveryJob[] {
+  const jobs: DeliveryJob[] = [];
+  for (let i = 0; i < recipients.length; i += MAX_RECIPIENTS_PER_JOB) {
+    jobs.push({
+      v: 1,
+      tenantId: event.tenantId,
+      eventId: event.eventId,
+      priority: event.priority,
+      notification: rendered,
+      target: { kind: 'recipients', recipients: recipients.slice(i, i + MAX_RECIPIENTS_PER_JOB) },
+    });
+  }
+  return jobs;
+}
+
+/** One job for a celebrity post: the consumer pushes to the actor's online subscribers only. */
+export function planOnlineFollowersJob(event: NotificationEvent, rendered: RenderedNotification, actorId: string, id: string): DeliveryJob {
+  return {
+    v: 1,
+    tenantId: event.tenantId,
+    eventId: event.eventId,
+    priority: event.priority,
+    notification: rendered,
+    target: { kind: 'onlineFollowers', actorId, notificationId: id },
+  };
+}
+
+/**
+ * How many buffered follower ids to flush now: whole multiples of the job size (100, itself a
+ * multiple of BatchWriteItem's 25) while more pages follow, so pages of any length still cost
+ * exactly ceil(F/25) BatchWriteItem calls and full delivery jobs; everything on the last page.
+ */
+export function flushableCount(buffered: number, isLastPage: boolean): number {
+  return isLastPage ? buffered : buffered - (buffered % MAX_RECIPIENTS_PER_JOB);
+}

@@ -1,0 +1,21 @@
+/** Consumer of the promotion queue: each record is one page of a celebrity promotion pass. */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSRecord } from 'aws-lambda';
+import { promotionJobSchema, type CelebrityPromotionService } from '../core/celebrity-promotion.js';
+import type { SqsBatchHandler } from './fanout-handler.js';
+
+export function createCelebrityPromotionHandler(deps: { service: CelebrityPromotionService; logger: Logger }): SqsBatchHandler {
+  const processor = new BatchProcessor(EventType.SQS);
+  const recordHandler = async (record: SQSRecord): Promise<void> => {
+    const parsed = promotionJobSchema.safeParse(JSON.parse(record.body));
+    if (!parsed.success) {
+      logger.error('promotion job rejected', { messageId: record.messageId, issues: parsed.error.issues });
+      throw parsed.error;
+    }
+    const result = await deps.service.runPage(parsed.data);
+    logger.info('promotion page written', { messageId: record.messageId, tenantId: parsed.data.tenantId, celebrityId: parsed.data.celebrityId, ...result });
+  };
+  const { logger } = deps;
+  return (event, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+}

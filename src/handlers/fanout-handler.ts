@@ -1,0 +1,66 @@
+/**
+ * Fan-out consumer of one notification type's intake queue: SQS batch in, partial batch response
+ * out. Per record: validate (zod) -> FanOutService.process once per event (Powertools idempotency
+ * keyed by type + tenant + event id) -> a failed record is reported, never thrown for the batch.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/events.js';
+import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
+import type { NotificationType } from '../notifications/notification-type.js';
+
+/** Long enough to cover SQS retries and a same-day DLQ redrive; later redrives re-enqueue jobs (delivery dedups). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3_600;
+
+export class WrongIntakeQueueError extends Error {
+  override readonly name = 'WrongIntakeQueueError';
+}
+
+export interface FanOutHandlerDeps {
+  notificationType: NotificationType<any>;
+  findType(detailType: string): NotificationType<any> | undefined;
+  service: FanOutService;
+  logger: Logger;
+  /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */
+  persistenceStore?: BasePersistenceLayer;
+}
+
+export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
+  const { notificationType, service, logger } = deps;
+  const processor = new BatchProcessor(EventType.SQS);
+  const idempotencyConfig = new IdempotencyConfig({ eventKeyJmesPath: '[type, tenantId, eventId]', expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
+  const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => service.process(event, notificationType);
+  // The record is written INPROGRESS before the work and COMPLETED after it; if the work throws
+  // (e.g. the enqueue failed) the record is deleted, so the retry redoes the writes and the jobs.
+  const processOnce = deps.persistenceStore
+    ? makeIdempotent(processEvent, { persistenceStore: deps.persistenceStore, config: idempotencyConfig, keyPrefix: 'fanout' })
+    : processEvent;
+
+  const recordHandler = async (record: SQSRecord): Promise<void> => {
+    let event: NotificationEvent;
+    try {
+      event = validateEventBridgeBody(record.body, deps.findType).event;
+    } catch (error) {
+      if (error instanceof EventValidationError) {
+        logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });
+      }
+      throw error;
+    }
+    if (event.type !== notificationType.detailType) {
+      logger.error('event rejected: wrong intake queue', { messageId: record.messageId, type: event.type });
+      throw new WrongIntakeQueueError(`${event.type} arrived on the ${notificationType.detailType} intake queue`);
+    }
+    const summary = await processOnce(event);
+    logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
+  };
+
+  return async (event, context) => {
+    idempotencyConfig.registerLambdaContext(context);
+    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+  };
+}

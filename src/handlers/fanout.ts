@@ -1,0 +1,18 @@
+/**
+ * Lambda entry: the fan-out function of one notification type (`NOTIFICATION_TYPE`), fed by that
+ * type's intake queue. Env: NOTIFICATION_TYPE, URGENT_QUEUE_URL, INFO_QUEUE_URL, PROMOTION_QUEUE_URL,
+ * CELEBRITY_THRESHOLD, FEED_SHARDS, INBOX_TTL_DAYS, INBOX_TABLE, GRAPH_TABLE, IDEMPOTENCY_TABLE.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createFanOutHandler } from './fanout-handler.js';
+import { fanOutHandlerDepsFromEnv } from './pipeline-dependencies.js';
+
+const logger = new Logger({ serviceName: 'fanout' });
+const dynamoClient = new DynamoDBClient({});
+const documentClient = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
+const sqsClient = new SQSClient({});
+
+export const handler = createFanOutHandler(fanOutHandlerDepsFromEnv(process.env, { documentClient, dynamoClient, sqsClient }, logger));

@@ -1,0 +1,82 @@
+/**
+ * Builds the event pipeline's dependencies (fan-out, promotion pass) from environment variables.
+ * Lambda entry points call these once per container; the local runtime calls them with its own
+ * env and clients. Env names are the ones the CDK app sets.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { CelebrityPromotionService } from '../core/celebrity-promotion.js';
+import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
+import { FanOutService, type FanOutSettings } from '../core/fanout-service.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
+import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/tier.js';
+import { ConfigError, intEnv, requireEnv, tableNameFromEnv } from '../config.js';
+import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
+import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
+import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
+import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
+import { findNotificationType } from '../notifications/index.js';
+import type { NotificationType } from '../notifications/notification-type.js';
+import { tableSpecs } from '../table-specs.js';
+import type { FanOutHandlerDeps } from './fanout-handler.js';
+
+export interface PipelineClients {
+  documentClient: DynamoDBDocumentClient;
+  /** Plain client for Powertools idempotency (it does not take a document client). */
+  dynamoClient: DynamoDBClient;
+  sqsClient: SQSClient;
+}
+
+export function fanOutSettingsFromEnv(env: NodeJS.ProcessEnv): FanOutSettings {
+  const settings = {
+    celebrityThreshold: intEnv('CELEBRITY_THRESHOLD', DEFAULT_CELEBRITY_THRESHOLD, env),
+    feedShards: intEnv('FEED_SHARDS', DEFAULT_FEED_SHARDS, env),
+    inboxTtlDays: intEnv('INBOX_TTL_DAYS', INBOX_TTL_DAYS_DEFAULT, env),
+  };
+  if (settings.celebrityThreshold < 1) throw new ConfigError('CELEBRITY_THRESHOLD must be at least 1');
+  if (settings.feedShards < 1) throw new ConfigError('FEED_SHARDS must be at least 1');
+  return settings;
+}
+
+export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients): FanOutService {
+  return new FanOutService({
+    graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
+    inbox: new InboxRepository(clients.documentClient, tableNameFromEnv('inbox', env)),
+    deliveryQueue: new SqsDeliveryJobQueue(clients.sqsClient, { urgent: requireEnv('URGENT_QUEUE_URL', env), info: requireEnv('INFO_QUEUE_URL', env) }),
+    promotionQueue: new SqsPromotionQueue(clients.sqsClient, requireEnv('PROMOTION_QUEUE_URL', env)),
+    settings: fanOutSettingsFromEnv(env),
+  });
+}
+
+/** The catalog entry this function serves: `NOTIFICATION_TYPE=<detail-type>`. */
+export function notificationTypeFromEnv(env: NodeJS.ProcessEnv): NotificationType<any> {
+  const detailType = requireEnv('NOTIFICATION_TYPE', env);
+  const type = findNotificationType(detailType);
+  if (!type) throw new ConfigError(`NOTIFICATION_TYPE ${detailType} is not in the catalog`);
+  return type;
+}
+
+export function fanOutHandlerDepsFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, logger: Logger, type = notificationTypeFromEnv(env)): FanOutHandlerDeps {
+  return {
+    notificationType: type,
+    findType: findNotificationType,
+    service: fanOutServiceFromEnv(env, clients),
+    logger,
+    persistenceStore: new DynamoDBPersistenceLayer({
+      tableName: tableNameFromEnv('idempotency', env),
+      keyAttr: tableSpecs.idempotency.partitionKey.name,
+      expiryAttr: tableSpecs.idempotency.timeToLiveAttribute,
+      awsSdkV3Client: clients.dynamoClient,
+    }),
+  };
+}
+
+export function celebrityPromotionServiceFromEnv(env: NodeJS.ProcessEnv, clients: Omit<PipelineClients, 'dynamoClient'>): CelebrityPromotionService {
+  return new CelebrityPromotionService({
+    graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
+    queue: new SqsPromotionQueue(clients.sqsClient, requireEnv('PROMOTION_QUEUE_URL', env)),
+  });
+}
