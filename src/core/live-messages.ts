@@ -47,7 +47,14 @@ export interface PongMessage {
   type: 'pong';
 }
 
-export type LiveMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage;
+/** Answer to a client message the server does not understand. */
+export interface ErrorMessage {
+  type: 'error';
+  code: string;
+  message: string;
+}
+
+export type LiveMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage | ErrorMessage;
 
 const encoder = new TextEncoder();
 
