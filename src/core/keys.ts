@@ -138,4 +138,18 @@ export const keys = {
     pk: `${userPartition(tenantId, userId)}#PROFILE`,
     sk: 'PROFILE',
   }),
+
+  /** Graph: the user's delivery preferences, next to the profile (one GetItem; BatchGetItem for 100 users). */
+  preferences: (tenantId: string, userId: string): TableKey => ({
+    pk: `${userPartition(tenantId, userId)}#PROFILE`,
+    sk: 'PREFERENCES',
+  }),
+
+  /** Idempotency table: the user's live-push counter of one rate-limit window (TTL). */
+  rateWindowId: (tenantId: string, userId: string, windowStartMs: number): string =>
+    `${userPartition(tenantId, userId)}#RATE#${windowStartMs}`,
+
+  /** Idempotency table: the user's live pushes held until `releaseAtMs` (quiet hours, rate limit), TTL. */
+  liveHoldId: (tenantId: string, userId: string, releaseAtMs: number): string =>
+    `${userPartition(tenantId, userId)}#HOLD#${releaseAtMs}`,
 };
