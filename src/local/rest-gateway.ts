@@ -17,6 +17,15 @@ const UNAUTHORIZED: LocalResponse = {
   body: JSON.stringify({ error: { code: 'unauthorized', message: 'missing, invalid or expired token' } }),
 };
 
+/** A segment that is not valid percent-encoding stays raw, so the handler's validation answers 400. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function matchRoute(route: RestRoute, method: string, path: string): Record<string, string> | undefined {
   if (route.method !== method) return undefined;
   const templateParts = route.resource.split('/');
@@ -29,7 +38,7 @@ function matchRoute(route: RestRoute, method: string, path: string): Record<stri
     const parameter = template.match(/^\{(\w+)\}$/)?.[1];
     if (parameter) {
       if (actual === '') return undefined;
-      parameters[parameter] = decodeURIComponent(actual);
+      parameters[parameter] = decodePathSegment(actual);
     } else if (template !== actual) return undefined;
   }
   return parameters;
