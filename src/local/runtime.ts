@@ -15,6 +15,7 @@ import { createInboxReadHandler, createInboxWriteHandler } from '../handlers/res
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type EmbeddedDynamo } from './embedded-dynamo.js';
 import { createRequestListener, type LocalRoute } from './http-router.js';
 import { createRestGateway } from './rest-gateway.js';
+import { startLocalPipeline, type LocalPipelineQueues } from './pipeline.js';
 import type { LocalSettings } from './settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 
@@ -35,6 +36,8 @@ export interface LocalRuntime {
   /** Environment the handlers are built from (table names, secrets, settings). */
   env: NodeJS.ProcessEnv;
   secrets: LocalSecrets;
+  /** Local SQS queues of the event pipeline (intake per type, urgent, info, promotion; each with `.deadLetterQueue`). */
+  queues: LocalPipelineQueues;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,10 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   const httpServer = createServer(createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error })));
   const httpPort = await listen(httpServer, settings.port, settings.host);
   const http = `http://${settings.host}:${httpPort}`;
+  // Event pipeline: PutEvents + SQS endpoints on this server; queue URLs need its port.
+  const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger });
+  Object.assign(env, pipeline.env);
+  routes.unshift(...pipeline.routes);
   return {
     endpoints: { http, ws: `ws://${settings.host}:${settings.wsPort}`, events: http, eventBusName: EVENT_BUS_NAME },
     settings,
@@ -89,7 +96,9 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     documentClient,
     env,
     secrets,
+    queues: pipeline.queues,
     async close() {
+      await pipeline.close();
       await close(httpServer);
       documentClient.destroy();
       await dynamo.close();
