@@ -1,0 +1,51 @@
+/**
+ * Dependencies of preferences, schedules and held live pushes, built from environment variables
+ * once per container (Lambda) or once per runtime (local). Env names are the ones the CDK app sets.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { intEnv, requireEnv, tableNameFromEnv } from '../config.js';
+import { systemClock, type Clock } from '../core/ports.js';
+import { CachedPreferencesReader, PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
+import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
+import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-scheduler.js';
+import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
+import { catalog } from '../notifications/index.js';
+import type { PreferencesApiDeps } from './rest/preferences-api.js';
+
+/** The types a user can mute or switch to inbox-only: every catalog type that produces notifications. */
+export function notifyingTypes(): string[] {
+  return catalog.filter((type) => type.audience !== 'none').map((type) => type.detailType);
+}
+
+export function preferencesRepositoryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient): PreferencesRepository {
+  return new PreferencesRepository(client, tableNameFromEnv('graph', env));
+}
+
+export function preferencesApiDepsFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger: Logger, clock: Clock = systemClock): PreferencesApiDeps {
+  return {
+    store: preferencesRepositoryFromEnv(env, client),
+    knownTypes: notifyingTypes(),
+    tenantClaim: env.TENANT_CLAIM || DEFAULT_TENANT_CLAIM,
+    clock,
+    logger,
+  };
+}
+
+/** `PREFERENCES_CACHE_TTL_MS` (default 30 s): how long fan-out and delivery trust a read. */
+export function cachedPreferencesReaderFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger: Logger, clock: Clock = systemClock): CachedPreferencesReader {
+  return new CachedPreferencesReader(preferencesRepositoryFromEnv(env, client), clock, {
+    ttlMs: intEnv('PREFERENCES_CACHE_TTL_MS', PREFERENCES_CACHE_TTL_MS_DEFAULT, env),
+    onError: (error, tenantId, userCount) => logger.warn('preferences read failed; failing closed', { tenantId, userCount, error: error as Error }),
+  });
+}
+
+/** `SCHEDULE_GROUP_NAME`, `SCHEDULER_ROLE_ARN`, optional `SCHEDULER_DLQ_ARN`. */
+export function eventBridgeSchedulerFromEnv(env: NodeJS.ProcessEnv, client: SchedulerClient): EventBridgeScheduler {
+  return new EventBridgeScheduler(client, {
+    groupName: requireEnv('SCHEDULE_GROUP_NAME', env),
+    roleArn: requireEnv('SCHEDULER_ROLE_ARN', env),
+    ...(env.SCHEDULER_DLQ_ARN ? { deadLetterArn: env.SCHEDULER_DLQ_ARN } : {}),
+  });
+}

@@ -1,0 +1,57 @@
+/** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Clock } from '../../core/ports.js';
+import { preferencesInputSchema, type Preferences, type PreferencesStore } from '../../core/preferences.js';
+import { errorBody, errorResponse, identityFrom, json, parseJsonBody } from './http.js';
+import { noQuerySchema } from './schemas.js';
+
+export interface PreferencesApiDeps {
+  store: PreferencesStore;
+  /** The catalog's notification types that produce notifications (mutable / switchable). */
+  knownTypes: readonly string[];
+  tenantClaim: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+function present(preferences: Preferences) {
+  const { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt } = preferences;
+  return { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt };
+}
+
+export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
+  const inputSchema = preferencesInputSchema(deps.knownTypes);
+  const routes: Record<string, Handler> = {
+    'GET /preferences': async (event) => {
+      const user = identityFrom(event, deps.tenantClaim);
+      noQuerySchema.parse(event.queryStringParameters ?? {});
+      const lookup = (await deps.store.getPreferences(user.tenantId, [user.userId])).get(user.userId);
+      if (!lookup || lookup.status === 'unreadable') {
+        // Delivery fails closed on such a row; the user can PUT a fresh document to repair it.
+        deps.logger.warn('unreadable preferences row', { tenantId: user.tenantId, userId: user.userId, reason: lookup?.status === 'unreadable' ? lookup.reason : 'missing' });
+        return json(409, errorBody('preferences_unreadable', 'the saved preferences cannot be read by this version (e.g. a time zone no longer known); PUT new preferences'));
+      }
+      return json(200, present(lookup.preferences));
+    },
+    'PUT /preferences': async (event) => {
+      const user = identityFrom(event, deps.tenantClaim);
+      noQuerySchema.parse(event.queryStringParameters ?? {});
+      const input = inputSchema.parse(parseJsonBody(event));
+      const preferences: Preferences = { ...input, updatedAt: new Date(deps.clock.nowMs()).toISOString() };
+      await deps.store.putPreferences(user.tenantId, user.userId, preferences);
+      return json(200, present(preferences));
+    },
+  };
+  return async (event) => {
+    const route = routes[`${event.httpMethod} ${event.resource}`];
+    if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
+    try {
+      return await route(event);
+    } catch (error) {
+      return errorResponse(error, deps.logger);
+    }
+  };
+}
