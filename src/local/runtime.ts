@@ -15,6 +15,7 @@ import { createInboxReadHandler, createInboxWriteHandler } from '../handlers/res
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type EmbeddedDynamo } from './embedded-dynamo.js';
 import { createRequestListener, type LocalRoute } from './http-router.js';
 import { createRestGateway } from './rest-gateway.js';
+import { startLocalLiveDelivery, type LocalLiveDelivery } from './live-delivery.js';
 import { startLocalPipeline, type LocalPipelineQueues } from './pipeline.js';
 import type { LocalSettings } from './settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
@@ -38,6 +39,8 @@ export interface LocalRuntime {
   secrets: LocalSecrets;
   /** Local SQS queues of the event pipeline (intake per type, urgent, info, promotion; each with `.deadLetterQueue`). */
   queues: LocalPipelineQueues;
+  /** WebSocket gateway (+ `@connections`), delivery consumers and read-state sync. */
+  live: LocalLiveDelivery;
   close(): Promise<void>;
 }
 
@@ -71,7 +74,10 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
 
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
   const authorizer = createAuthorizerHandler(verifier, logger);
-  const apiDeps = inboxApiDepsFromEnv(env, documentClient, logger);
+  // WebSocket API on WS_PORT (0 = any free port), same handlers as AWS; its @connections endpoint is WS_MANAGEMENT_ENDPOINT.
+  const live = await startLocalLiveDelivery({ host: settings.host, port: settings.wsPort, env, documentClient, authorizer, logger });
+  Object.assign(env, live.env);
+  const apiDeps = inboxApiDepsFromEnv(env, documentClient, logger, { readStateListener: live.readStateListener });
   const routes: LocalRoute[] = [
     {
       async handle(request) {
@@ -89,15 +95,18 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger });
   Object.assign(env, pipeline.env);
   routes.unshift(...pipeline.routes);
+  live.attachConsumers(pipeline.queues);
   return {
-    endpoints: { http, ws: `ws://${settings.host}:${settings.wsPort}`, events: http, eventBusName: EVENT_BUS_NAME },
+    endpoints: { http, ws: live.gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME },
     settings,
     dynamo,
     documentClient,
     env,
     secrets,
     queues: pipeline.queues,
+    live,
     async close() {
+      await live.close();
       await pipeline.close();
       await close(httpServer);
       documentClient.destroy();

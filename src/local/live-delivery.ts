@@ -1,0 +1,70 @@
+/**
+ * Live delivery in the local runtime: the WebSocket gateway with the same route handlers as AWS, the
+ * delivery consumers of the urgent and info queues, and the read-state listener of the REST write
+ * handler, all talking to `@connections` through the real management API client.
+ */
+import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createManagementApiClient } from '../adapters/connection-pusher.js';
+import type { ReadStateListener } from '../core/ports.js';
+import { createDeliveryHandler } from '../handlers/delivery-handler.js';
+import { liveDeliveryFromEnv, readStateSyncFromEnv, webSocketRouteDepsFromEnv } from '../handlers/live-dependencies.js';
+import { createConnectHandler, createDefaultHandler, createDisconnectHandler } from '../handlers/websocket/routes.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
+import { startWebSocketGateway, type LocalWebSocketGateway } from './websocket-gateway.js';
+
+type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** The local urgent / info delivery queues (their consumer settings: batch size, batching window). */
+export interface DeliveryQueues {
+  urgent: { attachConsumer(handler: DeliveryConsumer): () => void };
+  info: { attachConsumer(handler: DeliveryConsumer): () => void };
+}
+
+export interface LocalLiveDelivery {
+  gateway: LocalWebSocketGateway;
+  /** `WS_MANAGEMENT_ENDPOINT` for the handlers' environment. */
+  env: Record<string, string>;
+  readStateListener: ReadStateListener;
+  /** Attaches the urgent and info delivery consumers (`DELIVERY_MODE` urgent / info on AWS). */
+  attachConsumers(queues: DeliveryQueues): void;
+  close(): Promise<void>;
+}
+
+export interface LocalLiveDeliveryOptions {
+  host: string;
+  port: number;
+  /** Table names and settings (the runtime's handler environment). */
+  env: NodeJS.ProcessEnv;
+  documentClient: DynamoDBDocumentClient;
+  authorizer: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+  logger: Logger;
+}
+
+export async function startLocalLiveDelivery(options: LocalLiveDeliveryOptions): Promise<LocalLiveDelivery> {
+  const { documentClient, logger } = options;
+  const gateway = await startWebSocketGateway({ host: options.host, port: options.port, authorizer: options.authorizer, logger });
+  const env = { ...options.env, WS_MANAGEMENT_ENDPOINT: gateway.managementEndpoint };
+  const management: ApiGatewayManagementApiClient = createManagementApiClient(gateway.managementEndpoint, { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const routeDeps = webSocketRouteDepsFromEnv(env, documentClient, management, logger);
+  gateway.attach({ connect: createConnectHandler(routeDeps), disconnect: createDisconnectHandler(routeDeps), default: createDefaultHandler(routeDeps) });
+  const detach: (() => void)[] = [];
+  return {
+    gateway,
+    env: { WS_MANAGEMENT_ENDPOINT: gateway.managementEndpoint },
+    readStateListener: readStateSyncFromEnv(env, documentClient, management, logger),
+    attachConsumers(queues) {
+      for (const mode of ['urgent', 'info'] as const) {
+        const handler = createDeliveryHandler({ delivery: liveDeliveryFromEnv(env, documentClient, management, logger), mode, logger });
+        detach.push(queues[mode].attachConsumer(handler));
+      }
+    },
+    async close() {
+      for (const stop of detach.splice(0)) stop();
+      await gateway.close();
+      management.destroy();
+    },
+  };
+}
