@@ -73,6 +73,7 @@ export class LocalQueue {
   private readonly sendListeners = new Set<(message: SentMessage) => void>();
   private consumer?: { handler: LocalSqsHandler; options: Required<ConsumerOptions>; running: number };
   private timer?: NodeJS.Timeout;
+  private scheduled = false;
   private closed = false;
 
   constructor(private readonly options: LocalQueueOptions) {
@@ -88,7 +89,7 @@ export class LocalQueue {
     const message: LocalMessage = { messageId: randomUUID(), body, md5OfBody: md5(body), sentAt: now, receiveCount: 0, visibleAt: now, inFlight: false };
     this.messages.set(message.messageId, message);
     for (const listener of this.sendListeners) listener({ messageId: message.messageId, body });
-    this.schedule();
+    this.scheduleSoon();
     return { messageId: message.messageId, body, md5OfBody: message.md5OfBody };
   }
 
@@ -177,6 +178,16 @@ export class LocalQueue {
       this.messages.delete(message.messageId);
       deadLetterQueue.send(message.body);
     }
+  }
+
+  /** Coalesces the sends of one SendMessageBatch (or one PutEvents) into one scheduling decision. */
+  private scheduleSoon(): void {
+    if (this.scheduled || !this.consumer) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.schedule();
+    });
   }
 
   /** Decides when the consumer next runs: now (full batch or window over), or at a timer. */
