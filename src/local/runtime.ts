@@ -12,6 +12,8 @@ import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifie
 import { createAuthorizerHandler } from '../handlers/authorizer-handler.js';
 import { inboxApiDepsFromEnv } from '../handlers/dependencies.js';
 import { createInboxReadHandler, createInboxWriteHandler } from '../handlers/rest/inbox-api.js';
+import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
+import { preferencesApiDepsFromEnv } from '../handlers/preferences-dependencies.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type EmbeddedDynamo } from './embedded-dynamo.js';
 import { createRequestListener, type LocalRoute } from './http-router.js';
 import { createRestGateway } from './rest-gateway.js';
@@ -85,7 +87,14 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
         return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(secrets.jwks) };
       },
     },
-    createRestGateway({ inboxRead: createInboxReadHandler(apiDeps), inboxWrite: createInboxWriteHandler(apiDeps) }, authorizer),
+    createRestGateway(
+      {
+        inboxRead: createInboxReadHandler(apiDeps),
+        inboxWrite: createInboxWriteHandler(apiDeps),
+        preferences: createPreferencesHandler(preferencesApiDepsFromEnv(env, documentClient, logger)),
+      },
+      authorizer,
+    ),
   ];
 
   const httpServer = createServer(createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error })));

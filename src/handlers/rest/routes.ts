@@ -2,7 +2,7 @@
  * The REST routes and which function serves each. The CDK app builds API Gateway resources from this
  * list and the local runtime routes requests with it, so both expose the same API.
  */
-export type RestFunction = 'inboxRead' | 'inboxWrite';
+export type RestFunction = 'inboxRead' | 'inboxWrite' | 'preferences';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT';
@@ -17,4 +17,6 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', resource: '/notifications/read-all', function: 'inboxWrite' },
   { method: 'POST', resource: '/notifications/seen-all', function: 'inboxWrite' },
   { method: 'POST', resource: '/notifications/{id}/read', function: 'inboxWrite' },
+  { method: 'GET', resource: '/preferences', function: 'preferences' },
+  { method: 'PUT', resource: '/preferences', function: 'preferences' },
 ];
