@@ -16,6 +16,7 @@ import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
 import { preferencesApiDepsFromEnv } from '../handlers/preferences-dependencies.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type EmbeddedDynamo } from './embedded-dynamo.js';
 import { createRequestListener, type LocalRoute } from './http-router.js';
+import { createDemoPageRoute } from './demo-page.js';
 import { createRestGateway } from './rest-gateway.js';
 import { startLocalLiveDelivery, type LocalLiveDelivery } from './live-delivery.js';
 import { startLocalPipeline, type LocalPipelineQueues } from './pipeline.js';
@@ -104,6 +105,8 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger });
   Object.assign(env, pipeline.env);
   routes.unshift(...pipeline.routes);
+  // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
+  routes.push(createDemoPageRoute({ secrets, endpoints: () => ({ http, ws: live.gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME }) }));
   live.attachConsumers(pipeline.queues);
   return {
     endpoints: { http, ws: live.gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME },

@@ -1,0 +1,215 @@
+/**
+ * The demo inbox page of the local runtime (`GET /`) and the DEV-ONLY helper routes it needs.
+ * None of this exists on AWS: the CDK app never serves it.
+ *
+ * - `GET /`, `GET /demo/app.js`, `GET /demo/styles.css`: the page; `app.js` is bundled from
+ *   `src/local/demo/app.ts` (which uses `src/client/`) with esbuild on first request, so nothing
+ *   generated is committed and a runtime that never serves the page never pays for the build.
+ * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
+ *   like `npm run token`. Answered only to loopback callers: anyone who can call it can be anyone.
+ * - `GET /dev/catalog?tenant=&user=&actor=`: the catalog (`src/notifications`) with a sample event of
+ *   each type for that tenant, user and actor, so the page lists no type of its own.
+ *
+ * The page publishes with `fetch` to the local EventBridge endpoint (`POST /`, AWS JSON 1.1
+ * `AWSEvents.PutEvents`), the same path a producer's `PutEventsCommand` takes.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import { catalog as projectCatalog } from '../notifications/index.js';
+import type { NotificationType } from '../notifications/notification-type.js';
+import type { LocalEndpoints } from './runtime.js';
+import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
+import type { LocalSecrets } from './signing-key.js';
+
+/** Dev tokens are short-lived so the page exercises the client's token refresh. */
+export const DEV_TOKEN_TTL_SECONDS = 15 * 60;
+
+export interface DemoPageOptions {
+  secrets: LocalSecrets;
+  /** Default: the project's catalog. */
+  catalog?: readonly NotificationType<any>[];
+  /** Read per request: the ports are known only once the servers listen. */
+  endpoints(): LocalEndpoints;
+}
+
+const DEMO_DIR = fileURLToPath(new URL('./demo/', import.meta.url));
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+const tokenRequestSchema = z
+  .object({ tenantId: z.string().regex(IDENTIFIER_PATTERN), userId: z.string().regex(IDENTIFIER_PATTERN), ttlSeconds: z.number().int().min(5).max(3600).optional() })
+  .strict();
+
+function json(status: number, body: unknown): LocalResponse {
+  return { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) };
+}
+
+function escapeForScriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/** esbuild is a devDependency: imported only when the page is first asked for. */
+async function bundleApp(): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [`${DEMO_DIR}app.ts`],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2020',
+    minify: false,
+    sourcemap: 'inline',
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** A plausible value for a field of a type's data schema (JSON Schema of its zod schema). */
+function sampleValue(field: string, schema: Record<string, unknown>, context: SampleContext, type: NotificationType<any>): unknown {
+  if (field === 'followeeId') return type.graphEffect === 'follow' ? context.userId : context.actorId;
+  switch (schema.type) {
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'string': {
+      const max = typeof schema.maxLength === 'number' ? schema.maxLength : 200;
+      const text = field.endsWith('Id')
+        ? `${field.slice(0, -2)}-${Math.random().toString(36).slice(2, 8)}`
+        : field === 'excerpt'
+          ? `Hey @${context.userId}, could you take a look at this?`
+          : field === 'title'
+            ? 'Release notes: faster inbox, fewer duplicates'
+            : `sample ${field}`;
+      return text.slice(0, max);
+    }
+    default:
+      return {};
+  }
+}
+
+interface SampleContext {
+  tenantId: string;
+  userId: string;
+  actorId: string;
+}
+
+interface SampleEvent {
+  detailType: string;
+  detail: Record<string, unknown>;
+}
+
+function sampleData(type: NotificationType<any>, context: SampleContext): Record<string, unknown> {
+  const jsonSchema = z.toJSONSchema(type.dataSchema, { unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>> };
+  const data: Record<string, unknown> = {};
+  for (const [field, schema] of Object.entries(jsonSchema.properties ?? {})) data[field] = sampleValue(field, schema, context, type);
+  return data;
+}
+
+/** A sample envelope (CONTRACT.md, Events) that reaches `userId` (or changes the graph around them). */
+function sampleEvent(type: NotificationType<any>, context: SampleContext): SampleEvent {
+  const actorIsUser = type.graphEffect === 'unfollow';
+  const actorId = actorIsUser ? context.userId : context.actorId;
+  const detail: Record<string, unknown> = {
+    id: 'replaced-on-publish',
+    tenantId: context.tenantId,
+    actor: { id: actorId, name: actorId.charAt(0).toUpperCase() + actorId.slice(1) },
+    ...(type.audience === 'recipients' ? { recipients: [context.userId] } : {}),
+    data: sampleData(type, context),
+  };
+  return { detailType: type.detailType, detail };
+}
+
+/** The event that makes `userId` follow `actorId` (needed before a followers-of-actor type reaches them). */
+function followActorEvent(catalog: readonly NotificationType<any>[], context: SampleContext): SampleEvent | undefined {
+  const follow = catalog.find((type) => type.graphEffect === 'follow');
+  if (!follow) return undefined;
+  const detail: Record<string, unknown> = {
+    id: 'replaced-on-publish',
+    tenantId: context.tenantId,
+    actor: { id: context.userId },
+    recipients: [context.actorId],
+    data: sampleData(follow, { ...context, userId: context.actorId, actorId: context.userId }),
+  };
+  return { detailType: follow.detailType, detail };
+}
+
+export function describeCatalog(catalog: readonly NotificationType<any>[], context: SampleContext) {
+  return {
+    types: catalog.map((type) => ({
+      detailType: type.detailType,
+      defaultPriority: type.defaultPriority,
+      audience: type.audience,
+      digestible: type.digestible,
+      graphEffect: type.graphEffect ?? null,
+      sample: sampleEvent(type, context),
+      prerequisite: type.audience === 'followersOfActor' ? (followActorEvent(catalog, context) ?? null) : null,
+    })),
+  };
+}
+
+function pageHtml(template: string, options: DemoPageOptions): string {
+  const endpoints = options.endpoints();
+  const config = { ws: endpoints.ws, eventBusName: endpoints.eventBusName };
+  return template.replace('{{CONFIG}}', escapeForScriptJson(config));
+}
+
+export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
+  let app: Promise<string> | undefined;
+  const staticFile = (name: string) => readFile(`${DEMO_DIR}${name}`, 'utf8');
+
+  const routes: Record<string, (request: LocalRequest) => Promise<LocalResponse>> = {
+    'GET /': async () => ({
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+      body: pageHtml(await staticFile('index.html'), options),
+    }),
+    'GET /demo/styles.css': async () => ({
+      status: 200,
+      headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-store' },
+      body: await staticFile('styles.css'),
+    }),
+    'GET /demo/app.js': async () => {
+      app ??= bundleApp().catch((error: unknown) => {
+        app = undefined;
+        throw error;
+      });
+      return { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }, body: await app };
+    },
+    'GET /dev/catalog': async (request) => {
+      const query = request.url.searchParams;
+      const context = { tenantId: query.get('tenant') || 'acme', userId: query.get('user') || 'alice', actorId: query.get('actor') || 'bob' };
+      return json(200, describeCatalog(options.catalog ?? projectCatalog, context));
+    },
+    'POST /dev/token': async (request) => {
+      if (!LOOPBACK.has(request.remoteAddress)) return json(403, { error: { code: 'forbidden', message: 'dev tokens are issued to loopback callers only' } });
+      let body: unknown;
+      try {
+        body = JSON.parse(request.body.toString('utf8') || '{}');
+      } catch {
+        return json(400, { error: { code: 'bad_request', message: 'body must be JSON' } });
+      }
+      const parsed = tokenRequestSchema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return json(400, { error: { code: 'bad_request', message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` } });
+      }
+      const ttlSeconds = parsed.data.ttlSeconds ?? DEV_TOKEN_TTL_SECONDS;
+      const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
+      const token = await options.secrets.issueToken({ tenantId: parsed.data.tenantId, userId: parsed.data.userId, expiresAt });
+      return json(200, { token, expiresAt: new Date(expiresAt * 1000).toISOString() });
+    },
+  };
+
+  return {
+    async handle(request) {
+      const route = routes[`${request.method} ${request.url.pathname}`];
+      return route ? route(request) : undefined;
+    },
+  };
+}

@@ -1,0 +1,366 @@
+/**
+ * The demo inbox page (browser). Everything inbox-related goes through the client SDK
+ * (`src/client/`); the page only renders its state and calls its actions. Dev-only helpers:
+ * `POST /dev/token` for tokens and `GET /dev/catalog` for the types and sample events.
+ */
+import { createInboxClient, type InboxClient, type InboxState, type Notification, type TokenSource } from '../../client/index.js';
+
+interface DemoConfig {
+  ws: string;
+  eventBusName: string;
+}
+
+interface SampleEvent {
+  detailType: string;
+  detail: Record<string, unknown>;
+}
+
+interface CatalogType {
+  detailType: string;
+  defaultPriority: string;
+  audience: 'recipients' | 'followersOfActor' | 'none';
+  digestible: boolean;
+  graphEffect: 'follow' | 'unfollow' | null;
+  sample: SampleEvent;
+  prerequisite: SampleEvent | null;
+}
+
+const TOAST_MS = 6_000;
+
+function byId<T extends HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`#${id} is missing`);
+  return element as T;
+}
+
+/** `document.createElement` with properties and children. */
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+}
+
+const config = JSON.parse(byId('demo-config').textContent ?? '{}') as DemoConfig;
+const ui = {
+  identity: byId<HTMLFormElement>('identity'),
+  tenant: byId<HTMLInputElement>('tenant'),
+  user: byId<HTMLInputElement>('user'),
+  actor: byId<HTMLInputElement>('actor'),
+  connection: byId('connection'),
+  bell: byId<HTMLButtonElement>('bell'),
+  badge: byId('badge'),
+  panel: byId('inbox-panel'),
+  unreadSummary: byId('unread-summary'),
+  markAllRead: byId<HTMLButtonElement>('mark-all-read'),
+  list: byId<HTMLUListElement>('list'),
+  listScroll: byId('list-scroll'),
+  listStatus: byId('list-status'),
+  sentinel: byId('sentinel'),
+  types: byId('types'),
+  toasts: byId('toasts'),
+};
+
+let client: InboxClient | undefined;
+let detachClient: Array<() => void> = [];
+let renderedState: InboxState | undefined;
+
+// ---- identity and dev tokens ------------------------------------------------------------------
+
+/** Caches the short-lived dev token and asks for a new one shortly before it expires. */
+function devTokenSource(tenantId: string, userId: string): TokenSource {
+  let cached: { token: string; expiresAtMs: number } | undefined;
+  return async ({ forceRefresh }) => {
+    if (!forceRefresh && cached && cached.expiresAtMs - Date.now() > 60_000) return cached.token;
+    const response = await fetch('/dev/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenantId, userId }),
+    });
+    if (!response.ok) throw new Error(`dev token refused: ${response.status}`);
+    const body = (await response.json()) as { token: string; expiresAt: string };
+    cached = { token: body.token, expiresAtMs: Date.parse(body.expiresAt) };
+    return cached.token;
+  };
+}
+
+function signIn(tenantId: string, userId: string): void {
+  for (const detach of detachClient) detach();
+  detachClient = [];
+  client?.stop();
+  renderedState = undefined;
+  ui.list.replaceChildren();
+  closePanel(false);
+  const url = new URL(location.href);
+  url.searchParams.set('tenant', tenantId);
+  url.searchParams.set('user', userId);
+  history.replaceState(null, '', url);
+  document.title = `${userId}@${tenantId} · Inbox demo`;
+
+  const inbox = createInboxClient({ httpUrl: location.origin, wsUrl: config.ws, token: devTokenSource(tenantId, userId), pageSize: 15 });
+  client = inbox;
+  detachClient.push(
+    inbox.subscribe(render),
+    inbox.on('notification', (notification) => toast(notification.title, notification.body)),
+    inbox.on('digest', ({ count, notifications }) => toast(digestTitle(count, notifications), notifications.map((item) => item.title).slice(0, 3).join(' · '))),
+    inbox.on('error', (error) => console.warn('[inbox]', error.message)),
+  );
+  void inbox.start();
+  void loadCatalog();
+}
+
+ui.identity.addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!ui.identity.reportValidity()) return;
+  signIn(ui.tenant.value.trim(), ui.user.value.trim());
+});
+
+// ---- rendering ----------------------------------------------------------------------------------
+
+const relativeTime = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+function ago(iso: string): string {
+  const seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
+  if (Math.abs(seconds) < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (Math.abs(minutes) < 60) return relativeTime.format(minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  if (Math.abs(hours) < 24) return relativeTime.format(hours, 'hour');
+  return relativeTime.format(Math.round(hours / 24), 'day');
+}
+
+function badgeText(state: InboxState): string {
+  const { unseen, capped } = state.counts;
+  return capped && unseen >= 99 ? '99+' : String(unseen);
+}
+
+const CONNECTION_LABELS: Record<InboxState['connection'], string> = {
+  idle: 'Not connected',
+  connecting: 'Connecting…',
+  open: 'Live',
+  waiting: 'Reconnecting…',
+  stopped: 'Offline',
+};
+
+function renderItem(notification: Notification): HTMLLIElement {
+  const stateLabel = notification.read ? '' : 'Unread: ';
+  const button = element(
+    'button',
+    { type: 'button', className: 'item-button' },
+    element('span', { className: 'dot' }),
+    element(
+      'span',
+      {},
+      element('span', { className: 'sr-only' }, stateLabel),
+      element('div', { className: 'item-title' }, notification.title),
+      notification.body ? element('div', { className: 'item-body' }, notification.body) : '',
+      element('div', { className: 'item-meta' }, element('time', { dateTime: notification.createdAt, title: notification.createdAt }, ago(notification.createdAt)), element('span', { className: 'chip' }, notification.type)),
+    ),
+  );
+  button.addEventListener('click', () => {
+    if (!notification.read) void client?.markRead(notification.id).catch(reportError);
+  });
+  const item = element('li', { className: `item ${notification.read ? 'read' : 'unread'}` }, button);
+  item.dataset.id = notification.id;
+  return item;
+}
+
+/** Re-renders only the rows whose notification object changed (the store keeps unchanged ones). */
+const rowCache = new WeakMap<Notification, HTMLLIElement>();
+function render(state: InboxState): void {
+  renderedState = state;
+  const { unseen, unread } = state.counts;
+  ui.badge.hidden = unseen === 0;
+  ui.badge.textContent = badgeText(state);
+  ui.bell.setAttribute('aria-label', unseen === 0 ? 'Notifications' : `Notifications, ${badgeText(state)} unseen`);
+  ui.unreadSummary.textContent = unread === 0 ? 'all read' : `${state.counts.capped ? '99+' : unread} unread`;
+  ui.markAllRead.disabled = unread === 0;
+  ui.connection.textContent = CONNECTION_LABELS[state.connection];
+  ui.connection.dataset.state = state.connection;
+
+  const rows = state.notifications.map((notification) => {
+    let row = rowCache.get(notification);
+    if (!row) {
+      row = renderItem(notification);
+      rowCache.set(notification, row);
+    }
+    return row;
+  });
+  const current = Array.from(ui.list.children);
+  if (rows.length !== current.length || rows.some((row, index) => row !== current[index])) ui.list.replaceChildren(...rows);
+
+  ui.listStatus.textContent = !state.loaded
+    ? 'Loading…'
+    : state.loadingMore
+      ? 'Loading older notifications…'
+      : state.notifications.length === 0
+        ? 'Nothing here yet. Publish an event below.'
+        : state.hasMore
+          ? ''
+          : "You're all caught up.";
+  if (!ui.panel.hidden) maybeLoadMore();
+}
+
+// ---- the bell panel -----------------------------------------------------------------------------
+
+function openPanel(): void {
+  ui.panel.hidden = false;
+  ui.bell.setAttribute('aria-expanded', 'true');
+  // Opening the bell clears the badge without marking anything read.
+  if (client && (renderedState?.counts.unseen ?? 0) > 0) void client.markAllSeen().catch(reportError);
+  maybeLoadMore();
+}
+
+function closePanel(returnFocus = true): void {
+  if (ui.panel.hidden) return;
+  ui.panel.hidden = true;
+  ui.bell.setAttribute('aria-expanded', 'false');
+  if (returnFocus) ui.bell.focus();
+}
+
+ui.bell.addEventListener('click', () => (ui.panel.hidden ? openPanel() : closePanel()));
+ui.markAllRead.addEventListener('click', () => void client?.markAllRead().catch(reportError));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') closePanel();
+});
+document.addEventListener('click', (event) => {
+  const target = event.target as Node;
+  if (!ui.panel.hidden && !ui.panel.contains(target) && !ui.bell.contains(target)) closePanel(false);
+});
+
+/** Infinite scroll: the sentinel under the list coming into view loads the next page. */
+function maybeLoadMore(): void {
+  const state = renderedState;
+  if (!client || !state || ui.panel.hidden || !state.loaded || !state.hasMore || state.loadingMore) return;
+  const scroller = ui.listScroll.getBoundingClientRect();
+  const sentinel = ui.sentinel.getBoundingClientRect();
+  if (sentinel.top <= scroller.bottom + 120) void client.loadMore().catch(reportError);
+}
+new IntersectionObserver(() => maybeLoadMore(), { root: ui.listScroll, rootMargin: '0px 0px 120px 0px' }).observe(ui.sentinel);
+ui.listScroll.addEventListener('scroll', () => maybeLoadMore(), { passive: true });
+
+// ---- toasts ---------------------------------------------------------------------------------------
+
+function digestTitle(count: number, notifications: readonly Notification[]): string {
+  const types = new Set(notifications.map((item) => item.type));
+  const noun = types.size === 1 ? `${[...types][0]!.split('.')[0]}` : 'notification';
+  return `${count} new ${noun}${count === 1 ? '' : 's'}`;
+}
+
+function toast(title: string, body: string): void {
+  const close = element('button', { type: 'button', className: 'toast-close', ariaLabel: 'Dismiss' }, '×');
+  const node = element('div', { className: 'toast' }, element('div', { className: 'toast-title' }, title), close, body ? element('div', { className: 'toast-body' }, body) : '');
+  close.addEventListener('click', () => node.remove());
+  ui.toasts.append(node);
+  setTimeout(() => node.remove(), TOAST_MS);
+}
+
+function reportError(error: unknown): void {
+  toast('Something went wrong', error instanceof Error ? error.message : String(error));
+}
+
+// ---- publishing sample events ------------------------------------------------------------------
+
+function describeAudience(type: CatalogType, user: string, actor: string): string {
+  if (type.graphEffect === 'unfollow') return `${user} unfollows ${actor}. Changes the follow graph; no notification.`;
+  if (type.graphEffect === 'follow') return `${actor} follows ${user}: ${user} is notified.`;
+  if (type.audience === 'followersOfActor') return `Goes to the followers of ${actor}. Follow ${actor} first to receive it.`;
+  if (type.audience === 'recipients') return `Goes to ${user} directly.`;
+  return 'No notification.';
+}
+
+let publishCount = 0;
+async function publish(event: SampleEvent, times = 1): Promise<string> {
+  const entries = Array.from({ length: times }, () => {
+    publishCount += 1;
+    // A fresh producer id per click (the id is the idempotency key) and a millisecond event time.
+    const detail = { ...event.detail, id: `demo-${Date.now()}-${publishCount}`, time: new Date().toISOString() };
+    return { Source: 'demo.inbox-page', DetailType: event.detailType, Detail: JSON.stringify(detail), EventBusName: config.eventBusName };
+  });
+  const response = await fetch('/', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSEvents.PutEvents' },
+    body: JSON.stringify({ Entries: entries }),
+  });
+  const body = (await response.json().catch(() => ({}))) as {
+    FailedEntryCount?: number;
+    Entries?: Array<{ EventId?: string; ErrorCode?: string; ErrorMessage?: string }>;
+    message?: string;
+  };
+  if (!response.ok) throw new Error(body.message ?? `PutEvents answered ${response.status}`);
+  const failed = body.Entries?.find((entry) => entry.ErrorCode);
+  if (failed) throw new Error(`${failed.ErrorCode}: ${failed.ErrorMessage}`);
+  return times === 1 ? 'Published.' : `Published ${times} events.`;
+}
+
+function typeCard(type: CatalogType, user: string, actor: string): HTMLElement {
+  const id = `detail-${type.detailType.replace(/[^a-z0-9]/gi, '-')}`;
+  const textarea = element('textarea', { id, spellcheck: false, value: JSON.stringify(type.sample.detail, null, 2) });
+  const result = element('p', { className: 'result', role: 'status' });
+  const show = (promise: Promise<string>) => {
+    result.className = 'result';
+    result.textContent = 'Publishing…';
+    promise
+      .then((message) => {
+        result.className = 'result ok';
+        result.textContent = message;
+      })
+      .catch((error: unknown) => {
+        result.className = 'result error';
+        result.textContent = error instanceof Error ? error.message : String(error);
+      });
+  };
+  const current = (): SampleEvent => ({ detailType: type.detailType, detail: JSON.parse(textarea.value) as Record<string, unknown> });
+  const publishButton = element('button', { type: 'button', className: 'button' }, 'Publish');
+  publishButton.setAttribute('aria-label', `Publish ${type.detailType}`);
+  publishButton.addEventListener('click', () => show(Promise.resolve().then(() => publish(current()))));
+  const actions = element('div', { className: 'actions' }, publishButton);
+  if (type.digestible) {
+    const burst = element('button', { type: 'button', className: 'button secondary' }, 'Publish 3 (digest)');
+    burst.setAttribute('aria-label', `Publish 3 ${type.detailType} events`);
+    burst.addEventListener('click', () => show(Promise.resolve().then(() => publish(current(), 3))));
+    actions.append(burst);
+  }
+  if (type.prerequisite) {
+    const prerequisite = type.prerequisite;
+    const follow = element('button', { type: 'button', className: 'button secondary' }, `Make ${user} follow ${actor}`);
+    follow.addEventListener('click', () => show(publish(prerequisite).then(() => `${user} now follows ${actor}.`)));
+    actions.append(follow);
+  }
+  return element(
+    'article',
+    { className: 'type-card' },
+    element('h3', {}, type.detailType),
+    element(
+      'div',
+      { className: 'chips' },
+      element('span', { className: 'chip' }, type.defaultPriority),
+      ...(type.digestible ? [element('span', { className: 'chip' }, 'digestible')] : []),
+      element('span', { className: 'chip' }, type.audience === 'followersOfActor' ? 'followers of actor' : type.audience),
+    ),
+    element('p', { className: 'muted' }, describeAudience(type, user, actor)),
+    element('label', { htmlFor: id, className: 'sr-only' }, `Event detail of ${type.detailType} (JSON)`),
+    textarea,
+    actions,
+    result,
+  );
+}
+
+async function loadCatalog(): Promise<void> {
+  const tenant = ui.tenant.value.trim();
+  const user = ui.user.value.trim();
+  const actor = ui.actor.value.trim() || 'bob';
+  const query = new URLSearchParams({ tenant, user, actor });
+  const response = await fetch(`/dev/catalog?${query.toString()}`);
+  const { types } = (await response.json()) as { types: CatalogType[] };
+  ui.types.replaceChildren(...types.map((type) => typeCard(type, user, actor)));
+}
+
+ui.actor.addEventListener('change', () => void loadCatalog());
+
+// ---- start ----------------------------------------------------------------------------------------
+
+const params = new URLSearchParams(location.search);
+ui.tenant.value = params.get('tenant') ?? ui.tenant.value;
+ui.user.value = params.get('user') ?? ui.user.value;
+ui.actor.value = params.get('actor') ?? ui.actor.value;
+signIn(ui.tenant.value, ui.user.value);
