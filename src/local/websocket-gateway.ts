@@ -97,6 +97,8 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES });
   let handlers: WebSocketRouteHandlers | undefined;
   let closing = false;
+  /** Handler invocations still running; close() waits for them (they use the runtime's DynamoDB). */
+  const inFlight = new Set<Promise<WebSocketResult>>();
   let domainName = '';
 
   const requestContext = (connection: LocalConnection, routeKey: string, eventType: WebSocketRequestContext['eventType']): WebSocketRequestContext => {
@@ -121,11 +123,15 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
 
   const invoke = async (route: keyof WebSocketRouteHandlers, event: WebSocketEvent): Promise<WebSocketResult> => {
     if (!handlers) return { statusCode: 503 };
-    try {
-      return await handlers[route](event);
-    } catch (error) {
+    const invocation = handlers[route](event).catch((error: unknown): WebSocketResult => {
       logger.error(`websocket ${route} handler threw`, { error: error as Error });
       return { statusCode: 500 };
+    });
+    inFlight.add(invocation);
+    try {
+      return await invocation;
+    } finally {
+      inFlight.delete(invocation);
     }
   };
 
@@ -251,6 +257,7 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
       closing = true;
       for (const connection of connections.values()) connection.socket?.terminate();
       connections.clear();
+      await Promise.allSettled([...inFlight]);
       wss.close();
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
