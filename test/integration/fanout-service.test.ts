@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
+import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
+import { FanOutService, type FanOutSettings } from '../../src/core/fanout-service.js';
+import { keys } from '../../src/core/keys.js';
+import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
+import { findNotificationType } from '../../src/notifications/index.js';
+import type { NotificationType } from '../../src/notifications/notification-type.js';
+import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import { aNotificationEvent } from '../support/events.js';
+import { RecordingJobQueue, RecordingPromotionQueue, injectDynamoFaults } from '../support/pipeline-fakes.js';
+
+let db: TestDynamo;
+let jobs: RecordingJobQueue;
+let promotions: RecordingPromotionQueue;
+const settings: FanOutSettings = { celebrityThreshold: 50, feedShards: 4, inboxTtlDays: 90, followerPageSize: 40 };
+const type = (detailType: string): NotificationType<any> => findNotificationType(detailType)!;
+
+function serviceOn(client: DynamoDBDocumentClient): { service: FanOutService; graph: FollowGraphRepository } {
+  const noWait = { sleep: async () => undefined };
+  const graph = new FollowGraphRepository(client, db.dynamo.tableNames.graph, noWait);
+  const inbox = new InboxRepository(client, db.dynamo.tableNames.inbox, noWait);
+  return { service: new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings }), graph };
+}
+
+async function countItems(pk: string): Promise<number> {
+  const output = await db.client.send(new QueryCommand({ TableName: db.dynamo.tableNames.inbox, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT' }));
+  return output.Count ?? 0;
+}
+
+async function follow(service: FanOutService, followerId: string, followeeId: string) {
+  return service.process(aNotificationEvent({ type: 'follow.created', actor: { id: followerId }, recipients: [followeeId], priority: 'info', data: { followeeId } }), type('follow.created'));
+}
+
+const aPostBy = (actorId: string) =>
+  aNotificationEvent({ type: 'post.published', actor: { id: actorId }, recipients: [], followersOf: actorId, priority: 'info', data: { postId: 'p', title: 'hello' } });
+
+beforeAll(async () => {
+  db = await startTestDynamo();
+});
+afterAll(async () => db?.close());
+beforeEach(() => {
+  jobs = new RecordingJobQueue();
+  promotions = new RecordingPromotionQueue();
+});
+
+describe('FanOutService, ordinary tier', () => {
+  it('writes one item per follower in ceil(F/25) BatchWriteItem calls and jobs of 100', async () => {
+    // Prepare
+    const { service } = serviceOn(db.client);
+    const followers = Array.from({ length: 49 }, (_, i) => `o${String(i).padStart(2, '0')}`);
+    for (const follower of followers) await follow(service, follower, 'ordinary-author');
+    jobs = new RecordingJobQueue();
+    const { service: metered } = serviceOn(db.client);
+    db.meter.reset();
+
+    // Act
+    const post = aPostBy('ordinary-author');
+    const summary = await metered.process(post, type('post.published'));
+
+    // Assess
+    expect(summary).toMatchObject({ inboxItems: 49, feedItems: 0, audienceTier: 'ordinary' });
+    expect(db.meter.snapshot().byCommand.BatchWriteItemCommand).toBe(Math.ceil(49 / 25));
+    for (const follower of followers) expect(await countItems(keys.inboxItem('acme', follower, '').pk)).toBe(1);
+    expect(jobs.recipientsOf(post.eventId).sort()).toEqual(followers);
+  });
+
+  it('loses nothing under injected UnprocessedItems and throttling', async () => {
+    // Prepare: a second client on the same table with faults injected
+    const faulty = createDocumentClient({ endpoint: db.dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const { service: seeding } = serviceOn(db.client);
+    const followers = Array.from({ length: 45 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    for (const follower of followers) await follow(seeding, follower, 'throttled-author');
+    jobs = new RecordingJobQueue();
+    const counters = injectDynamoFaults(faulty, { unprocessedEvery: 1, throttleEvery: 3 });
+    const { service } = serviceOn(faulty);
+
+    // Act
+    const post = { ...aPostBy('throttled-author'), recipients: ['direct-reader'] };
+    await service.process(post, type('post.published'));
+    faulty.destroy();
+
+    // Assess
+    expect(counters.unprocessedReturned).toBeGreaterThan(0);
+    expect(counters.throttled).toBeGreaterThan(0);
+    for (const follower of [...followers, 'direct-reader']) expect(await countItems(keys.inboxItem('acme', follower, '').pk)).toBe(1);
+    expect(jobs.recipientsOf(post.eventId).sort()).toEqual([...followers, 'direct-reader'].sort());
+  });
+
+  it('rewrites the same items when the event is processed again', async () => {
+    const { service } = serviceOn(db.client);
+    const mention = aNotificationEvent({ recipients: ['again-1', 'again-2'] });
+    await service.process(mention, type('mention.created'));
+    await service.process(mention, type('mention.created'));
+    expect(await countItems(keys.inboxItem('acme', 'again-1', '').pk)).toBe(1);
+  });
+});
+
+describe('FanOutService, celebrity tier', () => {
+  it('promotes at the threshold, runs the paged pass, then writes posts to S shards without reading followers', async () => {
+    // Prepare: 50 followers reach the threshold
+    const { service, graph } = serviceOn(db.client);
+    let promotedBy: string | undefined;
+    for (let i = 0; i < 50; i += 1) {
+      const summary = await follow(service, `c${String(i).padStart(2, '0')}`, 'star');
+      if (summary.tierChange) promotedBy = `c${String(i).padStart(2, '0')}`;
+    }
+    expect(promotedBy).toBe('c49');
+    expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'star' }]);
+    const pass = new CelebrityPromotionService({ graph, queue: promotions, pageSize: 20 });
+    for (let next = promotions.jobs.shift(); next; next = promotions.jobs.shift()) await pass.runPage(next);
+    for (let i = 0; i < 50; i += 1) {
+      const celebs = await graph.listFollowedCelebrities({ tenantId: 'acme', userId: `c${String(i).padStart(2, '0')}` });
+      expect(celebs.map((celeb) => celeb.celebrityId)).toEqual(['star']);
+    }
+    db.meter.reset();
+
+    // Act
+    const post = aPostBy('star');
+    const summary = await service.process(post, type('post.published'));
+
+    // Assess
+    expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
+    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, BatchWriteItemCommand: 1 });
+    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards);
+    expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
+  });
+
+  it('lists a new follower of a celebrity at follow time and unlists an unfollower', async () => {
+    const { service, graph } = serviceOn(db.client);
+    await follow(service, 'newcomer', 'star');
+    expect((await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'newcomer' })).map((celeb) => celeb.celebrityId)).toEqual(['star']);
+    await service.process(aNotificationEvent({ type: 'follow.deleted', actor: { id: 'newcomer' }, recipients: [], data: { followeeId: 'star' } }), type('follow.deleted'));
+    expect(await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'newcomer' })).toEqual([]);
+  });
+
+  it('queues the promotion pass again when the first enqueue failed (retry of the same event)', async () => {
+    const { service, graph } = serviceOn(db.client);
+    for (let i = 0; i < 49; i += 1) await follow(service, `r${String(i).padStart(2, '0')}`, 'rising');
+    const failing = { enqueue: async () => Promise.reject(new Error('promotion queue down')) };
+    const broken = new FanOutService({ graph, inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox), deliveryQueue: jobs, promotionQueue: failing, settings });
+    const fiftieth = aNotificationEvent({ type: 'follow.created', actor: { id: 'r49' }, recipients: ['rising'], priority: 'info', data: { followeeId: 'rising' } });
+
+    await expect(broken.process(fiftieth, type('follow.created'))).rejects.toThrow('promotion queue down');
+    expect((await graph.getProfile('acme', 'rising')).tier).toBe('ordinary');
+    await service.process(fiftieth, type('follow.created'));
+
+    expect(await graph.getProfile('acme', 'rising')).toEqual({ followerCount: 50, tier: 'celebrity' });
+    expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'rising' }]);
+  });
+});
