@@ -1,0 +1,266 @@
+/**
+ * The gate in front of live pushes (the inbox item is always written first, whatever happens here):
+ *
+ * - muted type or live delivery off for the type: no push;
+ * - quiet hours in the user's zone (non-urgent, or urgent of a type that does not bypass): the push
+ *   is held until the window ends; unreadable preferences hold it too (fail closed) and re-check later;
+ * - rate limit: above N pushes per user per window, the rest of the window's pushes are held until
+ *   the window ends and then go out as ONE digest.
+ *
+ * Held pushes of one user released at the same instant share one hold item and one one-time
+ * schedule (deterministic name), whose message comes back to a delivery queue at the release time.
+ */
+import { z } from 'zod';
+import type { Priority } from './delivery-job.js';
+import { IDENTIFIER_PATTERN } from './keys.js';
+import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_MAX_HOLDS, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS, type LiveDecision } from './live-delivery-policy.js';
+import type { ConnectionDirectory, ConnectionPusher, DeliveryLedger } from './live-delivery.js';
+import { digestPayload, notificationPayload } from './live-messages.js';
+import type { Notification } from './notification.js';
+import type { Clock, UserRef } from './ports.js';
+import type { PreferencesLookup, PreferencesReader } from './preferences.js';
+import { scheduleName, type Scheduler } from './schedules.js';
+
+/** A held hold item keeps at most this many notifications (a digest beyond it would not fit 128 KB anyway). */
+export const MAX_HELD_PER_RELEASE = 100;
+/** Hold items and rate counters outlive their release by this much (TTL), for late redeliveries. */
+const HOLD_RETENTION_SECONDS = 2 * 86_400;
+
+export interface HeldPush {
+  notification: Notification;
+  priority: Priority;
+  /** Consecutive fail-closed holds (unreadable preferences); the push is dropped after FAIL_CLOSED_MAX_HOLDS. */
+  failClosedHolds: number;
+}
+
+export type HoldOutcome = { status: 'held'; scheduled: boolean } | { status: 'released' };
+
+/** Port: the rate counters and hold items (Idempotency table on AWS and locally). */
+export interface LiveHoldStore {
+  /** Atomically adds `count` to the user's pushes of the window; the total after. */
+  countPushes(user: UserRef, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
+  /** Appends to the user's hold released at `releaseAtMs`, unless that hold was already released. */
+  hold(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[], expiresAtSeconds: number): Promise<HoldOutcome>;
+  /** Records that the release schedule exists (saves a CreateSchedule call per further hold). */
+  markScheduled(user: UserRef, releaseAtMs: number): Promise<void>;
+  /** Marks the hold released (later holds are refused) and returns its pushes; again on a redelivery. */
+  release(user: UserRef, releaseAtMs: number): Promise<HeldPush[]>;
+}
+
+const identifier = z.string().regex(IDENTIFIER_PATTERN);
+
+/** The message a release schedule puts on the delivery queue at the release instant. */
+export const liveReleaseMessageSchema = z
+  .object({ v: z.literal(1), kind: z.literal('live-release'), tenantId: identifier, userId: identifier, releaseAtMs: z.number().int().nonnegative() })
+  .strict();
+export type LiveReleaseMessage = z.infer<typeof liveReleaseMessageSchema>;
+
+/** Parses a queue body as a release message; undefined for anything else (e.g. a delivery job). */
+export function parseLiveReleaseMessage(body: unknown): LiveReleaseMessage | undefined {
+  const parsed = liveReleaseMessageSchema.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export interface GateCandidate extends UserRef {
+  notification: Notification;
+  priority: Priority;
+}
+
+export type GateVerdict = 'push' | 'held' | 'skipped';
+
+export interface LiveGateSettings {
+  /** Live pushes per user per window; 0 disables the limit. */
+  rateLimitPerWindow: number;
+  rateLimitWindowMs?: number;
+}
+
+export interface LiveGateDeps {
+  preferences: PreferencesReader;
+  holds: LiveHoldStore;
+  scheduler: Scheduler;
+  /** Queue the release schedules target (the urgent delivery queue: no batching window). */
+  releaseQueueArn: string;
+  clock: Clock;
+  settings: LiveGateSettings;
+  /** From the catalog: whether an urgent notification of this type ignores quiet hours (default yes). */
+  urgentBypassesQuietHours(type: string): boolean;
+  onEvent?: (message: string, context: Record<string, unknown>) => void;
+}
+
+const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+const byIdAscending = (a: { notification: Notification }, b: { notification: Notification }) => (a.notification.id < b.notification.id ? -1 : a.notification.id > b.notification.id ? 1 : 0);
+
+export class LiveDeliveryGate {
+  constructor(private readonly deps: LiveGateDeps) {}
+
+  /**
+   * One verdict per candidate, in order. Throws when the counters or holds cannot be written
+   * (the caller fails the records so the queue redelivers them; nothing was pushed yet).
+   */
+  async admit(candidates: readonly GateCandidate[]): Promise<GateVerdict[]> {
+    const verdicts: GateVerdict[] = candidates.map(() => 'push');
+    if (candidates.length === 0) return verdicts;
+    const nowMs = this.deps.clock.nowMs();
+    const lookups = await this.lookups(candidates);
+    const holds = new Map<string, { user: UserRef; releaseAtMs: number; entries: { index: number; push: HeldPush }[] }>();
+    const addHold = (index: number, user: UserRef, releaseAtMs: number, push: HeldPush) => {
+      const key = `${userKey(user)}\u0000${releaseAtMs}`;
+      const group = holds.get(key) ?? { user: { tenantId: user.tenantId, userId: user.userId }, releaseAtMs, entries: [] };
+      group.entries.push({ index, push });
+      holds.set(key, group);
+    };
+    const pushesByUser = new Map<string, { user: UserRef; indexes: number[] }>();
+
+    candidates.forEach((candidate, index) => {
+      const decision = this.decide(nowMs, candidate.notification.type, candidate.priority, lookups.get(userKey(candidate)));
+      if (decision.action === 'skip') verdicts[index] = 'skipped';
+      else if (decision.action === 'hold') {
+        verdicts[index] = 'held';
+        addHold(index, candidate, decision.untilMs, { notification: candidate.notification, priority: candidate.priority, failClosedHolds: decision.reason === 'preferences_unavailable' ? 1 : 0 });
+      } else {
+        const group = pushesByUser.get(userKey(candidate)) ?? { user: candidate, indexes: [] };
+        group.indexes.push(index);
+        pushesByUser.set(userKey(candidate), group);
+      }
+    });
+
+    const { rateLimitPerWindow } = this.deps.settings;
+    if (rateLimitPerWindow > 0) {
+      const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
+      await Promise.all(
+        [...pushesByUser.values()].map(async ({ user, indexes }) => {
+          const total = await this.deps.holds.countPushes(user, window.startMs, indexes.length, Math.ceil(window.endMs / 1000) + HOLD_RETENTION_SECONDS);
+          if (!exceedsRateLimit(total, rateLimitPerWindow)) return;
+          const allowed = Math.max(0, rateLimitPerWindow - (total - indexes.length));
+          const ordered = [...indexes].sort((a, b) => byIdAscending(candidates[a]!, candidates[b]!));
+          for (const index of ordered.slice(allowed)) {
+            verdicts[index] = 'held';
+            addHold(index, user, window.endMs, { notification: candidates[index]!.notification, priority: candidates[index]!.priority, failClosedHolds: 0 });
+          }
+          this.deps.onEvent?.('rate limit reached; holding for the window digest', { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
+        }),
+      );
+    }
+
+    await Promise.all(
+      [...holds.values()].map(async ({ user, releaseAtMs, entries }) => {
+        const outcome = await this.holdUntil(user, releaseAtMs, entries.map((entry) => entry.push));
+        // The hold was released a moment ago: its time has come, so push now instead.
+        if (outcome === 'released') for (const entry of entries) verdicts[entry.index] = 'push';
+      }),
+    );
+    return verdicts;
+  }
+
+  /**
+   * The pushes of a fired release, re-checked against the user's preferences now: still quiet (a
+   * rate-limit digest landing in quiet hours) or unreadable -> held again; muted / live off -> dropped.
+   */
+  async takeRelease(message: LiveReleaseMessage): Promise<Notification[]> {
+    const user: UserRef = { tenantId: message.tenantId, userId: message.userId };
+    const held = await this.deps.holds.release(user, message.releaseAtMs);
+    if (held.length === 0) return [];
+    const nowMs = this.deps.clock.nowMs();
+    const lookup = (await this.deps.preferences.getPreferences(user.tenantId, [user.userId])).get(user.userId);
+    const now: Notification[] = [];
+    const seen = new Set<string>();
+    const again = new Map<number, HeldPush[]>();
+    for (const push of [...held].sort(byIdAscending)) {
+      if (seen.has(push.notification.id)) continue;
+      seen.add(push.notification.id);
+      const decision = this.decide(nowMs, push.notification.type, push.priority, lookup);
+      if (decision.action === 'push') now.push(push.notification);
+      else if (decision.action === 'hold' && decision.untilMs > message.releaseAtMs) {
+        const failClosedHolds = decision.reason === 'preferences_unavailable' ? push.failClosedHolds + 1 : 0;
+        if (failClosedHolds > FAIL_CLOSED_MAX_HOLDS) {
+          this.deps.onEvent?.('giving up a live push: preferences unreadable for a day', { tenantId: user.tenantId, userId: user.userId, notificationId: push.notification.id });
+          continue;
+        }
+        again.set(decision.untilMs, [...(again.get(decision.untilMs) ?? []), { ...push, failClosedHolds }]);
+      } else if (decision.action === 'hold') now.push(push.notification);
+    }
+    for (const [releaseAtMs, pushes] of again) {
+      if ((await this.holdUntil(user, releaseAtMs, pushes)) === 'released') now.push(...pushes.map((push) => push.notification));
+    }
+    return now;
+  }
+
+  private decide(nowMs: number, type: string, priority: Priority, lookup: PreferencesLookup | undefined): LiveDecision {
+    return decideLiveDelivery(nowMs, { type, priority, urgentBypassesQuietHours: this.deps.urgentBypassesQuietHours(type) }, lookup ?? { status: 'unreadable', reason: 'no lookup' });
+  }
+
+  private async lookups(candidates: readonly GateCandidate[]): Promise<Map<string, PreferencesLookup>> {
+    const usersByTenant = new Map<string, Set<string>>();
+    for (const candidate of candidates) usersByTenant.set(candidate.tenantId, (usersByTenant.get(candidate.tenantId) ?? new Set()).add(candidate.userId));
+    const result = new Map<string, PreferencesLookup>();
+    await Promise.all(
+      [...usersByTenant].map(async ([tenantId, users]) => {
+        const lookups = await this.deps.preferences.getPreferences(tenantId, [...users]);
+        for (const [userId, lookup] of lookups) result.set(userKey({ tenantId, userId }), lookup);
+      }),
+    );
+    return result;
+  }
+
+  /** Adds to the hold and makes sure its release schedule exists (idempotent by name). */
+  private async holdUntil(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[]): Promise<'held' | 'released'> {
+    const outcome = await this.deps.holds.hold(user, releaseAtMs, pushes, Math.ceil(releaseAtMs / 1000) + HOLD_RETENTION_SECONDS);
+    if (outcome.status === 'released') return 'released';
+    if (!outcome.scheduled) {
+      const message: LiveReleaseMessage = { v: 1, kind: 'live-release', tenantId: user.tenantId, userId: user.userId, releaseAtMs };
+      await this.deps.scheduler.scheduleOnce({
+        name: scheduleName('hold', user.tenantId, `${user.userId}\u0000${releaseAtMs}`),
+        atMs: releaseAtMs,
+        targetArn: this.deps.releaseQueueArn,
+        payload: JSON.stringify(message),
+      });
+      await this.deps.holds.markScheduled(user, releaseAtMs);
+    }
+    this.deps.onEvent?.('live push held', { tenantId: user.tenantId, userId: user.userId, count: pushes.length, releaseAt: new Date(releaseAtMs).toISOString() });
+    return 'held';
+  }
+}
+
+export interface HeldPushReleaserDeps {
+  gate: Pick<LiveDeliveryGate, 'takeRelease'>;
+  directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;
+  ledger: DeliveryLedger;
+  pusher: ConnectionPusher;
+}
+
+/**
+ * Pushes a fired release to every connection of the user: one `notification` message, or ONE
+ * `digest` for several. Each (notification, connection) is claimed first, so a redelivered release
+ * pushes nothing twice. Throws when a push fails (the release message is retried).
+ */
+export class HeldPushReleaser {
+  constructor(private readonly deps: HeldPushReleaserDeps) {}
+
+  async release(message: LiveReleaseMessage): Promise<{ notifications: number; messagesSent: number }> {
+    const notifications = await this.deps.gate.takeRelease(message);
+    if (notifications.length === 0) return { notifications: 0, messagesSent: 0 };
+    const connections = await this.deps.directory.connectionsOf([{ tenantId: message.tenantId, userId: message.userId }]);
+    let messagesSent = 0;
+    const failures: unknown[] = [];
+    await Promise.all(
+      connections.map(async (target) => {
+        const claimed: Notification[] = [];
+        for (const notification of notifications) {
+          if (await this.deps.ledger.claim(notification.id, target.connectionId)) claimed.push(notification);
+        }
+        if (claimed.length === 0) return;
+        const payload = claimed.length === 1 ? notificationPayload(claimed[0]!) : digestPayload(claimed);
+        try {
+          const outcome = await this.deps.pusher.post(target.connectionId, payload);
+          if (outcome === 'gone') await this.deps.directory.removeConnection(target);
+          else messagesSent += 1;
+        } catch (error) {
+          await Promise.allSettled(claimed.map((notification) => this.deps.ledger.release(notification.id, target.connectionId)));
+          failures.push(error);
+        }
+      }),
+    );
+    if (failures.length > 0) throw failures[0];
+    return { notifications: notifications.length, messagesSent };
+  }
+}
