@@ -1,0 +1,40 @@
+/**
+ * Builds the whole app into a CDK `App`: the stateful DataStack and the stateless AppStack, with
+ * settings from context and cdk-nag's AwsSolutions checks. `bin/app.ts` and the infra tests both
+ * call this, so the tests assert exactly what `cdk deploy` deploys.
+ */
+import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { configFromContext, type NotificationsConfig } from './config.js';
+import { AppStack } from './stacks/app-stack.js';
+import { DataStack } from './stacks/data-stack.js';
+
+export interface NotificationsApp {
+  config: NotificationsConfig;
+  data: DataStack;
+  app: AppStack;
+}
+
+export interface BuildOptions {
+  /** Register cdk-nag AwsSolutions as a synth-time validation plugin (default true). Tests run the pack themselves. */
+  nag?: boolean;
+}
+
+export function buildNotificationsApp(app: App, options: BuildOptions = {}): NotificationsApp {
+  const config = configFromContext(app.node);
+  const data = new DataStack(app, `${config.stackPrefix}Data`, {
+    config,
+    description: 'Serverless notifications: tables, cursor key, user pool (stateful)',
+  });
+  const stateless = new AppStack(app, `${config.stackPrefix}App`, {
+    config,
+    tables: data.tables,
+    cursorSecret: data.cursorSecret,
+    userPool: data.userPool,
+    description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',
+  });
+  stateless.addStackDependency(data);
+  Tags.of(app).add('project', 'serverless-notifications');
+  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { config, data, app: stateless };
+}

@@ -1,0 +1,144 @@
+/**
+ * Deployment settings, read from CDK context (`cdk.json` or `-c key=value`). Every setting has a
+ * default here; a bad value fails the synth with the setting's name, never the deploy.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+import { DEFAULT_FEED_SHARDS } from '../src/core/feed-shards.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../src/core/notification.js';
+import { DEFAULT_TENANT_CLAIM } from '../src/adapters/jwt-verifier.js';
+
+export type AuthMode = 'cognito' | 'jwt';
+
+export interface JwtSettings {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+}
+
+export interface NotificationsConfig {
+  /** Prefix of the stack names: `<prefix>Data` and `<prefix>App`. */
+  stackPrefix: string;
+  /** Name of the EventBridge bus producers publish to. */
+  eventBusName: string;
+  /** Followers at or above which an actor's events go to its sharded feed instead of every inbox. */
+  celebrityThreshold: number;
+  /** Partitions of a celebrity feed. */
+  feedShards: number;
+  /** SQS batching window of the info delivery queue (digest collapse window), 0..300 s. */
+  infoBatchWindowSeconds: number;
+  /** Days an inbox item lives (TTL). */
+  ttlDays: number;
+  /** What happens to tables, the user pool, the cursor secret and log groups on stack deletion. */
+  removalPolicy: RemovalPolicy;
+  /** Receives before a message moves to its DLQ (AWS advises >= 5 for Lambda consumers). */
+  maxReceiveCount: number;
+  authMode: AuthMode;
+  /** Required in `jwt` mode. */
+  jwt?: JwtSettings;
+  /** Claim carrying the tenant id (`custom:tenant` for Cognito). */
+  tenantClaim: string;
+  logRetentionDays: RetentionDays;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Optional SNS topic ARN every alarm notifies. */
+  alarmTopicArn?: string;
+}
+
+export const DEFAULTS = {
+  stackPrefix: 'Notifications',
+  eventBusName: 'notifications',
+  celebrityThreshold: 10_000,
+  feedShards: DEFAULT_FEED_SHARDS,
+  infoBatchWindowSeconds: 30,
+  ttlDays: INBOX_TTL_DAYS_DEFAULT,
+  removalPolicy: 'retain',
+  maxReceiveCount: 5,
+  authMode: 'cognito',
+  tenantClaim: DEFAULT_TENANT_CLAIM,
+  logRetentionDays: 30,
+  logLevel: 'INFO',
+} as const;
+
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
+type ContextReader = Pick<Node, 'tryGetContext'>;
+
+function text(node: ContextReader, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new ConfigurationError(`context ${key} must be a string or number, got ${JSON.stringify(value)}`);
+  }
+  return String(value);
+}
+
+function integer(node: ContextReader, key: string, fallback: number, min: number, max: number): number {
+  const raw = text(node, key);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(`context ${key} must be an integer in ${min}..${max}, got ${raw}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(node: ContextReader, key: string, fallback: T, allowed: readonly T[]): T {
+  const raw = text(node, key);
+  if (raw === undefined) return fallback;
+  const value = allowed.find((candidate) => candidate.toLowerCase() === raw.toLowerCase());
+  if (value === undefined) throw new ConfigurationError(`context ${key} must be one of ${allowed.join(', ')}, got ${raw}`);
+  return value;
+}
+
+function retention(node: ContextReader, key: string, fallback: number): RetentionDays {
+  const days = integer(node, key, fallback, 1, 3653);
+  const allowed = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number' && value !== RetentionDays.INFINITE);
+  if (!allowed.includes(days)) throw new ConfigurationError(`context ${key} must be one of ${allowed.join(', ')}, got ${days}`);
+  return days as RetentionDays;
+}
+
+function required(node: ContextReader, key: string, why: string): string {
+  const value = text(node, key);
+  if (value === undefined) throw new ConfigurationError(`context ${key} is required ${why}`);
+  return value;
+}
+
+/** Reads every setting, applying the defaults above. */
+export function configFromContext(node: ContextReader): NotificationsConfig {
+  const authMode = oneOf<AuthMode>(node, 'authMode', DEFAULTS.authMode, ['cognito', 'jwt']);
+  const removal = oneOf(node, 'removalPolicy', DEFAULTS.removalPolicy, ['retain', 'destroy'] as const);
+  const jwt: JwtSettings | undefined =
+    authMode === 'jwt'
+      ? {
+          issuer: required(node, 'jwtIssuer', 'when authMode is jwt'),
+          audience: required(node, 'jwtAudience', 'when authMode is jwt'),
+          jwksUrl: required(node, 'jwksUrl', 'when authMode is jwt'),
+        }
+      : undefined;
+  if (jwt && !/^https?:\/\//.test(jwt.jwksUrl)) throw new ConfigurationError(`context jwksUrl must be an http(s) URL, got ${jwt.jwksUrl}`);
+  const stackPrefix = text(node, 'stackPrefix') ?? DEFAULTS.stackPrefix;
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,60}$/.test(stackPrefix)) throw new ConfigurationError(`context stackPrefix must match [A-Za-z][A-Za-z0-9-]*, got ${stackPrefix}`);
+  const eventBusName = text(node, 'eventBusName') ?? DEFAULTS.eventBusName;
+  if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName)) throw new ConfigurationError(`context eventBusName must match [A-Za-z0-9._-]{1,256}, got ${eventBusName}`);
+  const alarmTopicArn = text(node, 'alarmTopicArn');
+  if (alarmTopicArn !== undefined && !alarmTopicArn.startsWith('arn:')) throw new ConfigurationError(`context alarmTopicArn must be an SNS topic ARN, got ${alarmTopicArn}`);
+  return {
+    stackPrefix,
+    eventBusName,
+    celebrityThreshold: integer(node, 'celebrityThreshold', DEFAULTS.celebrityThreshold, 1, 100_000_000),
+    feedShards: integer(node, 'feedShards', DEFAULTS.feedShards, 1, 64),
+    infoBatchWindowSeconds: integer(node, 'infoBatchWindowSeconds', DEFAULTS.infoBatchWindowSeconds, 0, 300),
+    ttlDays: integer(node, 'ttlDays', DEFAULTS.ttlDays, 1, 3650),
+    removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    maxReceiveCount: integer(node, 'maxReceiveCount', DEFAULTS.maxReceiveCount, 1, 1000),
+    authMode,
+    jwt,
+    tenantClaim: text(node, 'tenantClaim') ?? DEFAULTS.tenantClaim,
+    logRetentionDays: retention(node, 'logRetentionDays', DEFAULTS.logRetentionDays),
+    logLevel: oneOf(node, 'logLevel', DEFAULTS.logLevel, ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const),
+    alarmTopicArn,
+  };
+}

@@ -1,0 +1,190 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { HANDLERS_DIR, LOCK_FILE, PROJECT_ROOT, bundleSettings } from '../bundling.js';
+import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
+import type { SpecTable } from './inbox-tables.js';
+import { QueueWithDlq } from './queue-with-dlq.js';
+
+/** Settings every function of the app shares (from config). */
+export interface FunctionDefaults {
+  logLevel: string;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+  /** Environment every function gets (FEED_SHARDS, INBOX_TTL_DAYS, TENANT_CLAIM, ...). */
+  environment: Record<string, string>;
+}
+
+export interface HandlerFunctionProps {
+  /** Entry file in `src/handlers` without extension, e.g. `rest-read`. */
+  handler: string;
+  /** POWERTOOLS_SERVICE_NAME: how logs and metrics name this function. */
+  serviceName: string;
+  description: string;
+  defaults: FunctionDefaults;
+  timeout?: Duration;
+  memorySize?: number;
+  environment?: Record<string, string>;
+}
+
+/** Item reads a function may be given. Scan is deliberately absent: no access pattern scans. */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
+export type TableWriteAction = (typeof TABLE_WRITE_ACTIONS)[number];
+
+export interface ConsumeOptions {
+  batchSize: number;
+  /** Omitted = no batching window (invoke as soon as messages arrive). */
+  maxBatchingWindow?: Duration;
+  maxConcurrency?: number;
+}
+
+/**
+ * The one function construct of the app: Node.js 22 on ARM64, esbuild bundling (minified ESM with
+ * source maps, settings shared with the bundle-size bench), Powertools environment, its own log
+ * group with retention, X-Ray tracing, and a role with no managed policy. Every permission comes
+ * from a `bind`-style helper that sets the environment variable and the exact grant together.
+ */
+export class HandlerFunction extends NodejsFunction {
+  readonly handlerName: string;
+  readonly executionRole: Role;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.defaults.logRetention,
+      removalPolicy: props.defaults.removalPolicy,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.handler} (${id}): exact grants only, no managed policy`,
+    });
+    super(scope, id, {
+      entry: join(HANDLERS_DIR, `${props.handler}.ts`),
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: LOCK_FILE,
+      bundling: {
+        target: bundleSettings.target,
+        format: OutputFormat.ESM,
+        minify: bundleSettings.minify,
+        sourceMap: bundleSettings.sourceMap,
+        sourcesContent: bundleSettings.sourcesContent,
+        mainFields: [...bundleSettings.mainFields],
+        banner: bundleSettings.banner,
+        externalModules: [...bundleSettings.externals],
+      },
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_LOG_LEVEL: props.defaults.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: 'ServerlessNotifications',
+        ...props.defaults.environment,
+        ...props.environment,
+      },
+    });
+    this.handlerName = props.handler;
+    this.executionRole = role;
+    logGroup.grantWrite(role);
+    acknowledge(this, 'AwsSolutions-L1', 'Node.js 22 is the runtime this project targets and tests (ESM bundle, node22 target); moving to a newer runtime is a deliberate upgrade, not a drive-by.');
+    acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*" for them.');
+  }
+
+  /** Env var of the table + GetItem, BatchGetItem and Query on exactly that table. */
+  readTable(binding: SpecTable): this {
+    this.bindTableName(binding);
+    this.allow([...TABLE_READ_ACTIONS], [binding.table.tableArn]);
+    return this;
+  }
+
+  /** Env var of the table + the given item writes (default: all four) on exactly that table. */
+  writeTable(binding: SpecTable, actions: readonly TableWriteAction[] = TABLE_WRITE_ACTIONS): this {
+    this.bindTableName(binding);
+    this.allow([...actions], [binding.table.tableArn]);
+    return this;
+  }
+
+  /**
+   * The table's env var WITHOUT any grant: for handlers whose shared dependency builder requires the
+   * name although this entry point never touches the table (e.g. $disconnect and the Graph table).
+   */
+  withTableName(binding: SpecTable): this {
+    this.bindTableName(binding);
+    return this;
+  }
+
+  /** Env var with the queue URL + sqs:SendMessage (which also covers SendMessageBatch). */
+  sendTo(queue: IQueue, envVar: string): this {
+    this.addEnvironment(envVar, queue.queueUrl);
+    this.allow(['sqs:SendMessage'], [queue.queueArn]);
+    return this;
+  }
+
+  /**
+   * Consumes a queue with partial batch responses (one poison message never re-runs its
+   * neighbours). Refuses a queue whose visibility timeout is under 6x this function's timeout.
+   */
+  consume(source: QueueWithDlq, options: ConsumeOptions): this {
+    const timeout = (this.timeout ?? Duration.seconds(3)).toSeconds();
+    if (source.visibilityTimeout.toSeconds() < QueueWithDlq.VISIBILITY_FACTOR * timeout) {
+      throw new Error(`${this.node.path}: queue ${source.node.path} visibility timeout ${source.visibilityTimeout.toSeconds()}s is under ${QueueWithDlq.VISIBILITY_FACTOR}x the function timeout ${timeout}s`);
+    }
+    this.addEventSource(
+      new SqsEventSource(source.queue, {
+        batchSize: options.batchSize,
+        ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
+        ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+        reportBatchItemFailures: true,
+      }),
+    );
+    return this;
+  }
+
+  /**
+   * WS_MANAGEMENT_ENDPOINT + execute-api:ManageConnections for POST @connections/{id}
+   * (PostToConnection) on exactly this stage; not GET (connection info) nor DELETE (disconnect).
+   */
+  postToConnections(stage: WebSocketStage): this {
+    const stack = Stack.of(this);
+    this.withManagementEndpoint(stage);
+    const apiArn = stack.formatArn({ service: 'execute-api', resource: stage.api.apiId });
+    const connections = `${apiArn}/${stage.stageName}/POST/@connections/*`;
+    this.allow(['execute-api:ManageConnections'], [connections]);
+    acknowledgeWildcardResource(this.executionRole, connections, 'Connection ids are only known at run time; the grant is limited to POST (PostToConnection) on this one API stage.');
+    return this;
+  }
+
+  /** WS_MANAGEMENT_ENDPOINT WITHOUT the grant, for entry points that build but never use the pusher. */
+  withManagementEndpoint(stage: WebSocketStage): this {
+    this.addEnvironment('WS_MANAGEMENT_ENDPOINT', stage.callbackUrl);
+    return this;
+  }
+
+  /** Exact actions on exact resources, added to this function's role. */
+  allow(actions: string[], resources: string[]): Grant {
+    return Grant.addToPrincipal({ grantee: this, actions, resourceArns: resources });
+  }
+
+  /** For statements that need conditions. */
+  addStatement(statement: PolicyStatement): this {
+    this.addToRolePolicy(statement);
+    return this;
+  }
+
+  private bindTableName(binding: SpecTable): void {
+    this.addEnvironment(binding.spec.envVar, binding.table.tableName);
+  }
+}

@@ -1,0 +1,147 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { acknowledge } from '../nag.js';
+import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
+import type { InboxTables } from './inbox-tables.js';
+import type { QueueWithDlq } from './queue-with-dlq.js';
+
+/** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
+export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
+
+export interface LiveDeliveryProps {
+  tables: InboxTables;
+  defaults: FunctionDefaults;
+  /** The JWT REQUEST authorizer (`authorizer.ts`), used on $connect with the `token` query parameter. */
+  authorizer: HandlerFunction;
+  urgentDelivery: QueueWithDlq;
+  infoDelivery: QueueWithDlq;
+  infoBatchWindowSeconds: number;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+  stageName?: string;
+}
+
+/**
+ * Live pushes: the WebSocket API ($connect behind the Lambda authorizer, $disconnect, $default for
+ * client messages) and the two delivery consumers: urgent (no batching window) and info (batching
+ * window = digest collapse window).
+ */
+export class LiveDelivery extends Construct {
+  readonly api: WebSocketApi;
+  readonly stage: WebSocketStage;
+  readonly connect: HandlerFunction;
+  readonly disconnect: HandlerFunction;
+  readonly defaultRoute: HandlerFunction;
+  readonly urgentDelivery: HandlerFunction;
+  readonly infoDelivery: HandlerFunction;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: LiveDeliveryProps) {
+    super(scope, id);
+    const { tables, defaults } = props;
+
+    this.connect = new HandlerFunction(this, 'Connect', {
+      handler: 'ws-connect',
+      serviceName: 'ws-connect',
+      description: 'WebSocket $connect: registers the authorized connection, presence and celebrity subscriptions',
+      defaults,
+    });
+    this.disconnect = new HandlerFunction(this, 'Disconnect', {
+      handler: 'ws-disconnect',
+      serviceName: 'ws-disconnect',
+      description: 'WebSocket $disconnect: removes the connection and what was registered for it',
+      defaults,
+    });
+    this.defaultRoute = new HandlerFunction(this, 'Default', {
+      handler: 'ws-default',
+      serviceName: 'ws-default',
+      description: 'WebSocket $default: client messages (ping)',
+      defaults,
+    });
+
+    this.api = new WebSocketApi(this, 'Api', {
+      description: 'Live notification pushes',
+      connectRouteOptions: {
+        integration: new WebSocketLambdaIntegration('ConnectIntegration', this.connect),
+        authorizer: new WebSocketLambdaAuthorizer('Authorizer', props.authorizer, { identitySource: ['route.request.querystring.token'] }),
+      },
+      disconnectRouteOptions: { integration: new WebSocketLambdaIntegration('DisconnectIntegration', this.disconnect) },
+      defaultRouteOptions: { integration: new WebSocketLambdaIntegration('DefaultIntegration', this.defaultRoute) },
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    this.stage = new WebSocketStage(this, 'Stage', {
+      webSocketApi: this.api,
+      stageName: props.stageName ?? 'live',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            connectionId: '$context.connectionId',
+            routeKey: '$context.routeKey',
+            eventType: '$context.eventType',
+            status: '$context.status',
+            requestTime: '$context.requestTime',
+            sourceIp: '$context.identity.sourceIp',
+            principalId: '$context.authorizer.principalId',
+            error: '$context.error.message',
+            integrationError: '$context.integration.error',
+          }),
+        ),
+      },
+    });
+
+    const { connections, graph, idempotency } = tables.tables;
+    // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
+    // items (BatchWriteItem) and the presence item (UpdateItem).
+    this.connect.readTable(graph).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']).withManagementEndpoint(this.stage);
+    // $disconnect: GetItem of the reverse item, then presence UpdateItem and BatchWriteItem deletes.
+    this.disconnect.readTable(connections).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']).withTableName(graph).withManagementEndpoint(this.stage);
+    // $default: only answers the caller (pong) through the management API.
+    this.defaultRoute.withTableName(connections).withTableName(graph).postToConnections(this.stage);
+
+    const delivery = (constructId: string, mode: 'urgent' | 'info') =>
+      new HandlerFunction(this, constructId, {
+        handler: 'delivery',
+        serviceName: `delivery-${mode}`,
+        description: mode === 'urgent' ? 'Pushes urgent notifications to every connection of the recipients at once' : 'Collapses a batching window of info notifications per user into digests and pushes them',
+        defaults,
+        timeout: DELIVERY_CONSUMER_TIMEOUT,
+        memorySize: 512,
+        environment: { DELIVERY_MODE: mode },
+      })
+        .readTable(connections)
+        // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
+        .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        // (notification, connection) delivery ledger: conditional put, delete on a failed push.
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem'])
+        .postToConnections(this.stage);
+    this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10 });
+    // A batch above 10 needs a batching window; with a window the digest sees up to 100 jobs at once.
+    const window = props.infoBatchWindowSeconds;
+    this.infoDelivery = delivery('InfoDelivery', 'info').consume(props.infoDelivery, {
+      batchSize: window > 0 ? 100 : 10,
+      ...(window > 0 ? { maxBatchingWindow: Duration.seconds(window) } : {}),
+    });
+
+    acknowledge(
+      this.api,
+      'AwsSolutions-APIG4',
+      'A WebSocket API authorizes only $connect (Lambda authorizer, token query parameter); $disconnect and $default run on that already-authorized connection.',
+    );
+  }
+
+  get url(): string {
+    return this.stage.url;
+  }
+
+  get functions(): HandlerFunction[] {
+    return [this.connect, this.disconnect, this.defaultRoute, this.urgentDelivery, this.infoDelivery];
+  }
+}

@@ -1,0 +1,148 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { catalog, resourceNameOf } from '../../src/notifications/index.js';
+import { acknowledge } from '../nag.js';
+import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
+import type { InboxTables } from './inbox-tables.js';
+import { QueueWithDlq } from './queue-with-dlq.js';
+
+export interface NotificationPipelineProps {
+  tables: InboxTables;
+  defaults: FunctionDefaults;
+  eventBusName: string;
+  maxReceiveCount: number;
+  celebrityThreshold: number;
+  /** Timeout of the delivery consumers: the delivery queues' visibility timeout is 6x it. */
+  deliveryConsumerTimeout: Duration;
+  infoBatchWindowSeconds: number;
+}
+
+/** One notification type's path: rule -> intake queue (+DLQ) -> fan-out function. */
+export interface TypePipeline {
+  readonly detailType: string;
+  readonly rule: Rule;
+  readonly intake: QueueWithDlq;
+  readonly fanOut: HandlerFunction;
+}
+
+const FAN_OUT_TIMEOUT = Duration.minutes(2);
+
+/**
+ * The event side: the `notifications` bus with an archive for replay, one rule, intake queue and
+ * fan-out function PER catalog type (a slow or failing type never delays another), and the two
+ * priority delivery queues the fan-out functions feed.
+ */
+export class NotificationPipeline extends Construct {
+  readonly bus: EventBus;
+  readonly types: readonly TypePipeline[];
+  readonly urgentDelivery: QueueWithDlq;
+  readonly infoDelivery: QueueWithDlq;
+  /** Paged background job that writes FOLLOWING_CELEBS items when an account becomes a celebrity. */
+  readonly promotion: { queue: QueueWithDlq; worker: HandlerFunction };
+  /** Events EventBridge could not deliver to an intake queue (policy or quota errors). */
+  readonly ruleDeadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: NotificationPipelineProps) {
+    super(scope, id);
+    const { tables, defaults } = props;
+
+    this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
+    this.bus.archive('Archive', {
+      description: 'Every event published to the notifications bus, for replay after a fix',
+      eventPattern: { account: [Stack.of(this).account] },
+      retention: Duration.days(30),
+    });
+
+    this.ruleDeadLetterQueue = new Queue(this, 'RuleTargetDlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(this.ruleDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: EventBridge rule targets send events here when they cannot reach their intake queue.');
+
+    this.urgentDelivery = new QueueWithDlq(this, 'UrgentDelivery', {
+      consumerTimeout: props.deliveryConsumerTimeout,
+      maxReceiveCount: props.maxReceiveCount,
+      maxMessageAge: Duration.minutes(1),
+      purpose: 'urgent delivery jobs (pushed at once)',
+    });
+    this.infoDelivery = new QueueWithDlq(this, 'InfoDelivery', {
+      consumerTimeout: props.deliveryConsumerTimeout,
+      maxReceiveCount: props.maxReceiveCount,
+      maxMessageAge: Duration.seconds(props.infoBatchWindowSeconds + 300),
+      purpose: 'info delivery jobs (collapsed into digests per batching window)',
+    });
+
+    {
+      const worker = new HandlerFunction(this, 'CelebrityPromotion', {
+        handler: 'celebrity-promotion',
+        serviceName: 'celebrity-promotion',
+        description: 'Writes FOLLOWING_CELEBS items for one page of a new celebrity\'s followers, then queues the next page',
+        defaults,
+        timeout: Duration.minutes(2),
+        memorySize: 512,
+      });
+      const queue = new QueueWithDlq(this, 'Promotion', {
+        consumerTimeout: worker.timeout ?? Duration.minutes(2),
+        maxReceiveCount: props.maxReceiveCount,
+        maxMessageAge: Duration.minutes(30),
+        purpose: 'celebrity promotion pages',
+      });
+      worker
+        .readTable(tables.tables.graph)
+        .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem'])
+        .sendTo(queue.queue, 'PROMOTION_QUEUE_URL')
+        .consume(queue, { batchSize: 1 });
+      this.promotion = { queue, worker };
+    }
+
+    this.types = catalog.map((type): TypePipeline => {
+      const name = resourceNameOf(type.detailType);
+      const fanOut = new HandlerFunction(this, `FanOut${name}`, {
+        handler: 'fanout',
+        serviceName: `fanout-${type.detailType}`,
+        description: `Fan-out of ${type.detailType} events: inbox writes (or celebrity feed), then delivery jobs`,
+        defaults,
+        timeout: FAN_OUT_TIMEOUT,
+        memorySize: 1024,
+        environment: {
+          NOTIFICATION_TYPE: type.detailType,
+          CELEBRITY_THRESHOLD: String(props.celebrityThreshold),
+        },
+      });
+      const intake = new QueueWithDlq(this, `Intake${name}`, {
+        consumerTimeout: FAN_OUT_TIMEOUT,
+        maxReceiveCount: props.maxReceiveCount,
+        maxMessageAge: Duration.minutes(5),
+        purpose: `${type.detailType} events`,
+      });
+      const rule = new Rule(this, `Rule${name}`, {
+        eventBus: this.bus,
+        description: `${type.detailType} events to their intake queue`,
+        eventPattern: { detailType: [type.detailType] },
+        targets: [new SqsQueue(intake.queue, { deadLetterQueue: this.ruleDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+      });
+      fanOut
+        // Inbox items are write-once: puts only, never update or delete.
+        .writeTable(tables.tables.inbox, ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'])
+        .readTable(tables.tables.graph)
+        .writeTable(tables.tables.graph)
+        // Powertools idempotency: conditional put, get, update, delete of its records.
+        .readTable(tables.tables.idempotency)
+        .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        .sendTo(this.urgentDelivery.queue, 'URGENT_QUEUE_URL')
+        .sendTo(this.infoDelivery.queue, 'INFO_QUEUE_URL')
+        .sendTo(this.promotion.queue.queue, 'PROMOTION_QUEUE_URL')
+        .consume(intake, { batchSize: 10 });
+      return { detailType: type.detailType, rule, intake, fanOut };
+    });
+  }
+
+  /** Every function of the pipeline. */
+  get functions(): HandlerFunction[] {
+    return [...this.types.map((type) => type.fanOut), this.promotion.worker];
+  }
+}

@@ -1,0 +1,133 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  Stats,
+  TextWidget,
+  TreatMissingData,
+  type IAlarmAction,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { HandlerFunction } from './handler-function.js';
+import { QueueWithDlq } from './queue-with-dlq.js';
+
+/** A stable construct id from a construct's path in its stack, so alarms keep their identity when others are added. */
+function idFrom(construct: Construct): string {
+  return construct.node.path.split('/').slice(1).join('').replace(/[^A-Za-z0-9]/g, '');
+}
+
+export interface OperationsProps {
+  restApi?: RestApi;
+  /** Dead-letter queues that are not part of a QueueWithDlq (e.g. the rule-target DLQ). */
+  extraDeadLetterQueues?: { name: string; id: string; queue: Queue }[];
+  /** Every alarm notifies this SNS topic when set. */
+  alarmTopicArn?: string;
+}
+
+/**
+ * Alarms and a dashboard for everything in the stack. Queues and functions are DISCOVERED in the
+ * stack (every QueueWithDlq and HandlerFunction), so a new one cannot be forgotten: create this
+ * construct last. Alarms: each DLQ's depth >= 1, each queue's oldest message older than its
+ * `maxMessageAge`, each function's errors and throttles.
+ */
+export class Operations extends Construct {
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const queues = stack.node.findAll().filter((node): node is QueueWithDlq => node instanceof QueueWithDlq);
+    const functions = stack.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
+    const action: IAlarmAction | undefined = props.alarmTopicArn ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)) : undefined;
+    const alarm = (create: (scope: Construct) => Alarm): Alarm => {
+      const created = create(this);
+      if (action) created.addAlarmAction(action);
+      this.alarms.push(created);
+      return created;
+    };
+
+    const deadLetterQueues = [
+      ...queues.map((source) => ({ name: source.purpose, id: idFrom(source), queue: source.deadLetterQueue })),
+      ...(props.extraDeadLetterQueues ?? []),
+    ];
+    deadLetterQueues.forEach(({ name, id: queueId, queue }) => {
+      alarm((scope) =>
+        queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${queueId}DlqDepth`, {
+          alarmDescription: `Messages in the dead-letter queue of ${name}: inspect, fix, then redrive`,
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    });
+    queues.forEach((source) => {
+      alarm((scope) =>
+        source.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${idFrom(source)}OldestMessage`, {
+          alarmDescription: `Oldest message of ${source.purpose} older than ${source.maxMessageAge.toSeconds()} s: the consumer is failing or falling behind`,
+          threshold: source.maxMessageAge.toSeconds(),
+          evaluationPeriods: 3,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    });
+    functions.forEach((fn) => {
+      alarm((scope) =>
+        fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Errors`, {
+          alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations failed`,
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      alarm((scope) =>
+        fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Throttles`, {
+          alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations throttled`,
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    });
+
+    const widgets: IWidget[][] = [
+      [new TextWidget({ markdown: '# Notifications\nQueues, dead-letter queues, functions and the REST API. Every DLQ message and every function error raises an alarm.', width: 24, height: 2 })],
+      [
+        new GraphWidget({
+          title: 'Dead-letter queue depth',
+          width: 12,
+          left: deadLetterQueues.map(({ name, queue }) => queue.metricApproximateNumberOfMessagesVisible({ label: name, statistic: Stats.MAXIMUM })),
+        }),
+        new GraphWidget({
+          title: 'Oldest message age (s)',
+          width: 12,
+          left: queues.map((source) => source.queue.metricApproximateAgeOfOldestMessage({ label: source.purpose, statistic: Stats.MAXIMUM })),
+        }),
+      ],
+      [
+        new GraphWidget({ title: 'Function errors', width: 8, left: functions.map((fn) => fn.metricErrors({ label: fn.node.id, statistic: Stats.SUM })) }),
+        new GraphWidget({ title: 'Function throttles', width: 8, left: functions.map((fn) => fn.metricThrottles({ label: fn.node.id, statistic: Stats.SUM })) }),
+        new GraphWidget({ title: 'Function duration p99 (ms)', width: 8, left: functions.map((fn) => fn.metricDuration({ label: fn.node.id, statistic: Stats.p(99) })) }),
+      ],
+    ];
+    if (props.restApi) {
+      const api = props.restApi;
+      widgets.push([
+        new GraphWidget({ title: 'REST requests and errors', width: 12, left: [api.metricCount({ statistic: Stats.SUM }), api.metricClientError({ statistic: Stats.SUM }), api.metricServerError({ statistic: Stats.SUM })] }),
+        new GraphWidget({ title: 'REST latency p99 (ms)', width: 12, left: [api.metricLatency({ statistic: Stats.p(99) }), api.metricIntegrationLatency({ statistic: Stats.p(99) })] }),
+      ]);
+    }
+    this.dashboard = new Dashboard(this, 'Dashboard', { widgets });
+  }
+}

@@ -1,0 +1,49 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface QueueWithDlqProps {
+  /** Timeout of the Lambda function that consumes the queue; the visibility timeout is 6x it. */
+  consumerTimeout: Duration;
+  /** Receives before a message moves to the DLQ. */
+  maxReceiveCount: number;
+  /** An oldest message older than this raises the queue's age alarm. */
+  maxMessageAge: Duration;
+  /** What the queue carries, for the dashboard and alarm descriptions. */
+  purpose: string;
+}
+
+/**
+ * An SQS queue with its dead-letter queue, defaults as data: SSE-SQS encryption, TLS-only policy,
+ * visibility timeout 6x the consumer's timeout (AWS guidance for Lambda event sources), 14 days
+ * retention in the DLQ so a redrive is possible after a long weekend.
+ */
+export class QueueWithDlq extends Construct {
+  /** The AWS guidance: visibility timeout at least six times the function timeout. */
+  static readonly VISIBILITY_FACTOR = 6;
+
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly visibilityTimeout: Duration;
+  readonly maxMessageAge: Duration;
+  readonly purpose: string;
+
+  constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
+    super(scope, id);
+    this.visibilityTimeout = Duration.seconds(props.consumerTimeout.toSeconds() * QueueWithDlq.VISIBILITY_FACTOR);
+    this.maxMessageAge = props.maxMessageAge;
+    this.purpose = props.purpose;
+    this.deadLetterQueue = new Queue(this, 'Dlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'Queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: this.visibilityTimeout,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    });
+  }
+}

@@ -1,0 +1,172 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { resourceNameOf } from '../../src/notifications/index.js';
+import { HANDLERS_DIR } from '../bundling.js';
+import type { NotificationsConfig } from '../config.js';
+import { HandlerFunction, type FunctionDefaults } from '../constructs/handler-function.js';
+import { InboxApi, type InboxApiAuth } from '../constructs/inbox-api.js';
+import type { InboxTables } from '../constructs/inbox-tables.js';
+import type { RestFunction } from '../../src/handlers/rest/routes.js';
+import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-delivery.js';
+import { NotificationPipeline } from '../constructs/notification-pipeline.js';
+import { Operations } from '../constructs/operations.js';
+import { Scheduling } from '../constructs/scheduling.js';
+import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
+
+export interface AppStackProps extends StackProps {
+  config: NotificationsConfig;
+  tables: InboxTables;
+  cursorSecret: Secret;
+  /** Present in `cognito` auth mode. */
+  userPool?: TenantUserPool;
+}
+
+/** Handlers the live-delivery construct needs; until they all exist it is left out with a warning. */
+const LIVE_DELIVERY_HANDLERS = ['ws-connect', 'ws-disconnect', 'ws-default', 'delivery'];
+
+/**
+ * The stateless stack: functions, queues, the bus, the APIs, schedules and operations. Everything
+ * here can be destroyed and redeployed; the data lives in the DataStack.
+ */
+export class AppStack extends Stack {
+  readonly pipeline: NotificationPipeline;
+  readonly api: InboxApi;
+  readonly live?: LiveDelivery;
+  readonly scheduling: Scheduling;
+  readonly authorizer: HandlerFunction;
+  readonly restFunctions: Record<RestFunction, HandlerFunction>;
+  readonly operations: Operations;
+
+  constructor(scope: Construct, id: string, props: AppStackProps) {
+    super(scope, id, props);
+    const { config, tables } = props;
+    const { inbox, readMarks, graph } = tables.tables;
+    const defaults: FunctionDefaults = {
+      logLevel: config.logLevel,
+      logRetention: config.logRetentionDays,
+      removalPolicy: config.removalPolicy,
+      environment: {
+        FEED_SHARDS: String(config.feedShards),
+        INBOX_TTL_DAYS: String(config.ttlDays),
+        TENANT_CLAIM: config.tenantClaim,
+      },
+    };
+    // The cursor key is resolved by CloudFormation at deploy (dynamic reference), so it is in
+    // neither the template nor the source, and handlers read it from env once per container with
+    // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
+    const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
+
+    // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
+    const jwt =
+      config.authMode === 'jwt'
+        ? config.jwt!
+        : {
+            issuer: props.userPool!.issuer,
+            audience: props.userPool!.client.userPoolClientId,
+            jwksUrl: `${props.userPool!.issuer}/.well-known/jwks.json`,
+          };
+    this.authorizer = new HandlerFunction(this, 'Authorizer', {
+      handler: 'authorizer',
+      serviceName: 'authorizer',
+      description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
+      defaults,
+      environment: { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWKS_URL: jwt.jwksUrl },
+    });
+
+    this.pipeline = new NotificationPipeline(this, 'Pipeline', {
+      tables,
+      defaults,
+      eventBusName: config.eventBusName,
+      maxReceiveCount: config.maxReceiveCount,
+      celebrityThreshold: config.celebrityThreshold,
+      deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
+      infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+    });
+
+    this.scheduling = new Scheduling(this, 'Scheduling', {
+      targets: this.pipeline.types.map((type) => type.intake.queue),
+      removalPolicy: config.removalPolicy,
+    });
+
+    const inboxRead = new HandlerFunction(this, 'InboxRead', {
+      handler: 'rest-read',
+      serviceName: 'inbox-read-api',
+      description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
+      defaults,
+      environment: { CURSOR_SECRET: cursorSecret },
+    })
+      .readTable(inbox)
+      .readTable(readMarks)
+      .readTable(graph);
+    const inboxWrite = new HandlerFunction(this, 'InboxWrite', {
+      handler: 'rest-write',
+      serviceName: 'inbox-write-api',
+      description: 'POST read-all, seen-all and one read: moves read marks (one write however many are unread)',
+      defaults,
+      environment: { CURSOR_SECRET: cursorSecret },
+    })
+      .readTable(inbox)
+      .readTable(readMarks)
+      .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
+      .readTable(graph);
+    // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
+    const preferences = new HandlerFunction(this, 'Preferences', {
+      handler: 'rest-preferences',
+      serviceName: 'preferences-api',
+      description: 'GET and PUT /preferences (time zone, quiet hours, muted types)',
+      defaults,
+    })
+      .readTable(graph)
+      .writeTable(graph, ['dynamodb:PutItem']);
+    this.restFunctions = { inboxRead, inboxWrite, preferences };
+
+    const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: this.authorizer };
+    this.api = new InboxApi(this, 'InboxApi', {
+      functions: this.restFunctions,
+      auth,
+      logRetention: config.logRetentionDays,
+      removalPolicy: config.removalPolicy,
+    });
+
+    const missing = LIVE_DELIVERY_HANDLERS.filter((name) => !existsSync(join(HANDLERS_DIR, `${name}.ts`)));
+    if (missing.length === 0) {
+      this.live = new LiveDelivery(this, 'LiveDelivery', {
+        tables,
+        defaults,
+        authorizer: this.authorizer,
+        urgentDelivery: this.pipeline.urgentDelivery,
+        infoDelivery: this.pipeline.infoDelivery,
+        infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+        logRetention: config.logRetentionDays,
+        removalPolicy: config.removalPolicy,
+      });
+      // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
+      const account = this.api.api.node.tryFindChild('Account');
+      if (account) this.live.stage.node.addDependency(account);
+    } else {
+      Annotations.of(this).addWarningV2('notifications:liveDeliveryNotWired', `live delivery not wired: src/handlers/${missing.join('.ts, ')}.ts missing`);
+    }
+
+    this.operations = new Operations(this, 'Operations', {
+      restApi: this.api.api,
+      extraDeadLetterQueues: [{ name: 'EventBridge rule targets', id: 'RuleTargets', queue: this.pipeline.ruleDeadLetterQueue }],
+      alarmTopicArn: config.alarmTopicArn,
+    });
+
+    new CfnOutput(this, 'RestApiUrl', { value: this.api.url, description: 'REST API base URL (…/v1/)' });
+    if (this.live) new CfnOutput(this, 'WebSocketUrl', { value: this.live.url, description: 'WebSocket URL: connect with ?token=<jwt>' });
+    new CfnOutput(this, 'EventBusName', { value: this.pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
+    new CfnOutput(this, 'EventBusArn', { value: this.pipeline.bus.eventBusArn });
+    new CfnOutput(this, 'AuthMode', { value: config.authMode });
+    new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduling.group.scheduleGroupName });
+    for (const type of this.pipeline.types) {
+      new CfnOutput(this, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
+        value: type.intake.queue.queueUrl,
+        description: `Intake queue of ${type.detailType} (the target of its deferred-send schedules)`,
+      });
+    }
+  }
+}

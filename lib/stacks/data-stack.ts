@@ -1,0 +1,45 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { NotificationsConfig } from '../config.js';
+import { InboxTables } from '../constructs/inbox-tables.js';
+import { TenantUserPool } from '../constructs/tenant-user-pool.js';
+import { acknowledge } from '../nag.js';
+
+export interface DataStackProps extends StackProps {
+  config: NotificationsConfig;
+}
+
+/**
+ * The stateful stack: tables, the cursor-signing key and (in `cognito` mode) the user pool. Kept
+ * apart from the stateless stack so the app can be torn down and redeployed without touching data.
+ */
+export class DataStack extends Stack {
+  readonly tables: InboxTables;
+  readonly cursorSecret: Secret;
+  readonly userPool?: TenantUserPool;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    this.tables = new InboxTables(this, 'Tables', { removalPolicy: config.removalPolicy });
+
+    // HMAC key of the pagination cursors, generated at deploy time: never in source or template.
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      description: 'HMAC key that signs inbox pagination cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: config.removalPolicy,
+    });
+    acknowledge(
+      this.cursorSecret,
+      'AwsSolutions-SMG4',
+      'Rotating the cursor HMAC key only invalidates outstanding page cursors; it is rotated by updating the secret and redeploying (README), no rotation Lambda needed.',
+    );
+
+    if (config.authMode === 'cognito') {
+      this.userPool = new TenantUserPool(this, 'Identity', { removalPolicy: config.removalPolicy });
+      new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPool.userPoolId, description: 'Cognito user pool (users carry custom:tenant)' });
+      new CfnOutput(this, 'UserPoolClientId', { value: this.userPool.client.userPoolClientId, description: 'App client id (the ID token audience)' });
+    }
+  }
+}
