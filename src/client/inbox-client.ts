@@ -119,6 +119,7 @@ export class InboxClient {
   /** Bumped by every local change a count answer may not include (arrival, mark). */
   private changeSequence = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
+  private readFlagsRefresh: Promise<void> | undefined;
   private state: InboxState | undefined;
   private readonly detachLifecycle: Array<() => void> = [];
 
@@ -371,6 +372,9 @@ export class InboxClient {
         // Unknown whether there are more than the cap, or the count may predate a just-counted arrival.
         const racedArrival = this.clock.now() - this.lastArrivalAt < this.settings.countsSettleMs;
         if ((message.capped === undefined && atCap) || racedArrival) this.recheckCountsSoon();
+        // More unread here than the server counts: another device read single notifications, and
+        // read_state does not say which. Re-read the flags of the held unread ones.
+        if (!atCap && this.store.countsFromHeld().unread > message.unread) this.refreshReadFlagsSoon();
         this.changed();
         break;
       }
@@ -388,6 +392,31 @@ export class InboxClient {
     this.store.countArrivals(added);
     this.changed();
     return added;
+  }
+
+  /** Re-reads the held unread notifications (newest first, from the oldest unread one up) so their flags follow the server. */
+  private refreshReadFlagsSoon(): void {
+    if (this.readFlagsRefresh) return;
+    this.readFlagsRefresh = (async () => {
+      try {
+        const unread = this.store.list().filter((item) => !item.read);
+        const oldest = unread[unread.length - 1];
+        if (!oldest) return;
+        const since = lowestIdAt(timeOfId(oldest.id) - 1);
+        let cursor: string | undefined;
+        for (let pages = 0; pages < this.settings.maxCatchUpPages; pages += 1) {
+          const page = await this.rest.listPage({ limit: this.settings.catchUpPageSize, since, cursor });
+          this.store.merge(page.items);
+          if (page.nextCursor === null) break;
+          cursor = page.nextCursor;
+        }
+        this.changed();
+      } catch (error) {
+        this.emit('error', toError(error));
+      } finally {
+        this.readFlagsRefresh = undefined;
+      }
+    })();
   }
 
   private recheckCountsSoon(): void {

@@ -186,6 +186,23 @@ describe('InboxClient', () => {
     expect(client.getState().notifications.every((item) => item.read)).toBe(true);
   });
 
+  it('learns which notification another device read on its own (read_state does not say)', async () => {
+    // Prepare
+    const { client, server } = aClient();
+    const stored = history(4);
+    server.add(...stored);
+    const socket = await startAndOpen(client);
+
+    // Act: the phone opened one notification
+    server.singleReads.add(stored[1]!.id);
+    socket.serverSend(server.readStateMessage());
+    await flush();
+
+    // Assess
+    expect(client.getState().counts).toEqual({ unread: 3, unseen: 3, capped: false });
+    expect(client.getState().notifications.filter((item) => item.read).map((item) => item.id)).toEqual([stored[1]!.id]);
+  });
+
   it('asks the server whether a read_state at the cap means "99+"', async () => {
     // Prepare
     const { client, server, clock } = aClient();

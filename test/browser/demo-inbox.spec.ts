@@ -1,0 +1,169 @@
+/**
+ * The demo inbox page as a person uses it, in headless Chromium against the in-process local
+ * runtime: publish, see the toast and the badge, open the bell, mark all read, reload and find the
+ * state kept; a second page of the same user follows. Screenshots go to `test-artifacts/`.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
+import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { aMention, putEntry } from '../support/events.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+const WAIT = { timeout: 15_000 };
+
+let runtime: LocalRuntime;
+let dataDir: string;
+let profileDir: string;
+let context: BrowserContext;
+
+async function openInbox(tenant: string, user: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`[page ${user}]`, error));
+  await page.goto(`${runtime.endpoints.http}/?tenant=${tenant}&user=${user}`);
+  await page.locator('#connection[data-state="open"]').waitFor(WAIT);
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+const badge = (page: Page) => page.locator('#badge');
+const bell = (page: Page) => page.getByRole('button', { name: /^Notifications/ });
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
+  await mkdir(ARTIFACTS, { recursive: true });
+  dataDir = await mkdtemp(join(tmpdir(), 'browser-e2e-'));
+  profileDir = await mkdtemp(join(tmpdir(), 'browser-profile-'));
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 });
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await runtime?.close();
+  for (const dir of [dataDir, profileDir]) if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('The demo inbox page', () => {
+  it('publish, toast and badge, bell, mark all read, reload; a second page follows', async () => {
+    // Prepare
+    const page = await openInbox('acme', 'alice');
+    const other = await openInbox('acme', 'alice');
+    await expect.poll(() => page.locator('.type-card h3').allTextContents()).toEqual(expect.arrayContaining(['mention.created', 'comment.created', 'post.published']));
+    await expect.poll(() => badge(page).isHidden()).toBe(true);
+
+    // Act: publish a mention from the panel
+    await page.getByRole('button', { name: 'Publish mention.created' }).click();
+
+    // Assess: toast and badge, here and on the second page
+    await page.locator('.toast', { hasText: 'Bob mentioned you' }).waitFor(WAIT);
+    await expect.poll(() => badge(page).textContent()).toBe('1');
+    await expect.poll(() => badge(other).textContent()).toBe('1');
+
+    // Act: three comments in a row collapse into one digest toast
+    await page.getByRole('button', { name: 'Publish 3 comment.created events' }).click();
+    await page.locator('.toast', { hasText: '3 new comments' }).waitFor(WAIT);
+    await expect.poll(() => badge(page).textContent()).toBe('4');
+    await expect.poll(() => badge(other).textContent()).toBe('4');
+    await shot(page, '01-toasts-and-badge');
+
+    // Act: open the bell (seen-all): the badge clears, nothing is read yet
+    await bell(page).click();
+    await expect.poll(() => page.locator('#list .item').count()).toBe(4);
+    await expect.poll(() => badge(page).isHidden()).toBe(true);
+    await expect.poll(() => badge(other).isHidden()).toBe(true);
+    expect(await page.locator('#list .item.unread').count()).toBe(4);
+    await expect.poll(() => page.locator('#unread-summary').textContent()).toBe('4 unread');
+    await shot(page, '02-bell-open-unread');
+
+    // Act: mark all read
+    await page.getByRole('button', { name: 'Mark all as read' }).click();
+    await expect.poll(() => page.locator('#list .item.unread').count()).toBe(0);
+    expect(await page.locator('#list .item.read').count()).toBe(4);
+    await shot(page, '03-all-read');
+
+    // Act: reload: the state is the server's
+    await page.reload();
+    await page.locator('#connection[data-state="open"]').waitFor(WAIT);
+    await bell(page).click();
+    await expect.poll(() => page.locator('#list .item.read').count()).toBe(4);
+    expect(await page.locator('#list .item.unread').count()).toBe(0);
+    await expect.poll(() => badge(page).isHidden()).toBe(true);
+    await expect.poll(() => page.locator('#unread-summary').textContent()).toBe('all read');
+
+    // The second page followed too: its list is all read when it opens the bell
+    await bell(other).click();
+    await expect.poll(() => other.locator('#list .item.read').count()).toBe(4);
+
+    // One more mention: only the new one is unread, on both pages
+    await page.getByRole('button', { name: 'Publish mention.created' }).click();
+    await expect.poll(() => other.locator('#list .item.unread').count()).toBe(1);
+    await bell(page).click();
+    await expect.poll(() => page.locator('#list .item.unread').count()).toBe(1);
+    await page.locator('#list .item.unread .item-button').click();
+    await expect.poll(() => other.locator('#list .item.unread').count()).toBe(0);
+    await Promise.all([page.close(), other.close()]);
+  });
+
+  it('caps the badge at "99+" and loads older notifications on scroll', async () => {
+    // Prepare: 120 mentions for zoe, published as a producer would
+    const events = new EventBridgeClient({ endpoint: runtime.endpoints.events, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const start = Date.now() - 120_000;
+    for (let batch = 0; batch < 12; batch += 1) {
+      const entries = Array.from({ length: 10 }, (_, index) => {
+        const n = batch * 10 + index;
+        return putEntry('mention.created', aMention({ recipients: ['zoe'], time: new Date(start + n * 1000).toISOString(), data: { postId: `p-${n}`, excerpt: `mention number ${n}` } }));
+      });
+      const output = await events.send(new PutEventsCommand({ Entries: entries }));
+      expect(output.FailedEntryCount ?? 0).toBe(0);
+    }
+    events.destroy();
+
+    // Act
+    const page = await openInbox('acme', 'zoe');
+
+    // Assess: the badge says 99+ and the bell's label says it too
+    await expect.poll(() => badge(page).textContent(), { timeout: 20_000 }).toBe('99+');
+    await expect.poll(() => bell(page).getAttribute('aria-label')).toBe('Notifications, 99+ unseen');
+
+    // Infinite scroll: scrolling the list to the end keeps loading until every one is there
+    await bell(page).click();
+    await expect.poll(() => page.locator('#list .item').count()).toBeGreaterThanOrEqual(15);
+    await shot(page, '04-capped-badge-list');
+    const status = page.locator('#list-status');
+    for (let i = 0; i < 30 && (await status.textContent()) !== "You're all caught up."; i += 1) {
+      await page.locator('#list-scroll').evaluate((element) => element.scrollTo(0, element.scrollHeight));
+      await page.waitForTimeout(150);
+    }
+    expect(await status.textContent()).toBe("You're all caught up.");
+    expect(await page.locator('#list .item').count()).toBe(120);
+    const ids = await page.locator('#list .item').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id));
+    expect(new Set(ids).size).toBe(120);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    await page.close();
+  });
+});
