@@ -95,12 +95,3 @@ export function planOnlineFollowersJob(event: NotificationEvent, rendered: Rende
     target: { kind: 'onlineFollowers', actorId, notificationId: id },
   };
 }
-
-/**
- * How many buffered follower ids to flush now: whole multiples of the job size (100, itself a
- * multiple of BatchWriteItem's 25) while more pages follow, so pages of any length still cost
- * exactly ceil(F/25) BatchWriteItem calls and full delivery jobs; everything on the last page.
- */
-export function flushableCount(buffered: number, isLastPage: boolean): number {
-  return isLastPage ? buffered : buffered - (buffered % MAX_RECIPIENTS_PER_JOB);
-}

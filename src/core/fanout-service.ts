@@ -5,18 +5,19 @@
  * missing and a delivered job always finds its notification.
  */
 import type { NotificationType } from '../notifications/notification-type.js';
-import type { DeliveryJobQueue, RenderedNotification } from './delivery-job.js';
+import { MAX_RECIPIENTS_PER_JOB, type DeliveryJobQueue, type RenderedNotification } from './delivery-job.js';
 import type { NotificationEvent } from './events.js';
 import type { AccountProfile, FollowGraph, PromotionJobQueue } from './fanout-ports.js';
 import {
-  flushableCount,
   planFeedWrites,
   planOnlineFollowersJob,
   planRecipientJobs,
   planRecipientWrites,
   renderNotification,
+  type DeliveryRecipient,
 } from './fanout-plan.js';
 import type { InboxWriter } from './ports.js';
+import { isMuted, type PreferencesReader } from './preferences.js';
 import { nextTier, type Tier } from './tier.js';
 
 export interface FanOutSettings {
@@ -25,6 +26,8 @@ export interface FanOutSettings {
   inboxTtlDays: number;
   /** Followers read per Query page (bounded memory for huge accounts). */
   followerPageSize?: number;
+  /** BatchWriteItem calls in flight while writing follower inboxes. */
+  writeParallelism?: number;
 }
 
 export interface FanOutDeps {
@@ -33,6 +36,8 @@ export interface FanOutDeps {
   deliveryQueue: DeliveryJobQueue;
   promotionQueue: PromotionJobQueue;
   settings: FanOutSettings;
+  /** Users who muted the type get no inbox item and no push (short-TTL cached reads). */
+  preferences?: PreferencesReader;
 }
 
 /** What one event did; JSON, stored as the idempotency record's result. */
@@ -45,6 +50,22 @@ export interface FanOutSummary {
 }
 
 export const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
+/** The first follower page is small so the first writes start after a short Query. */
+export const FIRST_FOLLOWER_PAGE_SIZE = 100;
+/** Unwritten follower ids kept in memory, in pages. */
+export const MAX_BUFFERED_PAGES = 2;
+/** BatchWriteItem calls in flight for one event. */
+export const DEFAULT_WRITE_PARALLELISM = 8;
+/** BatchWriteItem's limit: each writer takes this many follower ids per call. */
+const BATCH_WRITE_SIZE = 25;
+
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
 
 export class FanOutService {
   constructor(private readonly deps: FanOutDeps) {}
@@ -61,13 +82,22 @@ export class FanOutService {
   }
 
   /** Direct audience and the ordinary tier: inbox items, then jobs for exactly those recipients. */
-  private async writeToInboxes(event: NotificationEvent, rendered: RenderedNotification, userIds: readonly string[], summary: FanOutSummary): Promise<void> {
+  private async writeToInboxes(event: NotificationEvent, rendered: RenderedNotification, audience: readonly string[], summary: FanOutSummary): Promise<void> {
+    const userIds = await this.withoutMuted(event, audience);
+    if (userIds.length === 0) return;
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays);
     await this.deps.inbox.putAll(writes);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
     summary.deliveryJobs += jobs.length;
+  }
+
+  /** The audience minus the users who muted this type (unreadable preferences mute nothing: the inbox write is never lost). */
+  private async withoutMuted(event: NotificationEvent, userIds: readonly string[]): Promise<readonly string[]> {
+    if (!this.deps.preferences || userIds.length === 0) return userIds;
+    const lookups = await this.deps.preferences.getPreferences(event.tenantId, userIds);
+    return userIds.filter((userId) => !isMuted(lookups.get(userId), event.type));
   }
 
   /** Two tiers: a celebrity's event goes to its S feed shards; otherwise pages of followers' inboxes. */
@@ -84,23 +114,85 @@ export class FanOutService {
       summary.deliveryJobs += 1;
       return;
     }
+    await this.writeToFollowerInboxes(event, rendered, accountId, summary);
+  }
+
+  /**
+   * Streams the follower list into the inboxes: one reader pages the followers (a small first page so
+   * writing starts at once, then full pages, paused while MAX_BUFFERED_PAGES are unwritten) and
+   * `writeParallelism` writers each take 25 ids at a time (one BatchWriteItem call) with no barrier
+   * between pages. Every 100 written recipients become one delivery job, enqueued after the writes.
+   * Memory stays bounded by the buffer, whatever the follower count.
+   */
+  private async writeToFollowerInboxes(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary): Promise<void> {
+    const { settings } = this.deps;
     const pageSize = settings.followerPageSize ?? DEFAULT_FOLLOWER_PAGE_SIZE;
-    const listPage = (after: string | undefined) => this.deps.graph.listFollowersPage(event.tenantId, accountId, after, pageSize);
-    let buffered: string[] = [];
-    let pending = listPage(undefined);
-    for (;;) {
-      const page = await pending;
-      // Read the next page while this one is written: the Query hides behind the BatchWrites.
-      if (page.next !== undefined) pending = listPage(page.next);
-      for (const follower of page.followers) buffered.push(follower.followerId);
-      const isLast = page.next === undefined;
-      const count = flushableCount(buffered.length, isLast);
-      if (count > 0) {
-        await this.writeToInboxes(event, rendered, buffered.slice(0, count), summary);
-        buffered = buffered.slice(count);
+    const maxBuffered = pageSize * MAX_BUFFERED_PAGES;
+    const buffer: string[] = [];
+    const written: DeliveryRecipient[] = [];
+    let readingDone = false;
+    let failed = false;
+    let wake = signal();
+
+    const notify = () => {
+      const current = wake;
+      wake = signal();
+      current.resolve();
+    };
+    const enqueueJobs = async (recipients: DeliveryRecipient[]) => {
+      const jobs = planRecipientJobs(event, rendered, recipients);
+      await this.deps.deliveryQueue.enqueue(jobs);
+      summary.deliveryJobs += jobs.length;
+    };
+
+    const reader = async () => {
+      let after: string | undefined;
+      let limit = Math.min(FIRST_FOLLOWER_PAGE_SIZE, pageSize);
+      try {
+        do {
+          while (buffer.length >= maxBuffered && !failed) await wake.promise;
+          if (failed) return;
+          const page = await this.deps.graph.listFollowersPage(event.tenantId, accountId, after, limit);
+          for (const follower of page.followers) buffer.push(follower.followerId);
+          after = page.next;
+          limit = pageSize;
+          notify();
+        } while (after !== undefined);
+      } finally {
+        readingDone = true;
+        notify();
       }
-      if (isLast) return;
-    }
+    };
+
+    const writer = async () => {
+      for (;;) {
+        if (failed) return;
+        if (buffer.length >= BATCH_WRITE_SIZE || (readingDone && buffer.length > 0)) {
+          const batch = buffer.splice(0, BATCH_WRITE_SIZE);
+          notify();
+          const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
+          await this.deps.inbox.putAll(writes);
+          summary.inboxItems += writes.length;
+          written.push(...recipients);
+          while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));
+          continue;
+        }
+        if (readingDone) return;
+        await wake.promise;
+      }
+    };
+
+    const guard = async (work: () => Promise<void>) => {
+      try {
+        await work();
+      } catch (error) {
+        failed = true;
+        notify();
+        throw error;
+      }
+    };
+    await Promise.all([guard(reader), ...Array.from({ length: settings.writeParallelism ?? DEFAULT_WRITE_PARALLELISM }, () => guard(writer))]);
+    if (written.length > 0) await enqueueJobs(written.splice(0));
   }
 
   private async applyGraphEffect(event: NotificationEvent, effect: 'follow' | 'unfollow', summary: FanOutSummary): Promise<void> {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RECIPIENTS_PER_JOB, deliveryJobSchema } from '../../src/core/delivery-job.js';
 import {
   feedRecipient,
-  flushableCount,
   planFeedWrites,
   planOnlineFollowersJob,
   planRecipientJobs,
@@ -54,12 +53,5 @@ describe('fan-out planning', () => {
   it('targets online followers for a celebrity event', () => {
     const job = planOnlineFollowersJob(event, rendered, 'star', notificationId({ tenantId: 'acme', eventId: 'e', recipient: 'feed#star', timeMs: event.timeMs }));
     expect(deliveryJobSchema.parse(job).target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
-  });
-
-  it('flushes whole jobs while pages follow and everything on the last page', () => {
-    expect(flushableCount(1_000, false)).toBe(1_000);
-    expect(flushableCount(1_037, false)).toBe(1_000);
-    expect(flushableCount(37, false)).toBe(0);
-    expect(flushableCount(37, true)).toBe(37);
   });
 });
