@@ -102,7 +102,7 @@ function signIn(tenantId: string, userId: string): void {
   detachClient.push(
     inbox.subscribe(render),
     inbox.on('notification', (notification) => toast(notification.title, notification.body)),
-    inbox.on('digest', ({ count, notifications }) => toast(digestTitle(count, notifications), notifications.map((item) => item.title).slice(0, 3).join(' · '))),
+    inbox.on('digest', ({ count, notifications }) => toast(digestTitle(count, notifications), [...new Set(notifications.map((item) => item.title))].slice(0, 3).join(' · '))),
     inbox.on('error', (error) => console.warn('[inbox]', error.message)),
   );
   void inbox.start();
