@@ -34,13 +34,19 @@ export function connectionRepositoryFromEnv(env: NodeJS.ProcessEnv, client: Dyna
   return new ConnectionRepository(client, tableNameFromEnv('connections', env));
 }
 
-export function webSocketRouteDepsFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger): WebSocketRouteDeps {
-  return {
-    connections: connectionRepositoryFromEnv(env, client),
-    celebrities: new GraphRepository(client, tableNameFromEnv('graph', env)),
-    pusher: new ApiGatewayConnectionPusher(management),
-    logger,
-  };
+/** $connect: the Connections table (writes) and the Graph table (followed celebrities). */
+export function connectDepsFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger: Logger): Pick<WebSocketRouteDeps, 'connections' | 'celebrities' | 'logger'> {
+  return { connections: connectionRepositoryFromEnv(env, client), celebrities: new GraphRepository(client, tableNameFromEnv('graph', env)), logger };
+}
+
+/** $disconnect: the Connections table only. */
+export function disconnectDepsFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger: Logger): Pick<WebSocketRouteDeps, 'connections' | 'logger'> {
+  return { connections: connectionRepositoryFromEnv(env, client), logger };
+}
+
+/** $default: the management API only (it answers the caller). */
+export function defaultRouteDepsFromEnv(management: ApiGatewayManagementApiClient, logger: Logger): Pick<WebSocketRouteDeps, 'pusher' | 'logger'> {
+  return { pusher: new ApiGatewayConnectionPusher(management), logger };
 }
 
 export function liveDeliveryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger): LiveDelivery {

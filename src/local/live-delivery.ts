@@ -10,7 +10,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSB
 import { createManagementApiClient } from '../adapters/connection-pusher.js';
 import type { ReadStateListener } from '../core/ports.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { liveDeliveryFromEnv, readStateSyncFromEnv, webSocketRouteDepsFromEnv } from '../handlers/live-dependencies.js';
+import { connectDepsFromEnv, defaultRouteDepsFromEnv, disconnectDepsFromEnv, liveDeliveryFromEnv, readStateSyncFromEnv } from '../handlers/live-dependencies.js';
 import { createConnectHandler, createDefaultHandler, createDisconnectHandler } from '../handlers/websocket/routes.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './websocket-gateway.js';
@@ -48,8 +48,11 @@ export async function startLocalLiveDelivery(options: LocalLiveDeliveryOptions):
   const gateway = await startWebSocketGateway({ host: options.host, port: options.port, authorizer: options.authorizer, logger });
   const env = { ...options.env, WS_MANAGEMENT_ENDPOINT: gateway.managementEndpoint };
   const management: ApiGatewayManagementApiClient = createManagementApiClient(gateway.managementEndpoint, { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const routeDeps = webSocketRouteDepsFromEnv(env, documentClient, management, logger);
-  gateway.attach({ connect: createConnectHandler(routeDeps), disconnect: createDisconnectHandler(routeDeps), default: createDefaultHandler(routeDeps) });
+  gateway.attach({
+    connect: createConnectHandler(connectDepsFromEnv(env, documentClient, logger)),
+    disconnect: createDisconnectHandler(disconnectDepsFromEnv(env, documentClient, logger)),
+    default: createDefaultHandler(defaultRouteDepsFromEnv(management, logger)),
+  });
   const detach: (() => void)[] = [];
   return {
     gateway,

@@ -18,7 +18,7 @@ export interface WebSocketRouteDeps {
 
 const OK: WebSocketResult = { statusCode: 200 };
 
-export function createConnectHandler(deps: WebSocketRouteDeps) {
+export function createConnectHandler(deps: Pick<WebSocketRouteDeps, 'connections' | 'celebrities' | 'logger'>) {
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const parsed = connectEventSchema.safeParse(event);
     // Without a verified identity from the authorizer nothing is registered.
