@@ -6,10 +6,14 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { extractToken, type TokenVerifier } from '../adapters/jwt-verifier.js';
 
-/** Every method of the stage: the result may be cached per token across routes. */
+/**
+ * Every method of the stage: the result may be cached per token across routes. A method ARN is
+ * `arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/{verb}/{path}` (REST) or
+ * `...:{apiId}/{stage}/{route}` (WebSocket): the API id is part of the first segment.
+ */
 function stageWildcard(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*`;
+  const [apiArn, stage] = methodArn.split('/');
+  return `${apiArn}/${stage}/*`;
 }
 
 export function createAuthorizerHandler(verifier: TokenVerifier, logger: Logger) {
