@@ -201,7 +201,8 @@ export class InboxClient {
   /** Loads the next older page. Resolves to whether more pages remain. */
   loadMore(): Promise<boolean> {
     if (this.loadingMore) return this.loadingMore;
-    if (!this.loaded || this.historyCursor === null) return Promise.resolve(this.historyCursor !== null);
+    // Before the first page there is nothing to continue from; the first load is on its way.
+    if (!this.loaded || this.historyCursor === null) return Promise.resolve(!this.loaded || this.historyCursor !== null);
     const cursor = this.historyCursor;
     this.loadingMore = (async () => {
       try {
