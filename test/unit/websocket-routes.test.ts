@@ -52,7 +52,7 @@ const celebrities = { listFollowedCelebrities: async (_user: UserRef): Promise<F
 describe('$connect', () => {
   it('registers the connection for the authorizer identity with its celebrity subscriptions', async () => {
     const connections = new FakeConnections();
-    const handler = createConnectHandler({ connections, celebrities, pusher: new FakePusher(), logger });
+    const handler = createConnectHandler({ connections, celebrities, logger });
 
     const result = await handler(aWebSocketEvent('$connect'));
 
@@ -62,7 +62,7 @@ describe('$connect', () => {
 
   it('registers nothing without an authorizer identity', async () => {
     const connections = new FakeConnections();
-    const handler = createConnectHandler({ connections, celebrities, pusher: new FakePusher(), logger });
+    const handler = createConnectHandler({ connections, celebrities, logger });
 
     const result = await handler(aWebSocketEvent('$connect', { authorizer: null }));
 
