@@ -45,6 +45,8 @@ export function decideLiveDelivery(nowMs: number, subject: LivePushSubject, look
 }
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** `RATE_LIMIT_PER_MINUTE` default: live pushes per user per minute before the rest collapse into a digest. */
+export const RATE_LIMIT_PER_MINUTE_DEFAULT = 30;
 
 export interface RateLimitWindow {
   startMs: number;

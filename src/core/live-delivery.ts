@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import type { DeliveryJob, Priority } from './delivery-job.js';
 import { liveNotification, planMessages, type PendingPush } from './live-messages.js';
 import type { UserRef } from './ports.js';
+import type { GateCandidate, LiveDeliveryGate } from './live-gate.js';
+import type { Notification } from './notification.js';
 
 export interface ConnectionTarget extends UserRef {
   connectionId: string;
@@ -68,6 +70,8 @@ export interface LiveDeliveryDeps {
   /** Connections pushed to at once. */
   parallelism?: number;
   onError?: DeliveryErrorReporter;
+  /** Preferences, quiet hours and the per-user rate limit: which (user, notification) pushes go now. */
+  gate?: Pick<LiveDeliveryGate, 'admit'>;
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
@@ -121,11 +125,13 @@ export class LiveDelivery {
       const key = userKey(connection);
       connectionsByUser.set(key, [...(connectionsByUser.get(key) ?? []), connection]);
     }
+    const admitted = await this.admitRecipients(inputs, connectionsByUser, report);
     const queues = new Map<string, { target: ConnectionTarget; pushes: PendingPush<string>[] }>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
       const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
       for (const recipient of job.target.recipients) {
+        if (!admitted.has(`${recordId}\u0000${recipient.userId}`)) continue;
         const notification = liveNotification(recipient.notificationId, job.notification);
         for (const target of connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? []) {
           const queue = queues.get(target.connectionId) ?? { target, pushes: [] };
@@ -137,13 +143,48 @@ export class LiveDelivery {
     await forEachWithParallelism(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report));
   }
 
+  /**
+   * `recordId + userId` of every online recipient the gate lets through now (all of them without a
+   * gate). A gate failure fails those records (nothing was pushed; the queue redelivers them).
+   */
+  private async admitRecipients(inputs: readonly DeliveryInput[], connectionsByUser: ReadonlyMap<string, ConnectionTarget[]>, report: DeliveryReport): Promise<Set<string>> {
+    const pairs: { key: string; recordId: string; candidate: GateCandidate }[] = [];
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      for (const recipient of job.target.recipients) {
+        const user = { tenantId: job.tenantId, userId: recipient.userId };
+        if (!connectionsByUser.has(userKey(user))) continue;
+        pairs.push({ key: `${recordId}\u0000${recipient.userId}`, recordId, candidate: { ...user, notification: liveNotification(recipient.notificationId, job.notification), priority: job.priority } });
+      }
+    }
+    if (!this.deps.gate || pairs.length === 0) return new Set(pairs.map((pair) => pair.key));
+    try {
+      const verdicts = await this.deps.gate.admit(pairs.map((pair) => pair.candidate));
+      return new Set(pairs.filter((_, index) => verdicts[index] === 'push').map((pair) => pair.key));
+    } catch (error) {
+      this.onError('live gate failed', error, { records: inputs.length });
+      for (const pair of pairs) report.failedRecordIds.add(pair.recordId);
+      return new Set();
+    }
+  }
+
+  /** The connections of a celebrity-feed page whose users the gate lets through now. */
+  private async admitFollowers(page: readonly ConnectionTarget[], job: DeliveryJob, notification: Notification): Promise<ConnectionTarget[]> {
+    if (!this.deps.gate || page.length === 0) return [...page];
+    const users = [...new Map(page.map((target) => [userKey(target), { tenantId: target.tenantId, userId: target.userId }])).values()];
+    const verdicts = await this.deps.gate.admit(users.map((user) => ({ ...user, notification, priority: job.priority })));
+    const admitted = new Set(users.filter((_, index) => verdicts[index] === 'push').map(userKey));
+    return page.filter((target) => admitted.has(userKey(target)));
+  }
+
   private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'onlineFollowers') continue;
       const notification = liveNotification(job.target.notificationId, job.notification);
       const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
       try {
-        for await (const page of this.deps.directory.onlineSubscriberPages(job.tenantId, job.target.actorId)) {
+        for await (const subscribers of this.deps.directory.onlineSubscriberPages(job.tenantId, job.target.actorId)) {
+          const page = await this.admitFollowers(subscribers, job, notification);
           await forEachWithParallelism(page, this.parallelism, (target) => this.pushToConnection(target, [{ notification, digestible, tag: recordId }], report));
         }
       } catch (error) {

@@ -8,6 +8,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryJobSchema, type Priority } from '../core/delivery-job.js';
 import type { DeliveryInput, LiveDelivery } from '../core/live-delivery.js';
+import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live-gate.js';
 
 export class InvalidDeliveryJobError extends Error {
   override readonly name = 'InvalidDeliveryJobError';
@@ -21,6 +22,8 @@ export interface DeliveryHandlerDeps {
   delivery: Pick<LiveDelivery, 'deliver'>;
   mode: Priority;
   logger: Logger;
+  /** Pushes held live notifications when their release schedule fires (quiet hours end, rate-limit digest). */
+  releaser?: Pick<HeldPushReleaser, 'release'>;
 }
 
 function parseRecord(record: SQSRecord): DeliveryInput {
@@ -35,11 +38,26 @@ function parseRecord(record: SQSRecord): DeliveryInput {
   return { recordId: record.messageId, job: parsed.data };
 }
 
+/** A release message put on the queue by a release schedule, or undefined for anything else. */
+function parseReleaseRecord(record: SQSRecord): LiveReleaseMessage | undefined {
+  try {
+    return parseLiveReleaseMessage(JSON.parse(record.body));
+  } catch {
+    return undefined;
+  }
+}
+
 export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const inputs: DeliveryInput[] = [];
     const invalid = new Map<string, InvalidDeliveryJobError>();
+    const releases: { record: SQSRecord; message: LiveReleaseMessage }[] = [];
     for (const record of event.Records) {
+      const release = deps.releaser ? parseReleaseRecord(record) : undefined;
+      if (release) {
+        releases.push({ record, message: release });
+        continue;
+      }
       try {
         inputs.push(parseRecord(record));
       } catch (error) {
@@ -48,7 +66,21 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         deps.logger.error('invalid delivery job', { messageId: record.messageId, reason: (error as Error).message });
       }
     }
-    const report = await deps.delivery.deliver(inputs, deps.mode);
+    const failedReleases = new Set<string>();
+    const [report] = await Promise.all([
+      deps.delivery.deliver(inputs, deps.mode),
+      Promise.all(
+        releases.map(async ({ record, message }) => {
+          try {
+            const released = await deps.releaser!.release(message);
+            deps.logger.debug('held pushes released', { messageId: record.messageId, tenantId: message.tenantId, userId: message.userId, ...released });
+          } catch (error) {
+            deps.logger.warn('release of held pushes failed, will retry', { messageId: record.messageId, error: error as Error });
+            failedReleases.add(record.messageId);
+          }
+        }),
+      ),
+    ]);
     deps.logger.debug('delivery batch', {
       records: event.Records.length,
       messagesSent: report.messagesSent,
@@ -63,7 +95,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
       async (record: SQSRecord) => {
         const reason = invalid.get(record.messageId);
         if (reason) throw reason;
-        if (report.failedRecordIds.has(record.messageId)) throw new DeliveryRetryError(`delivery of ${record.messageId} will be retried`);
+        if (report.failedRecordIds.has(record.messageId) || failedReleases.has(record.messageId)) throw new DeliveryRetryError(`delivery of ${record.messageId} will be retried`);
       },
       processor,
       { throwOnFullBatchFailure: false },

@@ -10,6 +10,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/events.js';
 import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
+import { eventAtSendTime, type SendAtDeferral } from '../core/send-at.js';
 import type { NotificationType } from '../notifications/notification-type.js';
 
 /** Long enough to cover SQS retries and a same-day DLQ redrive; later redrives re-enqueue jobs (delivery dedups). */
@@ -26,6 +27,8 @@ export interface FanOutHandlerDeps {
   logger: Logger;
   /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */
   persistenceStore?: BasePersistenceLayer;
+  /** Scheduled sends: defers an event whose `sendAt` is ahead (before idempotency, so it runs again at `sendAt`). */
+  sendAt?: SendAtDeferral;
 }
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -55,7 +58,14 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
       logger.error('event rejected: wrong intake queue', { messageId: record.messageId, type: event.type });
       throw new WrongIntakeQueueError(`${event.type} arrived on the ${notificationType.detailType} intake queue`);
     }
-    const summary = await processOnce(event);
+    if (deps.sendAt) {
+      const deferral = await deps.sendAt.deferIfLater(event, record.body);
+      if (deferral.deferred) {
+        logger.info('event scheduled for sendAt', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, sendAt: event.sendAt, schedule: deferral.scheduleName, outcome: deferral.outcome });
+        return;
+      }
+    }
+    const summary = await processOnce(eventAtSendTime(event));
     logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
   };
 

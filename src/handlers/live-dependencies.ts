@@ -13,6 +13,7 @@ import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js
 import { intEnv, requireEnv, tableNameFromEnv, ConfigError } from '../config.js';
 import { prioritySchema, type Priority } from '../core/delivery-job.js';
 import { LiveDelivery } from '../core/live-delivery.js';
+import { HeldPushReleaser, type LiveDeliveryGate } from '../core/live-gate.js';
 import type { ReadStateListener, UserRef } from '../core/ports.js';
 import { ReadStateSync } from '../core/read-state-sync.js';
 import { findNotificationType } from '../notifications/index.js';
@@ -49,8 +50,9 @@ export function defaultRouteDepsFromEnv(management: ApiGatewayManagementApiClien
   return { pusher: new ApiGatewayConnectionPusher(management), logger };
 }
 
-export function liveDeliveryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger): LiveDelivery {
+export function liveDeliveryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger, gate?: LiveDeliveryGate): LiveDelivery {
   return new LiveDelivery({
+    ...(gate ? { gate } : {}),
     directory: connectionRepositoryFromEnv(env, client),
     ledger: new DynamoDeliveryLedger(client, tableNameFromEnv('idempotency', env), intEnv('DELIVERY_RECORD_TTL_SECONDS', DELIVERY_RECORD_TTL_SECONDS, env)),
     pusher: new ApiGatewayConnectionPusher(management),
@@ -80,4 +82,14 @@ export function readStateSyncFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDoc
       }
     },
   };
+}
+
+/** Pushes held notifications when their release schedule fires; shares the gate (and its cache) with delivery. */
+export function heldPushReleaserFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, gate: LiveDeliveryGate): HeldPushReleaser {
+  return new HeldPushReleaser({
+    gate,
+    directory: connectionRepositoryFromEnv(env, client),
+    ledger: new DynamoDeliveryLedger(client, tableNameFromEnv('idempotency', env), intEnv('DELIVERY_RECORD_TTL_SECONDS', DELIVERY_RECORD_TTL_SECONDS, env)),
+    pusher: new ApiGatewayConnectionPusher(management),
+  });
 }

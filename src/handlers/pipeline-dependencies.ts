@@ -22,6 +22,8 @@ import { findNotificationType } from '../notifications/index.js';
 import type { NotificationType } from '../notifications/notification-type.js';
 import { tableSpecs } from '../table-specs.js';
 import type { FanOutHandlerDeps } from './fanout-handler.js';
+import type { Scheduler } from '../core/schedules.js';
+import { cachedPreferencesReaderFromEnv, sendAtDeferralFromEnv } from './preferences-dependencies.js';
 
 export interface PipelineClients {
   documentClient: DynamoDBDocumentClient;
@@ -41,8 +43,9 @@ export function fanOutSettingsFromEnv(env: NodeJS.ProcessEnv): FanOutSettings {
   return settings;
 }
 
-export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients): FanOutService {
+export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, logger?: Logger): FanOutService {
   return new FanOutService({
+    preferences: cachedPreferencesReaderFromEnv(env, clients.documentClient, logger),
     graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
     inbox: new InboxRepository(clients.documentClient, tableNameFromEnv('inbox', env)),
     deliveryQueue: new SqsDeliveryJobQueue(clients.sqsClient, { urgent: requireEnv('URGENT_QUEUE_URL', env), info: requireEnv('INFO_QUEUE_URL', env) }),
@@ -59,11 +62,13 @@ export function notificationTypeFromEnv(env: NodeJS.ProcessEnv): NotificationTyp
   return type;
 }
 
-export function fanOutHandlerDepsFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, logger: Logger, type = notificationTypeFromEnv(env)): FanOutHandlerDeps {
+/** `scheduler`: the Scheduler port for `sendAt` (EventBridge Scheduler on AWS, the local scheduler locally). */
+export function fanOutHandlerDepsFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, logger: Logger, type = notificationTypeFromEnv(env), scheduler?: Scheduler): FanOutHandlerDeps {
   return {
     notificationType: type,
     findType: findNotificationType,
-    service: fanOutServiceFromEnv(env, clients),
+    service: fanOutServiceFromEnv(env, clients, logger),
+    ...(scheduler ? { sendAt: sendAtDeferralFromEnv(env, scheduler) } : {}),
     logger,
     persistenceStore: new DynamoDBPersistenceLayer({
       tableName: tableNameFromEnv('idempotency', env),

@@ -11,7 +11,12 @@ import { CachedPreferencesReader, PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../co
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
 import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-scheduler.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import { catalog } from '../notifications/index.js';
+import { catalog, findNotificationType } from '../notifications/index.js';
+import { LiveDeliveryGate } from '../core/live-gate.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/live-delivery-policy.js';
+import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
+import type { Scheduler } from '../core/schedules.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT, SendAtDeferral } from '../core/send-at.js';
 import type { PreferencesApiDeps } from './rest/preferences-api.js';
 
 /** The types a user can mute or switch to inbox-only: every catalog type that produces notifications. */
@@ -34,10 +39,10 @@ export function preferencesApiDepsFromEnv(env: NodeJS.ProcessEnv, client: Dynamo
 }
 
 /** `PREFERENCES_CACHE_TTL_MS` (default 30 s): how long fan-out and delivery trust a read. */
-export function cachedPreferencesReaderFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger: Logger, clock: Clock = systemClock): CachedPreferencesReader {
+export function cachedPreferencesReaderFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger?: Logger, clock: Clock = systemClock): CachedPreferencesReader {
   return new CachedPreferencesReader(preferencesRepositoryFromEnv(env, client), clock, {
     ttlMs: intEnv('PREFERENCES_CACHE_TTL_MS', PREFERENCES_CACHE_TTL_MS_DEFAULT, env),
-    onError: (error, tenantId, userCount) => logger.warn('preferences read failed; failing closed', { tenantId, userCount, error: error as Error }),
+    onError: (error, tenantId, userCount) => logger?.warn('preferences read failed; failing closed', { tenantId, userCount, error: error as Error }),
   });
 }
 
@@ -47,5 +52,38 @@ export function eventBridgeSchedulerFromEnv(env: NodeJS.ProcessEnv, client: Sche
     groupName: requireEnv('SCHEDULE_GROUP_NAME', env),
     roleArn: requireEnv('SCHEDULER_ROLE_ARN', env),
     ...(env.SCHEDULER_DLQ_ARN ? { deadLetterArn: env.SCHEDULER_DLQ_ARN } : {}),
+  });
+}
+
+/** `SEND_AT_MIN_DELAY_MS` (default 60 s) and `INTAKE_QUEUE_ARN` (the schedule target: this function's intake queue). */
+export function sendAtDeferralFromEnv(env: NodeJS.ProcessEnv, scheduler: Scheduler, clock: Clock = systemClock): SendAtDeferral {
+  return new SendAtDeferral({
+    scheduler,
+    intakeQueueArn: requireEnv('INTAKE_QUEUE_ARN', env),
+    clock,
+    minDelayMs: intEnv('SEND_AT_MIN_DELAY_MS', SEND_AT_MIN_DELAY_MS_DEFAULT, env),
+  });
+}
+
+/** Catalog rule: an urgent notification bypasses quiet hours unless its type says otherwise. */
+export function urgentBypassesQuietHours(type: string): boolean {
+  return findNotificationType(type)?.urgentBypassesQuietHours ?? true;
+}
+
+/**
+ * The live-delivery gate. Env: `IDEMPOTENCY_TABLE` (counters, holds), `GRAPH_TABLE` (preferences),
+ * `RELEASE_QUEUE_ARN` (where release schedules deliver: the urgent delivery queue),
+ * `RATE_LIMIT_PER_MINUTE` (default 30, 0 = off), `PREFERENCES_CACHE_TTL_MS`.
+ */
+export function liveGateFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, scheduler: Scheduler, logger: Logger, clock: Clock = systemClock): LiveDeliveryGate {
+  return new LiveDeliveryGate({
+    preferences: cachedPreferencesReaderFromEnv(env, client, logger, clock),
+    holds: new LiveHoldRepository(client, tableNameFromEnv('idempotency', env)),
+    scheduler,
+    releaseQueueArn: requireEnv('RELEASE_QUEUE_ARN', env),
+    clock,
+    settings: { rateLimitPerWindow: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env) },
+    urgentBypassesQuietHours,
+    onEvent: (message, context) => logger.debug(message, context),
   });
 }

@@ -10,7 +10,9 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSB
 import { createManagementApiClient } from '../adapters/connection-pusher.js';
 import type { ReadStateListener } from '../core/ports.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { connectDepsFromEnv, defaultRouteDepsFromEnv, disconnectDepsFromEnv, liveDeliveryFromEnv, readStateSyncFromEnv } from '../handlers/live-dependencies.js';
+import { connectDepsFromEnv, defaultRouteDepsFromEnv, disconnectDepsFromEnv, heldPushReleaserFromEnv, liveDeliveryFromEnv, readStateSyncFromEnv } from '../handlers/live-dependencies.js';
+import { liveGateFromEnv } from '../handlers/preferences-dependencies.js';
+import type { Scheduler } from '../core/schedules.js';
 import { createConnectHandler, createDefaultHandler, createDisconnectHandler } from '../handlers/websocket/routes.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './websocket-gateway.js';
@@ -19,7 +21,8 @@ type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** The local urgent / info delivery queues (their consumer settings: batch size, batching window). */
 export interface DeliveryQueues {
-  urgent: { attachConsumer(handler: DeliveryConsumer): () => void };
+  /** `arn`: where release schedules deliver held pushes (no batching window). */
+  urgent: { attachConsumer(handler: DeliveryConsumer): () => void; arn?: string };
   info: { attachConsumer(handler: DeliveryConsumer): () => void };
 }
 
@@ -41,6 +44,8 @@ export interface LocalLiveDeliveryOptions {
   documentClient: DynamoDBDocumentClient;
   authorizer: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
   logger: Logger;
+  /** The local scheduler: quiet-hours and rate-limit holds are released through it (needs `RELEASE_QUEUE_ARN`). */
+  scheduler?: Scheduler;
 }
 
 export async function startLocalLiveDelivery(options: LocalLiveDeliveryOptions): Promise<LocalLiveDelivery> {
@@ -59,8 +64,12 @@ export async function startLocalLiveDelivery(options: LocalLiveDeliveryOptions):
     env: { WS_MANAGEMENT_ENDPOINT: gateway.managementEndpoint },
     readStateListener: readStateSyncFromEnv(env, documentClient, management, logger),
     attachConsumers(queues) {
+      // Built at attach time: the queue ARNs (RELEASE_QUEUE_ARN) are in the env by then.
+      const gateEnv = queues.urgent.arn ? { ...env, RELEASE_QUEUE_ARN: queues.urgent.arn } : env;
+      const gate = options.scheduler ? liveGateFromEnv(gateEnv, documentClient, options.scheduler, logger) : undefined;
+      const releaser = gate ? heldPushReleaserFromEnv(env, documentClient, management, gate) : undefined;
       for (const mode of ['urgent', 'info'] as const) {
-        const handler = createDeliveryHandler({ delivery: liveDeliveryFromEnv(env, documentClient, management, logger), mode, logger });
+        const handler = createDeliveryHandler({ delivery: liveDeliveryFromEnv(env, documentClient, management, logger, gate), mode, logger, ...(releaser ? { releaser } : {}) });
         detach.push(queues[mode].attachConsumer(handler));
       }
     },

@@ -16,6 +16,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
 import { createEventBusRoute } from './event-bus.js';
 import type { LocalRoute } from './http-router.js';
 import type { LocalSettings } from './settings.js';
+import type { Scheduler } from '../core/schedules.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, type ConsumerOptions } from './sqs-queues.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
@@ -45,6 +46,8 @@ export interface LocalPipelineOptions {
   settings: LocalSettings;
   busName: string;
   logger: Logger;
+  /** The local scheduler (`sendAt` re-enters a type's intake queue through it). */
+  scheduler?: Scheduler;
 }
 
 export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = 5_000;
@@ -80,7 +83,8 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   const clients = { documentClient, dynamoClient, sqsClient };
 
   for (const type of catalog) {
-    const handler = createFanOutHandler(fanOutHandlerDepsFromEnv({ ...env, NOTIFICATION_TYPE: type.detailType }, clients, logger));
+    const typeEnv = { ...env, NOTIFICATION_TYPE: type.detailType, INTAKE_QUEUE_ARN: queues.intake[type.detailType]!.arn };
+    const handler = createFanOutHandler(fanOutHandlerDepsFromEnv(typeEnv, clients, logger, undefined, options.scheduler));
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
   queues.promotion.attachConsumer(createCelebrityPromotionHandler({ service: celebrityPromotionServiceFromEnv(env, clients), logger }));

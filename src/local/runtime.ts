@@ -18,6 +18,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, tableEnv, type Em
 import { createRequestListener, type LocalRoute } from './http-router.js';
 import { createDemoPageRoute } from './demo-page.js';
 import { createRestGateway } from './rest-gateway.js';
+import { LocalScheduler } from './local-scheduler.js';
 import { startLocalLiveDelivery, type LocalLiveDelivery } from './live-delivery.js';
 import { startLocalPipeline, type LocalPipelineQueues } from './pipeline.js';
 import type { LocalSettings } from './settings.js';
@@ -44,6 +45,8 @@ export interface LocalRuntime {
   queues: LocalPipelineQueues;
   /** WebSocket gateway (+ `@connections`), delivery consumers and read-state sync. */
   live: LocalLiveDelivery;
+  /** One-time schedules (EventBridge Scheduler stand-in), persisted under DATA_DIR/scheduler. */
+  scheduler: LocalScheduler;
   close(): Promise<void>;
 }
 
@@ -72,13 +75,17 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     CELEBRITY_THRESHOLD: String(settings.celebrityThreshold),
     INFO_BATCH_WINDOW_MS: String(settings.infoBatchWindowMs),
     TENANT_CLAIM: DEFAULT_TENANT_CLAIM,
+    ...(settings.rateLimitPerMinute !== undefined ? { RATE_LIMIT_PER_MINUTE: String(settings.rateLimitPerMinute) } : {}),
+    ...(settings.sendAtMinDelayMs !== undefined ? { SEND_AT_MIN_DELAY_MS: String(settings.sendAtMinDelayMs) } : {}),
   };
+  // One-time schedules (sendAt, held live pushes), persisted with the data; armed once the queues exist.
+  const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger });
   const documentClient = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
   const authorizer = createAuthorizerHandler(verifier, logger);
   // WebSocket API on WS_PORT (0 = any free port), same handlers as AWS; its @connections endpoint is WS_MANAGEMENT_ENDPOINT.
-  const live = await startLocalLiveDelivery({ host: settings.host, port: settings.wsPort, env, documentClient, authorizer, logger });
+  const live = await startLocalLiveDelivery({ host: settings.host, port: settings.wsPort, env, documentClient, authorizer, logger, scheduler });
   Object.assign(env, live.env);
   const apiDeps = inboxApiDepsFromEnv(env, documentClient, logger, { readStateListener: live.readStateListener });
   const routes: LocalRoute[] = [
@@ -102,12 +109,15 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   const httpPort = await listen(httpServer, settings.port, settings.host);
   const http = `http://${settings.host}:${httpPort}`;
   // Event pipeline: PutEvents + SQS endpoints on this server; queue URLs need its port.
-  const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger });
+  const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger, scheduler });
   Object.assign(env, pipeline.env);
   routes.unshift(...pipeline.routes);
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   routes.push(createDemoPageRoute({ secrets, endpoints: () => ({ http, ws: live.gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME }) }));
   live.attachConsumers(pipeline.queues);
+  scheduler.start(async (targetArn, payload) => {
+    pipeline.queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
+  });
   return {
     endpoints: { http, ws: live.gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME },
     settings,
@@ -117,7 +127,9 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     secrets,
     queues: pipeline.queues,
     live,
+    scheduler,
     async close() {
+      await scheduler.close();
       await live.close();
       await pipeline.close();
       await close(httpServer);

@@ -1,5 +1,6 @@
 /** Local runtime settings from the environment (CONTRACT.md, local runtime). */
 import { intEnv } from '../config.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/live-delivery-policy.js';
 
 export interface LocalSettings {
   host: string;
@@ -14,9 +15,14 @@ export interface LocalSettings {
   queueVisibilityTimeoutMs?: number;
   /** Local queues: receives before a message moves to its DLQ. Default 5 (AWS advice for Lambda consumers). */
   maxReceiveCount?: number;
+  /** Live pushes per user per minute before the rest of the minute collapses into one digest (0 = off). Default 30. */
+  rateLimitPerMinute?: number;
+  /** A `sendAt` at most this far ahead is sent now. AWS default 60 s (Scheduler precision); local default 1 s (its timers are exact). */
+  sendAtMinDelayMs?: number;
 }
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
+export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
 
 export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
   return {
@@ -29,5 +35,7 @@ export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Loca
     feedShards: intEnv('FEED_SHARDS', 4, env),
     queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 5_000, env),
     maxReceiveCount: intEnv('MAX_RECEIVE_COUNT', 5, env),
+    rateLimitPerMinute: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env),
+    sendAtMinDelayMs: intEnv('SEND_AT_MIN_DELAY_MS', LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, env),
   };
 }

@@ -19,6 +19,8 @@ export interface NotificationType<Data = Record<string, unknown>> {
   audience: Audience;
   /** Info notifications of a digestible type that land in one batching window collapse into one digest. */
   digestible: boolean;
+  /** Whether an urgent notification of this type is pushed during the user's quiet hours. Default true. */
+  urgentBypassesQuietHours?: boolean;
   /** Side effect on the follow graph, applied before fan-out. */
   graphEffect?: 'follow' | 'unfollow';
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */

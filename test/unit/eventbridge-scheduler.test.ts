@@ -66,7 +66,7 @@ describe('EventBridgeScheduler.scheduleOnce', () => {
 
   it('treats an existing name (ConflictException) as already scheduled, not as an error', async () => {
     // Prepare
-    schedulerMock.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'Schedule sendat-acme-... already exists.', $metadata: {} }));
+    schedulerMock.on(CreateScheduleCommand).rejects(new ConflictException({ Message: 'Schedule sendat-acme-... already exists.', message: 'Schedule sendat-acme-... already exists.', $metadata: {} }));
     const scheduler = new EventBridgeScheduler(new SchedulerClient({ region: 'eu-west-1' }), config);
 
     // Act
@@ -79,7 +79,7 @@ describe('EventBridgeScheduler.scheduleOnce', () => {
 
   it('lets every other error through (the message is retried by its queue)', async () => {
     // Prepare
-    schedulerMock.on(CreateScheduleCommand).rejects(new ValidationException({ message: 'bad expression', $metadata: {} }));
+    schedulerMock.on(CreateScheduleCommand).rejects(new ValidationException({ Message: 'bad expression', message: 'bad expression', $metadata: {} }));
     const scheduler = new EventBridgeScheduler(new SchedulerClient({ region: 'eu-west-1' }), config);
 
     // Act / Assess
