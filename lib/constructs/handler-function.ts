@@ -92,6 +92,8 @@ export class HandlerFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_LOG_LEVEL: props.defaults.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: 'ServerlessNotifications',
+        // Stack traces through the bundled source maps.
+        NODE_OPTIONS: '--enable-source-maps',
         ...props.defaults.environment,
         ...props.environment,
       },

@@ -9,6 +9,7 @@ import { acknowledge } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
+import type { Scheduling } from './scheduling.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -21,6 +22,8 @@ export interface LiveDeliveryProps {
   urgentDelivery: QueueWithDlq;
   infoDelivery: QueueWithDlq;
   infoBatchWindowSeconds: number;
+  /** Quiet hours and rate limits hold pushes and release them through one-time schedules. */
+  scheduling: Scheduling;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
   stageName?: string;
@@ -114,13 +117,16 @@ export class LiveDelivery extends Construct {
         defaults,
         timeout: DELIVERY_CONSUMER_TIMEOUT,
         memorySize: 512,
-        environment: { DELIVERY_MODE: mode },
+        // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
+        environment: { DELIVERY_MODE: mode, RELEASE_QUEUE_ARN: props.urgentDelivery.queue.queueArn },
       })
         .readTable(connections)
+        // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table.
+        .readTable(graph)
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-        // (notification, connection) delivery ledger: conditional put, delete on a failed push.
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem'])
+        // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
         .postToConnections(this.stage);
     this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10 });
     // A batch above 10 needs a batching window; with a window the digest sees up to 100 jobs at once.
@@ -129,6 +135,8 @@ export class LiveDelivery extends Construct {
       batchSize: window > 0 ? 100 : 10,
       ...(window > 0 ? { maxBatchingWindow: Duration.seconds(window) } : {}),
     });
+    props.scheduling.allowScheduling(this.urgentDelivery);
+    props.scheduling.allowScheduling(this.infoDelivery);
 
     acknowledge(
       this.api,

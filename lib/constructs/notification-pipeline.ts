@@ -137,6 +137,8 @@ export class NotificationPipeline extends Construct {
         .sendTo(this.infoDelivery.queue, 'INFO_QUEUE_URL')
         .sendTo(this.promotion.queue.queue, 'PROMOTION_QUEUE_URL')
         .consume(intake, { batchSize: 10 });
+      // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
+      fanOut.addEnvironment('INTAKE_QUEUE_ARN', intake.queue.queueArn);
       return { detailType: type.detailType, rule, intake, fanOut };
     });
   }

@@ -1,13 +1,16 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledgeWildcardResource } from '../nag.js';
+import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import type { HandlerFunction } from './handler-function.js';
 
 export interface SchedulingProps {
-  /** Queues one-time schedules may deliver to (the intake queues: a deferred event re-enters fan-out). */
+  /**
+   * Queues one-time schedules may deliver to: the intake queues (a `sendAt` event re-enters its
+   * fan-out) and the urgent delivery queue (release of pushes held for quiet hours or rate limits).
+   */
   targets: readonly IQueue[];
   removalPolicy: RemovalPolicy;
 }
@@ -20,6 +23,8 @@ export interface SchedulingProps {
 export class Scheduling extends Construct {
   readonly group: ScheduleGroup;
   readonly role: Role;
+  /** Where Scheduler puts a schedule's payload when it cannot deliver it to the target. */
+  readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
@@ -34,20 +39,25 @@ export class Scheduling extends Construct {
         },
       }),
     });
-    for (const queue of props.targets) queue.grantSendMessages(this.role);
+    this.deadLetterQueue = new Queue(this, 'Dlq', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    acknowledge(this.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: EventBridge Scheduler puts schedules here that it could not deliver to their target queue.');
+    for (const queue of [...props.targets, this.deadLetterQueue]) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
   }
 
   /**
-   * Lets a function create (and clean up) one-time schedules in this group and hand them the
-   * target role: SCHEDULE_GROUP_NAME + SCHEDULER_ROLE_ARN, scheduler:CreateSchedule/GetSchedule/
-   * DeleteSchedule on this group's schedules, iam:PassRole of exactly this role to Scheduler.
+   * Lets a function create one-time schedules in this group and hand them the target role:
+   * SCHEDULE_GROUP_NAME, SCHEDULER_ROLE_ARN, SCHEDULER_DLQ_ARN; scheduler:CreateSchedule on this
+   * group's schedules (an existing name is the idempotent "already scheduled" answer, and
+   * ActionAfterCompletion DELETE removes fired schedules: no Get or Delete needed); iam:PassRole of
+   * exactly this role, to Scheduler only.
    */
   allowScheduling(fn: HandlerFunction): void {
     const stack = Stack.of(this);
     fn.addEnvironment('SCHEDULE_GROUP_NAME', this.group.scheduleGroupName);
     fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
+    fn.addEnvironment('SCHEDULER_DLQ_ARN', this.deadLetterQueue.queueArn);
     const schedules = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` });
-    fn.allow(['scheduler:CreateSchedule', 'scheduler:GetSchedule', 'scheduler:DeleteSchedule'], [schedules]);
+    fn.allow(['scheduler:CreateSchedule'], [schedules]);
     acknowledgeWildcardResource(fn.executionRole, schedules, 'Schedule names are derived per event at run time; the grant is limited to schedules in this one schedule group.');
     fn.addStatement(
       new PolicyStatement({

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccountRecovery, ClientAttributes, Mfa, StringAttribute, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.js';
@@ -48,8 +48,8 @@ export class TenantUserPool extends Construct {
     acknowledge(this.userPool, 'AwsSolutions-COG8', plusPlan);
   }
 
-  /** Issuer URL of the pool's tokens (what the WebSocket Lambda authorizer verifies). */
+  /** `iss` of the pool's tokens (what the Lambda authorizer verifies): https://cognito-idp.<region>.<suffix>/<pool id>. */
   get issuer(): string {
-    return this.userPool.userPoolProviderUrl;
+    return `https://cognito-idp.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.userPool.userPoolId}`;
   }
 }

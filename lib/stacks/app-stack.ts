@@ -87,9 +87,10 @@ export class AppStack extends Stack {
     });
 
     this.scheduling = new Scheduling(this, 'Scheduling', {
-      targets: this.pipeline.types.map((type) => type.intake.queue),
+      targets: [...this.pipeline.types.map((type) => type.intake.queue), this.pipeline.urgentDelivery.queue],
       removalPolicy: config.removalPolicy,
     });
+    for (const type of this.pipeline.types) this.scheduling.allowScheduling(type.fanOut);
 
     const inboxRead = new HandlerFunction(this, 'InboxRead', {
       handler: 'rest-read',
@@ -140,6 +141,7 @@ export class AppStack extends Stack {
         urgentDelivery: this.pipeline.urgentDelivery,
         infoDelivery: this.pipeline.infoDelivery,
         infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+        scheduling: this.scheduling,
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,
       });
@@ -152,7 +154,10 @@ export class AppStack extends Stack {
 
     this.operations = new Operations(this, 'Operations', {
       restApi: this.api.api,
-      extraDeadLetterQueues: [{ name: 'EventBridge rule targets', id: 'RuleTargets', queue: this.pipeline.ruleDeadLetterQueue }],
+      extraDeadLetterQueues: [
+        { name: 'EventBridge rule targets', id: 'RuleTargets', queue: this.pipeline.ruleDeadLetterQueue },
+        { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: this.scheduling.deadLetterQueue },
+      ],
       alarmTopicArn: config.alarmTopicArn,
     });
 

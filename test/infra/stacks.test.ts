@@ -1,0 +1,417 @@
+/**
+ * Template assertions for the CDK app, one `describe('When ...')` per configuration. Each
+ * configuration is synthesized ONCE (beforeAll) and shared by its tests.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handlerEntries } from '../../lib/bundling.js';
+import { ConfigurationError, configFromContext } from '../../lib/config.js';
+import { HandlerFunction } from '../../lib/constructs/handler-function.js';
+import { restRoutes } from '../../src/handlers/rest/routes.js';
+import { catalog } from '../../src/notifications/index.js';
+import { tableSpecs } from '../../src/table-specs.js';
+import { grantsOf, logicalId, statementsOf, synthesize, tableActions, type CfnTemplate, type Synthesized } from './synth.js';
+
+const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+function resourcesOfType(template: CfnTemplate, type: string): [string, NonNullable<CfnTemplate['Resources'][string]>][] {
+  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+function allFunctions(synth: Synthesized): HandlerFunction[] {
+  return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
+}
+
+function functionsOf(synth: Synthesized, handler: string): HandlerFunction[] {
+  return allFunctions(synth).filter((fn) => fn.handlerName === handler);
+}
+
+function one<T>(items: T[]): T {
+  expect(items).toHaveLength(1);
+  return items[0]!;
+}
+
+/** Queue logical ids that are some queue's, rule target's or the schedules' dead-letter target. */
+function deadLetterQueueIds(synth: Synthesized): Set<string> {
+  const template = synth.appJson;
+  const ids = new Set<string>([logicalId(synth.built.app.scheduling.deadLetterQueue)]);
+  for (const [, queue] of resourcesOfType(template, 'AWS::SQS::Queue')) {
+    const target = queue.Properties?.RedrivePolicy?.deadLetterTargetArn;
+    if (target) ids.add(target['Fn::GetAtt'][0]);
+  }
+  for (const [, rule] of resourcesOfType(template, 'AWS::Events::Rule')) {
+    for (const target of rule.Properties!.Targets) if (target.DeadLetterConfig) ids.add(target.DeadLetterConfig.Arn['Fn::GetAtt'][0]);
+  }
+  return ids;
+}
+
+function expectNoNagFindings(synth: Synthesized): void {
+  const findings = synth.nagViolations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`);
+  expect(findings).toEqual([]);
+}
+
+describe('When deployed with the defaults (cognito auth mode)', () => {
+  let synth: Synthesized;
+  let app: CfnTemplate;
+  beforeAll(() => {
+    synth = synthesize({}, { bundle: true });
+    app = synth.appJson;
+  }, 240_000);
+
+  describe('InboxTables', () => {
+    it('derives every table from table-specs: keys, TTL, PITR, KMS encryption, retained', () => {
+      const tables = resourcesOfType(synth.dataJson, 'AWS::DynamoDB::GlobalTable');
+      expect(tables).toHaveLength(Object.keys(tableSpecs).length);
+      for (const spec of Object.values(tableSpecs)) {
+        const keySchema = [{ AttributeName: spec.partitionKey.name, KeyType: 'HASH' }, ...('sortKey' in spec ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : [])];
+        const ttl = 'timeToLiveAttribute' in spec ? { AttributeName: spec.timeToLiveAttribute, Enabled: true } : Match.absent();
+        synth.data.hasResource('AWS::DynamoDB::GlobalTable', {
+          DeletionPolicy: 'Retain',
+          Properties: Match.objectLike({
+            KeySchema: keySchema,
+            TimeToLiveSpecification: ttl,
+            BillingMode: 'PAY_PER_REQUEST',
+            SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+            Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+          }),
+        });
+      }
+    });
+
+    it('keeps a Cognito user pool whose immutable custom:tenant the app client can read but not write', () => {
+      synth.data.hasResourceProperties('AWS::Cognito::UserPool', {
+        Schema: Match.arrayWith([Match.objectLike({ Name: 'tenant', Mutable: false, AttributeDataType: 'String' })]),
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      });
+      const client = one(resourcesOfType(synth.dataJson, 'AWS::Cognito::UserPoolClient'))[1].Properties!;
+      expect(client.ReadAttributes).toContain('custom:tenant');
+      expect(client.WriteAttributes).not.toContain('custom:tenant');
+      synth.data.hasOutput('UserPoolId', {});
+      synth.data.hasOutput('UserPoolClientId', {});
+    });
+  });
+
+  describe('NotificationPipeline', () => {
+    it('has the notifications bus with an archive for replay', () => {
+      synth.stack.hasResourceProperties('AWS::Events::EventBus', { Name: 'notifications' });
+      synth.stack.resourceCountIs('AWS::Events::Archive', 1);
+    });
+
+    it('routes each catalog type with its own rule to its own intake queue, with a target DLQ', () => {
+      const rules = resourcesOfType(app, 'AWS::Events::Rule');
+      expect(rules).toHaveLength(catalog.length);
+      for (const type of catalog) {
+        const intake = synth.built.app.pipeline.types.find((candidate) => candidate.detailType === type.detailType)!.intake;
+        synth.stack.hasResourceProperties('AWS::Events::Rule', {
+          EventPattern: { 'detail-type': [type.detailType] },
+          Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(intake.queue), 'Arn'] }, DeadLetterConfig: Match.objectLike({}) })],
+        });
+      }
+    });
+
+    it('runs one fan-out function per catalog type, fed by its intake queue with partial batch responses', () => {
+      const fanOuts = functionsOf(synth, 'fanout');
+      expect(fanOuts.map((fn) => synth.stack.toJSON().Resources[logicalId(fn)].Properties.Environment.Variables.NOTIFICATION_TYPE).sort()).toEqual(
+        catalog.map((type) => type.detailType).sort(),
+      );
+      for (const type of synth.built.app.pipeline.types) {
+        synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+          EventSourceArn: { 'Fn::GetAtt': [logicalId(type.intake.queue), 'Arn'] },
+          FunctionName: { Ref: logicalId(type.fanOut) },
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        });
+      }
+    });
+
+    it('gives every queue a DLQ (maxReceiveCount 5), SSE and a TLS-only policy', () => {
+      const dlqs = deadLetterQueueIds(synth);
+      const queues = resourcesOfType(app, 'AWS::SQS::Queue');
+      for (const [id, queue] of queues) {
+        expect(queue.Properties!.SqsManagedSseEnabled, id).toBe(true);
+        if (!dlqs.has(id)) expect(queue.Properties!.RedrivePolicy, id).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] }, maxReceiveCount: 5 });
+        synth.stack.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+          },
+        });
+      }
+    });
+
+    it('sets each consumed queue\'s visibility timeout to at least 6x its consumer\'s timeout', () => {
+      const mappings = resourcesOfType(app, 'AWS::Lambda::EventSourceMapping');
+      expect(mappings.length).toBeGreaterThan(catalog.length);
+      for (const [, mapping] of mappings) {
+        const queue = app.Resources[mapping.Properties!.EventSourceArn['Fn::GetAtt'][0]]!;
+        const fn = app.Resources[mapping.Properties!.FunctionName.Ref]!;
+        expect(queue.Properties!.VisibilityTimeout).toBeGreaterThanOrEqual(6 * fn.Properties!.Timeout);
+      }
+    });
+
+    it('consumes the urgent queue with no batching window and the info queue with the configured 30 s window', () => {
+      const { urgentDelivery, infoDelivery } = synth.built.app.pipeline;
+      synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(urgentDelivery.queue), 'Arn'] },
+        MaximumBatchingWindowInSeconds: Match.absent(),
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(infoDelivery.queue), 'Arn'] },
+        MaximumBatchingWindowInSeconds: 30,
+        BatchSize: 100,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+  });
+
+  describe('InboxApi and LiveDelivery', () => {
+    it('builds every REST route behind the Cognito authorizer with request validation', () => {
+      synth.stack.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'COGNITO_USER_POOLS' });
+      synth.stack.hasResourceProperties('AWS::ApiGateway::RequestValidator', { ValidateRequestBody: true, ValidateRequestParameters: true });
+      const methods = resourcesOfType(app, 'AWS::ApiGateway::Method');
+      expect(methods).toHaveLength(restRoutes.length);
+      for (const [, method] of methods) {
+        expect(method.Properties).toMatchObject({ AuthorizationType: 'COGNITO_USER_POOLS', AuthorizerId: { Ref: expect.any(String) }, RequestValidatorId: { Ref: expect.any(String) } });
+      }
+      synth.stack.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: 'POST', RequestParameters: { 'method.request.path.id': true } });
+    });
+
+    it('answers 401/403/400 from API Gateway in the {"error":{"code","message"}} format, with access logs', () => {
+      for (const [type, status, code] of [
+        ['UNAUTHORIZED', '401', 'unauthorized'],
+        ['ACCESS_DENIED', '403', 'forbidden'],
+        ['BAD_REQUEST_PARAMETERS', '400', 'validation_error'],
+        ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found'],
+      ] as const) {
+        const response = resourcesOfType(app, 'AWS::ApiGateway::GatewayResponse').find(([, candidate]) => candidate.Properties!.ResponseType === type)![1];
+        expect(response.Properties!.StatusCode).toBe(status);
+        const template = response.Properties!.ResponseTemplates['application/json'] as string;
+        expect(template).toContain(`{"error":{"code":"${code}","message":`);
+        if (!template.includes('$context')) expect(JSON.parse(template).error.code).toBe(code);
+      }
+      synth.stack.hasResourceProperties('AWS::ApiGateway::Stage', {
+        AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+        MethodSettings: [Match.objectLike({ LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+      });
+    });
+
+    it('authorizes WebSocket $connect with the Lambda authorizer on the token query parameter', () => {
+      const authorizerFn = logicalId(synth.built.app.authorizer);
+      const authorizer = one(resourcesOfType(app, 'AWS::ApiGatewayV2::Authorizer'));
+      expect(authorizer[1].Properties).toMatchObject({ AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.token'] });
+      expect(JSON.stringify(authorizer[1].Properties!.AuthorizerUri)).toContain(authorizerFn);
+      synth.stack.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$connect', AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizer[0] } });
+      synth.stack.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+      // In cognito mode the authorizer verifies the user pool's ID tokens.
+      const env = app.Resources[authorizerFn]!.Properties!.Environment.Variables;
+      expect(JSON.stringify(env.JWT_ISSUER)).toContain('https://cognito-idp.');
+      expect(JSON.stringify(env.JWT_ISSUER)).toContain('IdentityUserPool');
+      expect(JSON.stringify(env.JWT_AUDIENCE)).toContain('IdentityUserPoolWebClient');
+      expect(JSON.stringify(env.JWKS_URL)).toContain('/.well-known/jwks.json');
+    });
+
+    it('outputs the REST URL, WebSocket URL and bus name', () => {
+      for (const output of ['RestApiUrl', 'WebSocketUrl', 'EventBusName']) synth.stack.hasOutput(output, {});
+    });
+  });
+
+  describe('HandlerFunction', () => {
+    it('wires every handler entry in src/handlers', () => {
+      const wired = new Set(allFunctions(synth).map((fn) => fn.handlerName));
+      expect(handlerEntries().map((entry) => entry.name).filter((name) => !wired.has(name))).toEqual([]);
+    });
+
+    it('runs every function on Node.js 22 / ARM64 as minified ESM with source maps, tracing and its own log group', () => {
+      for (const fn of allFunctions(synth)) {
+        const properties = app.Resources[logicalId(fn)]!.Properties!;
+        expect(properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+        expect(properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
+        expect(properties.Environment.Variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: expect.any(String), POWERTOOLS_LOG_LEVEL: 'INFO', NODE_OPTIONS: '--enable-source-maps' });
+      }
+      const assets = readdirSync(synth.assemblyDir).filter((name) => name.startsWith('asset.') && existsSync(join(synth.assemblyDir, name, 'index.mjs')));
+      expect(assets.length).toBe(new Set(allFunctions(synth).map((fn) => fn.handlerName)).size);
+      for (const asset of assets) {
+        expect(existsSync(join(synth.assemblyDir, asset, 'index.mjs.map'))).toBe(true);
+        expect(statSync(join(synth.assemblyDir, asset, 'index.mjs')).size).toBeLessThan(1024 * 1024);
+      }
+    });
+
+    it('attaches no managed policy to function roles, and "*" resources only to X-Ray actions', () => {
+      for (const fn of allFunctions(synth)) {
+        expect(app.Resources[logicalId(fn.executionRole)]!.Properties!.ManagedPolicyArns).toBeUndefined();
+        for (const statement of statementsOf(app, fn)) {
+          const actions = [statement.Action].flat();
+          if (statement.Resource === '*') expect(actions.every((action) => action.startsWith('xray:'))).toBe(true);
+          expect(actions.filter((action) => action.includes('*') || action === 'dynamodb:Scan')).toEqual([]);
+        }
+      }
+    });
+  });
+
+  describe('least privilege', () => {
+    it('REST read can read the inbox, read marks and graph but write nothing', () => {
+      const fn = synth.built.app.restFunctions.inboxRead;
+      for (const table of ['Inbox', 'ReadMarks', 'Graph']) expect(tableActions(app, fn, table)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      const actions = [...grantsOf(app, fn).keys()];
+      expect(actions.filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
+      expect(tableActions(app, fn, 'Connections')).toEqual([]);
+    });
+
+    it('REST write moves read marks only: no write on the inbox', () => {
+      const fn = synth.built.app.restFunctions.inboxWrite;
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
+    });
+
+    it('fan-out writes inbox items (puts only), never posts to connections nor touches the connections table', () => {
+      for (const fn of functionsOf(synth, 'fanout')) {
+        const grants = grantsOf(app, fn);
+        expect(grants.has('execute-api:ManageConnections')).toBe(false);
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem']);
+        expect(tableActions(app, fn, 'Connections')).toEqual([]);
+        expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
+        expect(grants.get('sqs:SendMessage')).toHaveLength(3);
+      }
+    });
+
+    it('delivery posts only to POST @connections of its own WebSocket stage and cannot read or write the inbox', () => {
+      const live = synth.built.app.live!;
+      for (const fn of [live.urgentDelivery, live.infoDelivery]) {
+        const grants = grantsOf(app, fn);
+        const manage = grants.get('execute-api:ManageConnections')!;
+        expect(manage).toHaveLength(1);
+        expect(manage[0]).toContain(logicalId(live.api));
+        expect(manage[0]).toContain('/live/POST/@connections/*');
+        expect(tableActions(app, fn, 'Inbox')).toEqual([]);
+        expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      }
+    });
+
+    it('lets only the urgent and info consumers and $default post to connections', () => {
+      const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
+      expect(posting).toEqual(['Default', 'InfoDelivery', 'UrgentDelivery']);
+    });
+  });
+
+  describe('Scheduling', () => {
+    it('has a schedule group and a role only Scheduler (this account) assumes, sending only to intake, urgent and its DLQ', () => {
+      synth.stack.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+      const scheduling = synth.built.app.scheduling;
+      const role = app.Resources[logicalId(scheduling.role)]!.Properties!;
+      expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+        expect.objectContaining({ Principal: { Service: 'scheduler.amazonaws.com' }, Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }) }),
+      ]);
+      const pipeline = synth.built.app.pipeline;
+      const expected = [...pipeline.types.map((type) => type.intake.queue), pipeline.urgentDelivery.queue, scheduling.deadLetterQueue].map((queue) => logicalId(queue)).sort();
+      const statements = resourcesOfType(app, 'AWS::IAM::Policy')
+        .filter(([, policy]) => JSON.stringify(policy.Properties!.Roles).includes(logicalId(scheduling.role)))
+        .flatMap(([, policy]) => policy.Properties!.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+      expect(new Set(statements.flatMap((statement) => [statement.Action].flat()))).toEqual(new Set(['sqs:SendMessage']));
+      const targets = statements.flatMap((statement) => [statement.Resource].flat()).map((resource) => (resource as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!);
+      expect(targets.sort()).toEqual(expected);
+    });
+
+    it('lets fan-out and delivery create schedules and pass only the scheduler role, and nothing else schedule', () => {
+      const scheduling = synth.built.app.scheduling;
+      const schedulingFunctions = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('scheduler:CreateSchedule'));
+      expect(new Set(schedulingFunctions.map((fn) => fn.handlerName))).toEqual(new Set(['fanout', 'delivery']));
+      for (const fn of schedulingFunctions) {
+        const passRole = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
+        expect(passRole).toEqual([
+          expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(scheduling.role), 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }),
+        ]);
+      }
+    });
+  });
+
+  describe('Operations', () => {
+    it('alarms on every DLQ depth, every queue\'s oldest message, and every function\'s errors and throttles', () => {
+      const alarms = resourcesOfType(app, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!);
+      const dimensionOf = (alarm: Record<string, any>) => JSON.stringify(alarm.Dimensions);
+      const dlqs = deadLetterQueueIds(synth);
+      for (const [id] of resourcesOfType(app, 'AWS::SQS::Queue')) {
+        const metric = dlqs.has(id) ? 'ApproximateNumberOfMessagesVisible' : 'ApproximateAgeOfOldestMessage';
+        expect(alarms.some((alarm) => alarm.MetricName === metric && dimensionOf(alarm).includes(id)), `${metric} alarm for ${id}`).toBe(true);
+      }
+      for (const fn of allFunctions(synth)) {
+        for (const metric of ['Errors', 'Throttles']) {
+          expect(alarms.some((alarm) => alarm.MetricName === metric && dimensionOf(alarm).includes(logicalId(fn))), `${metric} alarm for ${fn.node.path}`).toBe(true);
+        }
+      }
+      synth.stack.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    });
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged error or warning', () => {
+    expectNoNagFindings(synth);
+  });
+});
+
+describe('When deployed in jwt auth mode with overridden settings', () => {
+  const jwt = { jwtIssuer: 'https://id.example.com/', jwtAudience: 'notifications-api', jwksUrl: 'https://id.example.com/.well-known/jwks.json' };
+  let synth: Synthesized;
+  let app: CfnTemplate;
+  beforeAll(() => {
+    synth = synthesize(
+      { authMode: 'jwt', ...jwt, infoBatchWindowSeconds: '0', maxReceiveCount: '3', removalPolicy: 'destroy', celebrityThreshold: '500', feedShards: '8', ttlDays: '30' },
+      { bundle: false },
+    );
+    app = synth.appJson;
+  }, 120_000);
+
+  it('creates no user pool and authorizes REST with the Lambda REQUEST authorizer on the Authorization header', () => {
+    synth.data.resourceCountIs('AWS::Cognito::UserPool', 0);
+    expect(Object.keys(synth.dataJson.Outputs ?? {}).filter((name) => name.startsWith('UserPool'))).toEqual([]);
+    const authorizerFn = logicalId(synth.built.app.authorizer);
+    const authorizer = one(resourcesOfType(app, 'AWS::ApiGateway::Authorizer'))[1].Properties!;
+    expect(authorizer).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization' });
+    expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(authorizerFn);
+    for (const [, method] of resourcesOfType(app, 'AWS::ApiGateway::Method')) expect(method.Properties!.AuthorizationType).toBe('CUSTOM');
+    expect(app.Resources[authorizerFn]!.Properties!.Environment.Variables).toMatchObject({ JWT_ISSUER: jwt.jwtIssuer, JWT_AUDIENCE: jwt.jwtAudience, JWKS_URL: jwt.jwksUrl, TENANT_CLAIM: 'custom:tenant' });
+  });
+
+  it('applies the settings: no info batching window, maxReceiveCount 3, tables destroyed with the stack, fan-out env', () => {
+    synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.infoDelivery.queue), 'Arn'] },
+      MaximumBatchingWindowInSeconds: Match.absent(),
+      BatchSize: 10,
+    });
+    const dlqs = deadLetterQueueIds(synth);
+    for (const [id, queue] of resourcesOfType(app, 'AWS::SQS::Queue')) if (!dlqs.has(id)) expect(queue.Properties!.RedrivePolicy.maxReceiveCount).toBe(3);
+    for (const [, table] of resourcesOfType(synth.dataJson, 'AWS::DynamoDB::GlobalTable')) {
+      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table.Properties!.Replicas[0].DeletionProtectionEnabled).toBe(false);
+    }
+    for (const fn of functionsOf(synth, 'fanout')) {
+      expect(app.Resources[logicalId(fn)]!.Properties!.Environment.Variables).toMatchObject({ CELEBRITY_THRESHOLD: '500', FEED_SHARDS: '8', INBOX_TTL_DAYS: '30' });
+    }
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged error or warning', () => {
+    expectNoNagFindings(synth);
+  });
+});
+
+describe('When settings are invalid', () => {
+  const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
+
+  it('refuses jwt mode without issuer, audience and JWKS URL', () => {
+    expect(() => configFromContext(context({ authMode: 'jwt' }))).toThrow(/jwtIssuer is required/);
+  });
+
+  it('names the bad setting', () => {
+    expect(() => configFromContext(context({ infoBatchWindowSeconds: 301 }))).toThrow(ConfigurationError);
+    expect(() => configFromContext(context({ maxReceiveCount: 'five' }))).toThrow(/maxReceiveCount/);
+    expect(() => configFromContext(context({ removalPolicy: 'snapshot' }))).toThrow(/removalPolicy must be one of retain, destroy/);
+    expect(() => configFromContext(context({ logRetentionDays: 2 }))).toThrow(/logRetentionDays/);
+  });
+
+  it('applies the documented defaults', () => {
+    expect(configFromContext(context({}))).toMatchObject({ authMode: 'cognito', celebrityThreshold: 10_000, feedShards: 4, infoBatchWindowSeconds: 30, ttlDays: 90, maxReceiveCount: 5 });
+  });
+});
