@@ -1,0 +1,175 @@
+/**
+ * Fan-out costs: BatchWriteItem calls per post for F followers beside a naive PutItem-per-follower
+ * baseline in the same run; fan-out wall time against BatchWriting the same pre-built items
+ * directly; and a celebrity post's writes for F = 100,000 (S shard writes, follower list never read).
+ */
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchPutAll, mapWithParallelism } from '../../src/adapters/dynamo/batch-write.js';
+import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
+import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
+import type { DeliveryJob, DeliveryJobQueue } from '../../src/core/delivery-job.js';
+import type { NotificationEvent } from '../../src/core/events.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
+import { planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
+import { FanOutService } from '../../src/core/fanout-service.js';
+import { keys } from '../../src/core/keys.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+import { postPublished } from '../../src/notifications/post-published.js';
+import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+
+const TENANT = 'bench';
+const SIZES = [100, 1_000, 9_999] as const;
+const CELEBRITY_FOLLOWERS = 100_000;
+const TIMING_SAMPLES = 5;
+/** PutItems in flight in the naive baseline: naive about the API, not about concurrency. */
+const NAIVE_PARALLELISM = 8;
+
+/** Jobs kept in memory: the bench measures DynamoDB work, not the queue. */
+class DiscardingJobQueue implements DeliveryJobQueue {
+  count = 0;
+  async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
+    this.count += jobs.length;
+  }
+}
+
+const accountOf = (followers: number) => `author-${followers}`;
+
+async function seedFollowers(client: DynamoDBDocumentClient, table: string, followers: number): Promise<void> {
+  const account = accountOf(followers);
+  const followedAt = new Date(Date.now() - 86_400_000).toISOString();
+  const items = Array.from({ length: followers }, (_, i) => ({ ...keys.follower(TENANT, account, `f${String(i).padStart(6, '0')}`), followedAt, counted: true }));
+  await batchPutAll(client, table, items, { parallelism: 16 });
+  await client.send(new PutCommand({ TableName: table, Item: { ...keys.profile(TENANT, account), followerCount: followers, tier: 'ordinary' } }));
+}
+
+function postEvent(actorId: string, eventId: string): NotificationEvent {
+  return {
+    type: postPublished.detailType,
+    eventId,
+    tenantId: TENANT,
+    actor: { id: actorId, name: 'Author' },
+    recipients: [],
+    followersOf: actorId,
+    priority: 'info',
+    timeMs: Date.now(),
+    data: { postId: eventId, title: 'A post of a realistic title length' },
+  };
+}
+
+export const suite: BenchSuite = {
+  id: 'fanout',
+  title: 'Two-tier fan-out',
+  method: `
+An account with F followers (follower items seeded in the Graph table) publishes a post; the
+fan-out service (\`src/core/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
+page read while the current one is written) and writes one inbox item per follower with
+BatchWriteItem (25 per call, 8 calls in flight). Requests are counted with the SDK middleware meter.
+
+- \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
+  \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
+- \`fanout.ms.f<F>\`: median wall time of the whole fan-out (follower Queries, item building, writes,
+  delivery-job planning) over ${TIMING_SAMPLES} posts, beside \`fanout.directBatchWrite.ms.f<F>\`: the median
+  time to BatchWrite the same number of pre-built items directly (\`batchPutAll\`, same parallelism),
+  and \`fanout.overheadRatio.f<F>\` = the median of the per-pair ratios fan-out / direct (target <= 1.2);
+  the samples alternate the two, so each pair shares the machine's load at that moment.
+  \`fanout.followerQuery.ms.f<F>\` is the time to read the follower list alone: dynalite runs in this
+  process, so the Queries compete for the same CPU as the BatchWrites (on DynamoDB they are
+  served by the service, and the reader overlaps the writers).
+- \`celebrityPost.writes.f100000\`: a celebrity (PROFILE says tier = celebrity, 100,000 followers;
+  no follower items are seeded because the celebrity path never reads the follower list) publishes;
+  written items = consumed WCU (target: S = ${DEFAULT_FEED_SHARDS}, independent of F), with the request count.
+  Delivery jobs go to an in-memory queue here (the SQS path is covered by the tests).
+`,
+  async run(): Promise<BenchResult[]> {
+    const dynamo = await startEmbeddedDynamo();
+    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const meter = new RequestMeter();
+    meter.attach(client);
+    const results: BenchResult[] = [];
+    try {
+      const graph = new FollowGraphRepository(client, dynamo.tableNames.graph);
+      const inbox = new InboxRepository(client, dynamo.tableNames.inbox);
+      const jobs = new DiscardingJobQueue();
+      const service = new FanOutService({
+        graph,
+        inbox,
+        deliveryQueue: jobs,
+        promotionQueue: { enqueue: async () => undefined },
+        settings: { celebrityThreshold: 10_000, feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 },
+      });
+
+      for (const followers of SIZES) {
+        await seedFollowers(client, dynamo.tableNames.graph, followers);
+        const account = accountOf(followers);
+
+        meter.reset();
+        await service.process(postEvent(account, `count-${followers}`), postPublished);
+        const batchWrites = meter.snapshot().byCommand.BatchWriteItemCommand ?? 0;
+        results.push({ name: `fanout.batchWrites.f${followers}`, value: batchWrites, unit: 'requests', note: `target ceil(F/25) = ${Math.ceil(followers / 25)}` });
+
+        // Naive baseline: the same items, one PutItem each.
+        const naiveEvent = postEvent(account, `naive-${followers}`);
+        const naiveFollowers = Array.from({ length: followers }, (_, i) => `f${String(i).padStart(6, '0')}`);
+        const { writes } = planRecipientWrites(naiveEvent, renderNotification(postPublished, naiveEvent), naiveFollowers, 90);
+        meter.reset();
+        await mapWithParallelism(writes, NAIVE_PARALLELISM, async ({ source, item }) => {
+          if (source.kind !== 'own') return;
+          const { id, ...fields } = item;
+          await client.send(new PutCommand({ TableName: dynamo.tableNames.inbox, Item: { ...keys.inboxItem(TENANT, source.userId, id), ...fields } }));
+        });
+        results.push({ name: `fanout.naivePutItems.f${followers}`, value: meter.snapshot().requests, unit: 'requests', note: 'baseline: PutItem per follower' });
+
+        // Timing: the fan-out vs BatchWriting the same pre-built items directly, alternated.
+        const fanOutMs: number[] = [];
+        const directMs: number[] = [];
+        for (let sample = 0; sample < TIMING_SAMPLES; sample += 1) {
+          fanOutMs.push((await timed(() => service.process(postEvent(account, `timed-${followers}-${sample}`), postPublished))).ms);
+          const event = postEvent(account, `direct-${followers}-${sample}`);
+          const prebuilt = planRecipientWrites(event, renderNotification(postPublished, event), naiveFollowers, 90).writes;
+          directMs.push((await timed(() => inbox.putAll(prebuilt))).ms);
+        }
+        // What the fan-out reads that the direct baseline does not: the follower list, paged.
+        const queryMs: number[] = [];
+        for (let sample = 0; sample < 3; sample += 1) {
+          queryMs.push(
+            (
+              await timed(async () => {
+                let after: string | undefined;
+                do after = (await graph.listFollowersPage(TENANT, account, after, 1_000)).next;
+                while (after !== undefined);
+              })
+            ).ms,
+          );
+        }
+        const fanOut = percentile(fanOutMs, 50);
+        const direct = percentile(directMs, 50);
+        results.push({ name: `fanout.ms.f${followers}`, value: round(fanOut, 1), unit: 'ms', note: `median of ${TIMING_SAMPLES}` });
+        results.push({ name: `fanout.directBatchWrite.ms.f${followers}`, value: round(direct, 1), unit: 'ms', note: 'baseline: pre-built items, batchPutAll' });
+        const ratios = fanOutMs.map((ms, sample) => ms / directMs[sample]!);
+        results.push({ name: `fanout.overheadRatio.f${followers}`, value: round(percentile(ratios, 50), 2), unit: 'ratio', note: 'median of per-pair ratios; target <= 1.2' });
+        results.push({ name: `fanout.followerQuery.ms.f${followers}`, value: round(percentile(queryMs, 50), 1), unit: 'ms', note: 'reading the follower list alone (1,000 per page)' });
+      }
+
+      // Celebrity: only the profile is seeded; the post must not read the follower list.
+      const celebrity = 'celebrity-100000';
+      await client.send(new PutCommand({ TableName: dynamo.tableNames.graph, Item: { ...keys.profile(TENANT, celebrity), followerCount: CELEBRITY_FOLLOWERS, tier: 'celebrity' } }));
+      meter.reset();
+      await service.process(postEvent(celebrity, 'celebrity-post'), postPublished);
+      const celebrityTotals = meter.snapshot();
+      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target S = ${DEFAULT_FEED_SHARDS}` });
+      results.push({
+        name: `celebrityPost.requests.f${CELEBRITY_FOLLOWERS}`,
+        value: celebrityTotals.requests,
+        unit: 'requests',
+        note: Object.entries(celebrityTotals.byCommand).map(([command, count]) => `${command} ${count}`).join(', '),
+      });
+      results.push({ name: `celebrityPost.naiveWrites.f${CELEBRITY_FOLLOWERS}`, value: CELEBRITY_FOLLOWERS, unit: 'items', note: 'baseline: write fan-out = one item per follower (not run)' });
+    } finally {
+      client.destroy();
+      await dynamo.close();
+    }
+    return results;
+  },
+};
