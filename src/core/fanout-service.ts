@@ -168,8 +168,10 @@ export class FanOutService {
       for (;;) {
         if (failed) return;
         if (buffer.length >= BATCH_WRITE_SIZE || (readingDone && buffer.length > 0)) {
-          const batch = buffer.splice(0, BATCH_WRITE_SIZE);
+          const taken = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
+          const batch = await this.withoutMuted(event, taken);
+          if (batch.length === 0) continue;
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
           await this.deps.inbox.putAll(writes);
           summary.inboxItems += writes.length;
