@@ -4,7 +4,7 @@
  * pass: each job writes one page and enqueues the job for the next page, so no invocation's work
  * grows with the follower count and a failed page is retried alone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FollowGraph, PromotionJobQueue } from './fanout-ports.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
 

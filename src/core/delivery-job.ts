@@ -2,7 +2,7 @@
  * The message the fan-out step puts on a priority delivery queue and the delivery consumer reads.
  * Recipients of one job share the rendered notification; each has its own deterministic id.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from './keys.js';
 import { ULID_PATTERN } from './ids.js';
 

@@ -3,7 +3,7 @@
  * notification type and whose `detail` is the envelope below. Validation names the failing field
  * (`detail.data.postId`) so a PutEvents answer or a DLQ log line says exactly what is wrong.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NotificationType } from '../notifications/notification-type.js';
 import { prioritySchema, type Priority } from './delivery-job.js';
 import { ValidationError, type ErrorDetail } from './errors.js';

@@ -10,7 +10,7 @@
  * Held pushes of one user released at the same instant share one hold item and one one-time
  * schedule (deterministic name), whose message comes back to a delivery queue at the release time.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Priority } from './delivery-job.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
 import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_MAX_HOLDS, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS, type LiveDecision } from './live-delivery-policy.js';

@@ -2,7 +2,7 @@
  * A user's delivery preferences (CONTRACT.md, `GET/PUT /preferences`): IANA time zone, quiet hours,
  * muted types (no inbox item, no push) and per-type live delivery (off = inbox only).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLOCK_TIME_PATTERN, type QuietHours } from './quiet-hours.js';
 import { isValidTimeZone } from './time-zones.js';
 

@@ -15,7 +15,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
 import type { NotificationType } from '../notifications/notification-type.js';

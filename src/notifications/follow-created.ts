@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { defineNotificationType, displayName } from './notification-type.js';
 

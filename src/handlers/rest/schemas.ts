@@ -1,5 +1,5 @@
 /** zod schemas of the REST boundary (CONTRACT.md, REST). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ULID_PATTERN } from '../../core/ids.js';
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
