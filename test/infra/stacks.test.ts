@@ -234,7 +234,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(assets.length).toBe(new Set(allFunctions(synth).map((fn) => fn.handlerName)).size);
       for (const asset of assets) {
         expect(existsSync(join(synth.assemblyDir, asset, 'index.mjs.map'))).toBe(true);
-        expect(statSync(join(synth.assemblyDir, asset, 'index.mjs')).size).toBeLessThan(1024 * 1024);
+        // The bundle-size target (bench/suites/bundle-size.ts); zod must be imported as `import * as z` to tree-shake.
+        expect(statSync(join(synth.assemblyDir, asset, 'index.mjs')).size, `${asset}/index.mjs`).toBeLessThanOrEqual(300 * 1024);
       }
     });
 
