@@ -43,6 +43,11 @@ export interface NotificationsConfig {
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Optional SNS topic ARN every alarm notifies. */
   alarmTopicArn?: string;
+  /**
+   * The WebSocket API and its delivery consumers. `false` for targets without API Gateway v2
+   * (LocalStack's free plan): delivery jobs then stay on their queues.
+   */
+  liveDelivery: boolean;
 }
 
 export const DEFAULTS = {
@@ -58,6 +63,7 @@ export const DEFAULTS = {
   tenantClaim: DEFAULT_TENANT_CLAIM,
   logRetentionDays: 30,
   logLevel: 'INFO',
+  liveDelivery: true,
 } as const;
 
 export class ConfigurationError extends Error {
@@ -140,5 +146,6 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     logRetentionDays: retention(node, 'logRetentionDays', DEFAULTS.logRetentionDays),
     logLevel: oneOf(node, 'logLevel', DEFAULTS.logLevel, ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const),
     alarmTopicArn,
+    liveDelivery: oneOf(node, 'liveDelivery', 'true', ['true', 'false'] as const) === 'true',
   };
 }

@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { resourceNameOf } from '../../src/notifications/index.js';
-import { HANDLERS_DIR } from '../bundling.js';
 import type { NotificationsConfig } from '../config.js';
 import { HandlerFunction, type FunctionDefaults } from '../constructs/handler-function.js';
 import { InboxApi, type InboxApiAuth } from '../constructs/inbox-api.js';
@@ -23,9 +20,6 @@ export interface AppStackProps extends StackProps {
   /** Present in `cognito` auth mode. */
   userPool?: TenantUserPool;
 }
-
-/** Handlers the live-delivery construct needs; until they all exist it is left out with a warning. */
-const LIVE_DELIVERY_HANDLERS = ['ws-connect', 'ws-disconnect', 'ws-default', 'delivery'];
 
 /**
  * The stateless stack: functions, queues, the bus, the APIs, schedules and operations. Everything
@@ -132,8 +126,7 @@ export class AppStack extends Stack {
       removalPolicy: config.removalPolicy,
     });
 
-    const missing = LIVE_DELIVERY_HANDLERS.filter((name) => !existsSync(join(HANDLERS_DIR, `${name}.ts`)));
-    if (missing.length === 0) {
+    if (config.liveDelivery) {
       this.live = new LiveDelivery(this, 'LiveDelivery', {
         tables,
         defaults,
@@ -148,8 +141,6 @@ export class AppStack extends Stack {
       // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
       const account = this.api.api.node.tryFindChild('Account');
       if (account) this.live.stage.node.addDependency(account);
-    } else {
-      Annotations.of(this).addWarningV2('notifications:liveDeliveryNotWired', `live delivery not wired: src/handlers/${missing.join('.ts, ')}.ts missing`);
     }
 
     this.operations = new Operations(this, 'Operations', {

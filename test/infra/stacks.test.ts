@@ -398,6 +398,29 @@ describe('When deployed in jwt auth mode with overridden settings', () => {
   });
 });
 
+describe('When deployed for LocalStack (jwt auth, liveDelivery=false)', () => {
+  let synth: Synthesized;
+  beforeAll(() => {
+    synth = synthesize(
+      { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false', removalPolicy: 'destroy' },
+      { bundle: false },
+    );
+  }, 120_000);
+
+  it('leaves out the WebSocket API and its consumers but keeps the delivery queues, REST and the pipeline', () => {
+    expect(resourcesOfType(synth.appJson, 'AWS::ApiGatewayV2::Api')).toEqual([]);
+    expect(functionsOf(synth, 'delivery')).toEqual([]);
+    expect(functionsOf(synth, 'fanout')).toHaveLength(catalog.length);
+    synth.stack.hasOutput('RestApiUrl', {});
+    expect(Object.keys(synth.appJson.Outputs ?? {})).not.toContain('WebSocketUrl');
+    expect(synth.built.app.pipeline.urgentDelivery.queue).toBeDefined();
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged error or warning', () => {
+    expectNoNagFindings(synth);
+  });
+});
+
 describe('When settings are invalid', () => {
   const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
 
