@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlerEntries } from '../../lib/bundling.js';
 import { ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
@@ -222,6 +222,39 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       const wired = new Set(allFunctions(synth).map((fn) => fn.handlerName));
       expect(handlerEntries().map((entry) => entry.name).filter((name) => !wired.has(name))).toEqual([]);
     });
+
+    it('gives each function every environment variable its handler requires at cold start', async () => {
+      // Importing a handler entry builds its dependencies from process.env (fail-fast config): a
+      // missing variable throws here exactly as it would at a Lambda cold start.
+      const placeholder = (name: string, value: unknown): string => {
+        if (typeof value === 'string') return value;
+        if (name.endsWith('_ENDPOINT')) return 'https://abc123.execute-api.us-east-1.amazonaws.com/live';
+        if (name.endsWith('_URL')) return 'https://example.com/resource';
+        if (name.endsWith('_ARN')) return 'arn:aws:sqs:us-east-1:000000000000:queue';
+        return `${name.toLowerCase()}-value`;
+      };
+      const byHandler = new Map(allFunctions(synth).map((fn) => [fn.handlerName, fn]));
+      const saved = { ...process.env };
+      const failures: string[] = [];
+      try {
+        for (const entry of handlerEntries()) {
+          const fn = byHandler.get(entry.name)!;
+          const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
+          for (const key of Object.keys(process.env)) if (/_TABLE$|_QUEUE_URL$|^JWT_|^JWKS_|^WS_|^SCHEDULE|^CURSOR_|^DELIVERY_|^NOTIFICATION_/.test(key)) delete process.env[key];
+          Object.assign(process.env, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, placeholder(name, value)])));
+          vi.resetModules();
+          try {
+            const module = (await import(entry.path)) as { handler?: unknown };
+            if (typeof module.handler !== 'function') failures.push(`${entry.name}: no handler export`);
+          } catch (error) {
+            failures.push(`${entry.name}: ${(error as Error).message}`);
+          }
+        }
+      } finally {
+        process.env = saved;
+      }
+      expect(failures).toEqual([]);
+    }, 120_000);
 
     it('runs every function on Node.js 22 / ARM64 as minified ESM with source maps, tracing and its own log group', () => {
       for (const fn of allFunctions(synth)) {
