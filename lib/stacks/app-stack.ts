@@ -138,6 +138,12 @@ export class AppStack extends Stack {
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,
       });
+      // Read-state sync: a read or seen change is pushed to the user's connected devices (a 410
+      // connection is cleaned up as in delivery).
+      inboxWrite
+        .readTable(tables.tables.connections)
+        .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        .postToConnections(this.live.stage);
       // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
       const account = this.api.api.node.tryFindChild('Account');
       if (account) this.live.stage.node.addDependency(account);

@@ -298,6 +298,9 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
+      // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
+      expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(grantsOf(app, fn).get('execute-api:ManageConnections')![0]).toContain('/live/POST/@connections/*');
     });
 
     it('fan-out writes inbox items (puts only), never posts to connections nor touches the connections table', () => {
@@ -326,9 +329,9 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('lets only the urgent and info consumers and $default post to connections', () => {
+    it('lets only the delivery consumers, $default and the read-state sync of REST write post to connections', () => {
       const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
-      expect(posting).toEqual(['Default', 'InfoDelivery', 'UrgentDelivery']);
+      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'UrgentDelivery']);
     });
   });
 
