@@ -119,15 +119,6 @@ export class HandlerFunction extends NodejsFunction {
     return this;
   }
 
-  /**
-   * The table's env var WITHOUT any grant: for handlers whose shared dependency builder requires the
-   * name although this entry point never touches the table (e.g. $disconnect and the Graph table).
-   */
-  withTableName(binding: SpecTable): this {
-    this.bindTableName(binding);
-    return this;
-  }
-
   /** Env var with the queue URL + sqs:SendMessage (which also covers SendMessageBatch). */
   sendTo(queue: IQueue, envVar: string): this {
     this.addEnvironment(envVar, queue.queueUrl);
@@ -161,17 +152,11 @@ export class HandlerFunction extends NodejsFunction {
    */
   postToConnections(stage: WebSocketStage): this {
     const stack = Stack.of(this);
-    this.withManagementEndpoint(stage);
+    this.addEnvironment('WS_MANAGEMENT_ENDPOINT', stage.callbackUrl);
     const apiArn = stack.formatArn({ service: 'execute-api', resource: stage.api.apiId });
     const connections = `${apiArn}/${stage.stageName}/POST/@connections/*`;
     this.allow(['execute-api:ManageConnections'], [connections]);
     acknowledgeWildcardResource(this.executionRole, connections, 'Connection ids are only known at run time; the grant is limited to POST (PostToConnection) on this one API stage.');
-    return this;
-  }
-
-  /** WS_MANAGEMENT_ENDPOINT WITHOUT the grant, for entry points that build but never use the pusher. */
-  withManagementEndpoint(stage: WebSocketStage): this {
-    this.addEnvironment('WS_MANAGEMENT_ENDPOINT', stage.callbackUrl);
     return this;
   }
 

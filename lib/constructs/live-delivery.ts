@@ -103,11 +103,11 @@ export class LiveDelivery extends Construct {
     const { connections, graph, idempotency } = tables.tables;
     // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
     // items (BatchWriteItem) and the presence item (UpdateItem).
-    this.connect.readTable(graph).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']).withManagementEndpoint(this.stage);
+    this.connect.readTable(graph).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
     // $disconnect: GetItem of the reverse item, then presence UpdateItem and BatchWriteItem deletes.
-    this.disconnect.readTable(connections).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']).withTableName(graph).withManagementEndpoint(this.stage);
-    // $default: only answers the caller (pong) through the management API.
-    this.defaultRoute.withTableName(connections).withTableName(graph).postToConnections(this.stage);
+    this.disconnect.readTable(connections).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
+    // $default: only answers the caller (pong) through the management API; no table.
+    this.defaultRoute.postToConnections(this.stage);
 
     const delivery = (constructId: string, mode: 'urgent' | 'info') =>
       new HandlerFunction(this, constructId, {

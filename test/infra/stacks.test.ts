@@ -329,6 +329,14 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
+    it('gives each WebSocket route only what it uses', () => {
+      const live = synth.built.app.live!;
+      expect(tableActions(app, live.connect, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      expect(tableActions(app, live.connect, 'Connections')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
+      expect(tableActions(app, live.disconnect, 'Graph')).toEqual([]);
+      expect([...grantsOf(app, live.defaultRoute).keys()].filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    });
+
     it('lets only the delivery consumers, $default and the read-state sync of REST write post to connections', () => {
       const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
       expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'UrgentDelivery']);
