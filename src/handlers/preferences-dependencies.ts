@@ -13,7 +13,7 @@ import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-schedule
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { catalog, findNotificationType } from '../notifications/index.js';
 import { LiveDeliveryGate } from '../core/live-gate.js';
-import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/live-delivery-policy.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import type { Scheduler } from '../core/schedules.js';
 import { SEND_AT_MIN_DELAY_MS_DEFAULT, SendAtDeferral } from '../core/send-at.js';
@@ -73,7 +73,7 @@ export function urgentBypassesQuietHours(type: string): boolean {
 /**
  * The live-delivery gate. Env: `IDEMPOTENCY_TABLE` (counters, holds), `GRAPH_TABLE` (preferences),
  * `RELEASE_QUEUE_ARN` (where release schedules deliver: the urgent delivery queue),
- * `RATE_LIMIT_PER_MINUTE` (default 30, 0 = off), `PREFERENCES_CACHE_TTL_MS`.
+ * `RATE_LIMIT_PER_MINUTE` (default 30, 0 = off), `RATE_LIMIT_WINDOW_MS` (default 60000), `PREFERENCES_CACHE_TTL_MS`.
  */
 export function liveGateFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, scheduler: Scheduler, logger: Logger, clock: Clock = systemClock): LiveDeliveryGate {
   return new LiveDeliveryGate({
@@ -82,7 +82,11 @@ export function liveGateFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocument
     scheduler,
     releaseQueueArn: requireEnv('RELEASE_QUEUE_ARN', env),
     clock,
-    settings: { rateLimitPerWindow: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env) },
+    settings: {
+      rateLimitPerWindow: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env),
+      // Tests shorten the window; deployments keep the minute.
+      rateLimitWindowMs: intEnv('RATE_LIMIT_WINDOW_MS', RATE_LIMIT_WINDOW_MS, env),
+    },
     urgentBypassesQuietHours,
     onEvent: (message, context) => logger.debug(message, context),
   });

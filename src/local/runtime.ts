@@ -76,6 +76,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     INFO_BATCH_WINDOW_MS: String(settings.infoBatchWindowMs),
     TENANT_CLAIM: DEFAULT_TENANT_CLAIM,
     ...(settings.rateLimitPerMinute !== undefined ? { RATE_LIMIT_PER_MINUTE: String(settings.rateLimitPerMinute) } : {}),
+    ...(settings.rateLimitWindowMs !== undefined ? { RATE_LIMIT_WINDOW_MS: String(settings.rateLimitWindowMs) } : {}),
     ...(settings.sendAtMinDelayMs !== undefined ? { SEND_AT_MIN_DELAY_MS: String(settings.sendAtMinDelayMs) } : {}),
   };
   // One-time schedules (sendAt, held live pushes), persisted with the data; armed once the queues exist.

@@ -17,6 +17,8 @@ export interface LocalSettings {
   maxReceiveCount?: number;
   /** Live pushes per user per minute before the rest of the minute collapses into one digest (0 = off). Default 30. */
   rateLimitPerMinute?: number;
+  /** Length of a rate-limit window; a minute unless a test shortens it. */
+  rateLimitWindowMs?: number;
   /** A `sendAt` at most this far ahead is sent now. AWS default 60 s (Scheduler precision); local default 1 s (its timers are exact). */
   sendAtMinDelayMs?: number;
 }

@@ -1,0 +1,127 @@
+/**
+ * Preferences in the live path end to end (local runtime in-process, real PutEvents and WebSocket):
+ * a muted type never appears, live delivery off means inbox only, and a burst above the per-user
+ * rate limit arrives as one digest when the window ends. Quiet hours: schedules-quiet-hours.test.ts.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRef } from '../../src/core/ports.js';
+import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { aMention, uniqueEventId } from '../support/events.js';
+import type { EventEnvelope } from '../../src/core/events.js';
+import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { TestSocket } from '../support/ws-client.js';
+
+const RATE_LIMIT = 3;
+const RATE_WINDOW_MS = 6_000;
+const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
+
+let dataDir: string;
+let runtime: LocalRuntime;
+let events: EventBridgeClient;
+const sockets: TestSocket[] = [];
+
+async function connect(who: UserRef): Promise<TestSocket> {
+  const socket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken(who));
+  sockets.push(socket);
+  return socket;
+}
+
+function aComment(recipient: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
+  const commentId = uniqueEventId('c');
+  return { id: uniqueEventId('comment'), tenantId: 'acme', actor: { id: 'bob', name: 'Bob' }, recipients: [recipient], data: { postId: 'p-1', commentId, excerpt: 'nice post' }, ...overrides };
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'schedules-gate-e2e-'));
+  runtime = await startLocalRuntime({
+    ...localSettingsFromEnv({}),
+    port: 0,
+    wsPort: 0,
+    dataDir,
+    infoBatchWindowMs: 300,
+    rateLimitPerMinute: RATE_LIMIT,
+    rateLimitWindowMs: RATE_WINDOW_MS,
+  });
+  events = eventsClientOf(runtime);
+});
+
+afterAll(async () => {
+  await Promise.all(sockets.map((socket) => socket.close()));
+  events?.destroy();
+  await runtime?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('muted types and live delivery per type', () => {
+  it('a muted type never appears: no inbox item, no push; other types still do', async () => {
+    // Prepare
+    const who = user('mo');
+    await putPreferences(runtime, who, { timeZone: 'UTC', mutedTypes: ['comment.created'] });
+    const socket = await connect(who);
+
+    // Act
+    await publish(events, 'comment.created', aComment('mo'), aComment('mo'));
+    await publish(events, 'mention.created', aMention({ recipients: ['mo'] }));
+    await socket.waitFor('notification');
+    await pipelineDrained(runtime);
+    await sleep(500);
+
+    // Assess
+    expect((await inboxOf(runtime, who)).map((item) => item.type)).toEqual(['mention.created']);
+    expect(socket.notificationIds()).toHaveLength(1);
+    expect(socket.ofType('notification')[0]!.notification.type).toBe('mention.created');
+  });
+
+  it('live delivery off for a type: the inbox item is written, nothing is pushed', async () => {
+    // Prepare
+    const who = user('lia');
+    await putPreferences(runtime, who, { timeZone: 'UTC', liveDelivery: { 'mention.created': false } });
+    const socket = await connect(who);
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['lia'] }));
+    await pipelineDrained(runtime);
+    await sleep(500);
+
+    // Assess
+    expect(await inboxOf(runtime, who)).toHaveLength(1);
+    expect(socket.messages).toEqual([]);
+  });
+});
+
+describe('rate limit per user', () => {
+  it('a burst above N pushes in a window arrives as N pushes then ONE digest at the window end', { timeout: 60_000 }, async () => {
+    // Prepare: start right after a window boundary so the burst sits in one window.
+    const who = user('rae');
+    const socket = await connect(who);
+    const untilNextWindow = RATE_WINDOW_MS - (Date.now() % RATE_WINDOW_MS);
+    await sleep(untilNextWindow + 50);
+    const windowEndMs = Math.ceil(Date.now() / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+    const burst = Array.from({ length: RATE_LIMIT + 5 }, () => aMention({ recipients: ['rae'] }));
+
+    // Act
+    await publish(events, 'mention.created', ...burst);
+    await socket.waitFor('notification', RATE_LIMIT);
+    await pipelineDrained(runtime);
+    const beforeWindowEnd = { notifications: socket.ofType('notification').length, digests: socket.ofType('digest').length, atMs: Date.now() };
+    const [digest] = await socket.waitFor('digest', 1, { attempts: 400, intervalMs: 50 });
+    const digestAtMs = Date.now();
+    await sleep(300);
+
+    // Assess
+    expect(beforeWindowEnd.atMs).toBeLessThan(windowEndMs);
+    expect(beforeWindowEnd).toMatchObject({ notifications: RATE_LIMIT, digests: 0 });
+    expect(digestAtMs).toBeGreaterThanOrEqual(windowEndMs);
+    expect(digest!.count).toBe(5);
+    expect(socket.ofType('digest')).toHaveLength(1);
+    expect(socket.ofType('notification')).toHaveLength(RATE_LIMIT);
+    const inbox = await inboxOf(runtime, who);
+    expect(inbox).toHaveLength(RATE_LIMIT + 5);
+    expect(new Set(socket.notificationIds())).toEqual(new Set(inbox.map((item) => item.id)));
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Quiet hours end to end (local runtime in-process, real PutEvents and WebSocket): the inbox item is
+ * written at once, the push waits for the end of the window in the user's own zone; urgent bypasses.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventEnvelope } from '../../src/core/events.js';
+import type { UserRef } from '../../src/core/ports.js';
+import { wallClockAt } from '../../src/core/time-zones.js';
+import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { aMention, uniqueEventId } from '../support/events.js';
+import { pollUntil } from '../support/poll-until.js';
+import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences } from '../support/schedules-e2e.js';
+import { TestSocket } from '../support/ws-client.js';
+
+const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
+
+let dataDir: string;
+let runtime: LocalRuntime;
+let events: EventBridgeClient;
+const sockets: TestSocket[] = [];
+
+async function connect(who: UserRef): Promise<TestSocket> {
+  const socket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken(who));
+  sockets.push(socket);
+  return socket;
+}
+
+function aComment(recipient: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
+  return { id: uniqueEventId('comment'), tenantId: 'acme', actor: { id: 'bob', name: 'Bob' }, recipients: [recipient], data: { postId: 'p-1', commentId: uniqueEventId('c'), excerpt: 'nice post' }, ...overrides };
+}
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** `HH:MM` of `instantMs` on the wall clock of `timeZone`. */
+function clockTime(instantMs: number, timeZone: string): string {
+  const wall = wallClockAt(instantMs, timeZone);
+  return `${pad(wall.hour)}:${pad(wall.minute)}`;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'schedules-quiet-e2e-'));
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 });
+  events = eventsClientOf(runtime);
+});
+
+afterAll(async () => {
+  await Promise.all(sockets.map((socket) => socket.close()));
+  events?.destroy();
+  await runtime?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('quiet hours', () => {
+  it('a user in quiet hours gets the inbox item at once and the push when the window ends in their zone', { timeout: 120_000 }, async () => {
+    // Prepare: Asia/Kolkata (UTC+05:30); the window started a minute ago and ends at the next
+    // local minute at least 3 s away (quiet hours have minute precision).
+    const zone = 'Asia/Kolkata';
+    const who = user('quinn');
+    let endMs = Math.ceil((Date.now() + 1) / 60_000) * 60_000;
+    if (endMs - Date.now() < 3_000) endMs += 60_000;
+    await putPreferences(runtime, who, { timeZone: zone, quietHours: { start: clockTime(endMs - 120_000, zone), end: clockTime(endMs, zone) } });
+    const socket = await connect(who);
+
+    // Act
+    await publish(events, 'comment.created', aComment('quinn'));
+    const inboxAtOnce = await pollUntil(async () => {
+      const items = await inboxOf(runtime, who);
+      return items.length > 0 ? items : undefined;
+    }, { attempts: 200, intervalMs: 25 }, 'inbox item written at once');
+    const inboxSeenAtMs = Date.now();
+    await pipelineDrained(runtime);
+    const messagesDuringQuietHours = socket.messages.length;
+    const checkedAtMs = Date.now();
+    const [pushed] = await socket.waitFor('notification', 1, { attempts: Math.ceil((endMs - Date.now() + 10_000) / 50), intervalMs: 50 });
+    const pushedAtMs = Date.now();
+
+    // Assess
+    expect(inboxSeenAtMs).toBeLessThan(endMs);
+    expect(checkedAtMs).toBeLessThan(endMs);
+    expect(messagesDuringQuietHours).toBe(0);
+    expect(pushedAtMs).toBeGreaterThanOrEqual(endMs);
+    expect(pushed!.notification.id).toBe(inboxAtOnce[0]!.id);
+  });
+
+  it('an urgent type bypasses quiet hours', async () => {
+    // Prepare: quiet all day except one minute that is not now.
+    const who = user('uma');
+    const now = Date.now();
+    await putPreferences(runtime, who, { timeZone: 'Europe/Berlin', quietHours: { start: clockTime(now - 60_000, 'Europe/Berlin'), end: clockTime(now - 120_000, 'Europe/Berlin') } });
+    const socket = await connect(who);
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['uma'] }));
+
+    // Assess
+    await socket.waitFor('notification');
+  });
+});
+
