@@ -30,7 +30,8 @@ export class AppStack extends Stack {
   readonly api: InboxApi;
   readonly live?: LiveDelivery;
   readonly scheduling: Scheduling;
-  readonly authorizer: HandlerFunction;
+  /** The JWT REQUEST authorizer: WebSocket $connect (both modes) and REST in `jwt` mode. */
+  readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
 
@@ -54,21 +55,23 @@ export class AppStack extends Stack {
     const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
 
     // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
-    const jwt =
-      config.authMode === 'jwt'
-        ? config.jwt!
-        : {
-            issuer: props.userPool!.issuer,
-            audience: props.userPool!.client.userPoolClientId,
-            jwksUrl: `${props.userPool!.issuer}/.well-known/jwks.json`,
-          };
-    this.authorizer = new HandlerFunction(this, 'Authorizer', {
-      handler: 'authorizer',
-      serviceName: 'authorizer',
-      description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
-      defaults,
-      environment: { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWKS_URL: jwt.jwksUrl },
-    });
+    if (config.authMode === 'jwt' || config.liveDelivery) {
+      const jwt =
+        config.authMode === 'jwt'
+          ? config.jwt!
+          : {
+              issuer: props.userPool!.issuer,
+              audience: props.userPool!.client.userPoolClientId,
+              jwksUrl: `${props.userPool!.issuer}/.well-known/jwks.json`,
+            };
+      this.authorizer = new HandlerFunction(this, 'Authorizer', {
+        handler: 'authorizer',
+        serviceName: 'authorizer',
+        description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
+        defaults,
+        environment: { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWKS_URL: jwt.jwksUrl },
+      });
+    }
 
     this.pipeline = new NotificationPipeline(this, 'Pipeline', {
       tables,
@@ -118,7 +121,7 @@ export class AppStack extends Stack {
       .writeTable(graph, ['dynamodb:PutItem']);
     this.restFunctions = { inboxRead, inboxWrite, preferences };
 
-    const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: this.authorizer };
+    const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: this.authorizer! };
     this.api = new InboxApi(this, 'InboxApi', {
       functions: this.restFunctions,
       auth,
@@ -130,7 +133,7 @@ export class AppStack extends Stack {
       this.live = new LiveDelivery(this, 'LiveDelivery', {
         tables,
         defaults,
-        authorizer: this.authorizer,
+        authorizer: this.authorizer!,
         urgentDelivery: this.pipeline.urgentDelivery,
         infoDelivery: this.pipeline.infoDelivery,
         infoBatchWindowSeconds: config.infoBatchWindowSeconds,

@@ -198,7 +198,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
     });
 
     it('authorizes WebSocket $connect with the Lambda authorizer on the token query parameter', () => {
-      const authorizerFn = logicalId(synth.built.app.authorizer);
+      const authorizerFn = logicalId(synth.built.app.authorizer!);
       const authorizer = one(resourcesOfType(app, 'AWS::ApiGatewayV2::Authorizer'));
       expect(authorizer[1].Properties).toMatchObject({ AuthorizerType: 'REQUEST', IdentitySource: ['route.request.querystring.token'] });
       expect(JSON.stringify(authorizer[1].Properties!.AuthorizerUri)).toContain(authorizerFn);
@@ -412,7 +412,7 @@ describe('When deployed in jwt auth mode with overridden settings', () => {
   it('creates no user pool and authorizes REST with the Lambda REQUEST authorizer on the Authorization header', () => {
     synth.data.resourceCountIs('AWS::Cognito::UserPool', 0);
     expect(Object.keys(synth.dataJson.Outputs ?? {}).filter((name) => name.startsWith('UserPool'))).toEqual([]);
-    const authorizerFn = logicalId(synth.built.app.authorizer);
+    const authorizerFn = logicalId(synth.built.app.authorizer!);
     const authorizer = one(resourcesOfType(app, 'AWS::ApiGateway::Authorizer'))[1].Properties!;
     expect(authorizer).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization' });
     expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(authorizerFn);
