@@ -87,6 +87,21 @@ export interface LiveGateDeps {
   onEvent?: (message: string, context: Record<string, unknown>) => void;
 }
 
+/** Counter and hold writes in flight at once (an info batch may hold thousands of recipients). */
+const COUNTER_PARALLELISM = 16;
+
+async function forEachBounded<T>(inputs: readonly T[], parallelism: number, work: (input: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const index = next;
+      next += 1;
+      await work(inputs[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
+}
+
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
 const byIdAscending = (a: { notification: Notification }, b: { notification: Notification }) => (a.notification.id < b.notification.id ? -1 : a.notification.id > b.notification.id ? 1 : 0);
 
@@ -127,8 +142,10 @@ export class LiveDeliveryGate {
     const { rateLimitPerWindow } = this.deps.settings;
     if (rateLimitPerWindow > 0) {
       const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
-      await Promise.all(
-        [...pushesByUser.values()].map(async ({ user, indexes }) => {
+      await forEachBounded(
+        [...pushesByUser.values()],
+        COUNTER_PARALLELISM,
+        async ({ user, indexes }) => {
           const total = await this.deps.holds.countPushes(user, window.startMs, indexes.length, Math.ceil(window.endMs / 1000) + HOLD_RETENTION_SECONDS);
           if (!exceedsRateLimit(total, rateLimitPerWindow)) return;
           const allowed = Math.max(0, rateLimitPerWindow - (total - indexes.length));
@@ -138,17 +155,15 @@ export class LiveDeliveryGate {
             addHold(index, user, window.endMs, { notification: candidates[index]!.notification, priority: candidates[index]!.priority, failClosedHolds: 0 });
           }
           this.deps.onEvent?.('rate limit reached; holding for the window digest', { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
-        }),
+        },
       );
     }
 
-    await Promise.all(
-      [...holds.values()].map(async ({ user, releaseAtMs, entries }) => {
-        const outcome = await this.holdUntil(user, releaseAtMs, entries.map((entry) => entry.push));
-        // The hold was released a moment ago: its time has come, so push now instead.
-        if (outcome === 'released') for (const entry of entries) verdicts[entry.index] = 'push';
-      }),
-    );
+    await forEachBounded([...holds.values()], COUNTER_PARALLELISM, async ({ user, releaseAtMs, entries }) => {
+      const outcome = await this.holdUntil(user, releaseAtMs, entries.map((entry) => entry.push));
+      // The hold was released a moment ago: its time has come, so push now instead.
+      if (outcome === 'released') for (const entry of entries) verdicts[entry.index] = 'push';
+    });
     return verdicts;
   }
 

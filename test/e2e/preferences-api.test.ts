@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../src/core/keys.js';
 import type { Preferences } from '../../src/core/preferences.js';
 import type { UserRef } from '../../src/core/ports.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
@@ -44,6 +46,28 @@ describe('GET /preferences', () => {
     // Assess
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ timeZone: 'UTC', quietHours: null, mutedTypes: [], liveDelivery: {}, updatedAt: null });
+  });
+
+  it('answers 409 for a saved document the runtime cannot read (a zone unknown to its tzdata), and a PUT repairs it', async () => {
+    // Prepare
+    const dave: UserRef = { tenantId: 'acme', userId: 'dave' };
+    tokens.set(dave, await runtime.secrets.issueToken(dave));
+    await runtime.documentClient.send(
+      new PutCommand({
+        TableName: runtime.dynamo.tableNames.graph,
+        Item: { ...keys.preferences('acme', 'dave'), timeZone: 'Mars/Olympus_Mons', quietHours: null, mutedTypes: [], liveDelivery: {}, updatedAt: '2026-01-01T00:00:00.000Z' },
+      }),
+    );
+
+    // Act
+    const broken = await getPreferences(dave);
+    await putPreferences(dave, { timeZone: 'UTC' });
+    const repaired = await getPreferences(dave);
+
+    // Assess
+    expect(broken.status).toBe(409);
+    expect(isErrorBody(broken.body) && broken.body.error.code).toBe('preferences_unreadable');
+    expect(repaired.status).toBe(200);
   });
 
   it('refuses a request without a valid token', async () => {
