@@ -35,6 +35,12 @@ export interface InboxServiceDeps {
   feedShards: number;
   inboxTtlDays: number;
   readStateListener?: ReadStateListener;
+  /** The user's muted types: left out of celebrity feeds at read time (their own inbox never got them). */
+  mutedTypes?: MutedTypesReader;
+}
+
+export interface MutedTypesReader {
+  mutedTypesOf(user: UserRef): Promise<readonly string[]>;
 }
 
 export interface InboxPageRequest {
@@ -81,22 +87,24 @@ export class InboxService {
     const nowMs = this.deps.clock.nowMs();
     const since = request.cursor?.since ?? request.since;
     const before = request.cursor?.before;
-    const pageQuery = (floor?: string) => ({
+    const pageQuery = (floor?: string, excludeTypes?: readonly string[]) => ({
       before,
       after: maxId(since, floor),
       limit: request.limit + 1,
       type: request.type,
+      ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
     });
     const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
-    const [celebrities, own, state] = await Promise.all([
+    const [celebrities, own, state, muted] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
       this.deps.inbox.listNewestFirst(ownSource, pageQuery()),
       this.deps.readState.getReadState(user),
+      this.mutedTypesOf(user),
     ]);
     const feedSources = this.viewSources(user, celebrities).slice(1);
     const feeds = await Promise.all(
-      feedSources.map(({ source, floor }) => this.deps.inbox.listNewestFirst(source, pageQuery(floor))),
+      feedSources.map(({ source, floor }) => this.deps.inbox.listNewestFirst(source, pageQuery(floor, muted))),
     );
     const merged = mergeNewestFirst([own, ...feeds], request.limit + 1);
     const page = merged.slice(0, request.limit);
@@ -111,18 +119,26 @@ export class InboxService {
   /** Unread and unseen counts, capped: read state + celebrity list, then one id query per source. */
   async counts(user: UserRef): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
-    const [state, celebrities] = await Promise.all([
+    const [state, celebrities, muted] = await Promise.all([
       this.deps.readState.getReadState(user),
       this.deps.celebrities.listFollowedCelebrities(user),
+      this.mutedTypesOf(user),
     ]);
     const limit = countQueryLimit(state);
     const readMark = state.readMark ?? undefined;
     const idLists = await Promise.all(
       this.viewSources(user, celebrities).map(({ source, floor }) =>
-        this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs),
+        source.kind === 'feed' && muted.length > 0
+          ? this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
+          : this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs),
       ),
     );
     return countFromIdsAboveReadMark(new Set(idLists.flat()), state);
+  }
+
+  /** Muted types apply to feeds only; none without a reader. */
+  private async mutedTypesOf(user: UserRef): Promise<readonly string[]> {
+    return this.deps.mutedTypes ? this.deps.mutedTypes.mutedTypesOf(user) : [];
   }
 
   /** O(1): one conditional write of the read mark, however many notifications are unread. */

@@ -22,6 +22,8 @@ export interface IdRange {
 export interface PageQuery extends IdRange {
   limit: number;
   type?: string;
+  /** Types left out (the user's muted types, applied to celebrity feeds at read time). */
+  excludeTypes?: readonly string[];
   nowMs: number;
 }
 
@@ -29,7 +31,7 @@ export interface InboxReader {
   /** Newest-first items of one source within the range, expired items and other types filtered out. */
   listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
   /** Newest-first ids of one source above `after` (unexpired), at most `limit`. */
-  listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number): Promise<string[]>;
+  listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]>;
   /** The item with this id in any of the sources, if present and unexpired. */
   findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
 }

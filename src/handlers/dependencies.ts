@@ -14,6 +14,7 @@ import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier, type TokenVerifier } from '../adapters/jwt-verifier.js';
 import type { InboxApiDeps } from './rest/inbox-api.js';
+import { mutedTypesReaderFromEnv } from './preferences-dependencies.js';
 
 export interface InboxServiceOptions {
   clock?: Clock;
@@ -30,6 +31,7 @@ export function inboxServiceFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocu
     feedShards: intEnv('FEED_SHARDS', DEFAULT_FEED_SHARDS, env),
     inboxTtlDays: intEnv('INBOX_TTL_DAYS', INBOX_TTL_DAYS_DEFAULT, env),
     readStateListener: options.readStateListener,
+    mutedTypes: mutedTypesReaderFromEnv(env, client),
   });
 }
 

@@ -13,6 +13,7 @@ import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-schedule
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { catalog, findNotificationType } from '../notifications/index.js';
 import { LiveDeliveryGate } from '../core/live-gate.js';
+import type { MutedTypesReader } from '../core/inbox-service.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import type { Scheduler } from '../core/schedules.js';
@@ -90,4 +91,18 @@ export function liveGateFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocument
     urgentBypassesQuietHours,
     onEvent: (message, context) => logger.debug(message, context),
   });
+}
+
+/**
+ * Muted types for the inbox read (celebrity feeds are filtered at read time). Unreadable preferences
+ * mute nothing: the inbox shows everything rather than hide notifications.
+ */
+export function mutedTypesReaderFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, logger?: Logger): MutedTypesReader {
+  const reader = cachedPreferencesReaderFromEnv(env, client, logger);
+  return {
+    async mutedTypesOf(user) {
+      const lookup = await reader.getOne(user.tenantId, user.userId);
+      return lookup.status === 'unreadable' ? [] : lookup.preferences.mutedTypes;
+    },
+  };
 }

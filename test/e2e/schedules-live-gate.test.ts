@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRef } from '../../src/core/ports.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { aMention, uniqueEventId } from '../support/events.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../src/core/keys.js';
+import { aFollow, aMention, aPost, uniqueEventId } from '../support/events.js';
+import { call } from '../support/http.js';
+import { pollUntil } from '../support/poll-until.js';
 import type { EventEnvelope } from '../../src/core/events.js';
 import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
@@ -46,6 +50,7 @@ beforeAll(async () => {
     infoBatchWindowMs: 300,
     rateLimitPerMinute: RATE_LIMIT,
     rateLimitWindowMs: RATE_WINDOW_MS,
+    celebrityThreshold: 2,
   });
   events = eventsClientOf(runtime);
 });
@@ -91,6 +96,39 @@ describe('muted types and live delivery per type', () => {
     // Assess
     expect(await inboxOf(runtime, who)).toHaveLength(1);
     expect(socket.messages).toEqual([]);
+  });
+});
+
+describe('muted types and celebrity feeds (read-time merge)', () => {
+  it("a celebrity's post of a muted type is left out of the follower's inbox view, counts and pushes", async () => {
+    // Prepare: two followers make m-star a celebrity (threshold 2); m-f1 mutes post.published.
+    const followedAt = new Date(Date.now() - 60_000).toISOString();
+    await publish(events, 'follow.created', aFollow('m-f1', 'm-star', { time: followedAt }), aFollow('m-f2', 'm-star', { time: followedAt }));
+    await pollUntil(
+      async () => {
+        const items = await Promise.all(['m-f1', 'm-f2'].map((follower) => runtime.documentClient.send(new GetCommand({ TableName: runtime.dynamo.tableNames.graph, Key: keys.followingCeleb('acme', follower, 'm-star') }))));
+        return items.every((output) => output.Item !== undefined);
+      },
+      { attempts: 400, intervalMs: 25 },
+      'm-star promoted and listed for both followers',
+    );
+    await pipelineDrained(runtime);
+    await putPreferences(runtime, user('m-f1'), { timeZone: 'UTC', mutedTypes: ['post.published'] });
+    const muted = await connect(user('m-f1'));
+    const listening = await connect(user('m-f2'));
+
+    // Act
+    await publish(events, 'post.published', aPost('m-star'));
+    await listening.waitFor('notification');
+    await pipelineDrained(runtime);
+    await sleep(500);
+
+    // Assess
+    expect((await inboxOf(runtime, user('m-f2'))).map((item) => item.type)).toEqual(['post.published']);
+    expect(await inboxOf(runtime, user('m-f1'))).toEqual([]);
+    const token = await runtime.secrets.issueToken(user('m-f1'));
+    expect((await call(runtime.endpoints.http, 'GET', '/notifications/counts', { token })).body).toMatchObject({ unread: 0, unseen: 0 });
+    expect(muted.messages).toEqual([]);
   });
 });
 

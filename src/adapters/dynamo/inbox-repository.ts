@@ -56,12 +56,18 @@ export class InboxRepository implements InboxReader, InboxWriter {
       values[':type'] = query.type;
       names['#type'] = 'type';
     }
+    const exclusion = excludeTypesFilter(query.excludeTypes);
+    if (exclusion) {
+      filters.push(exclusion.expression);
+      Object.assign(values, exclusion.values);
+      names['#type'] = 'type';
+    }
     const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: range.expression,
       FilterExpression: filters.join(' AND '),
       ExpressionAttributeValues: values,
-      ...(query.type !== undefined ? { ExpressionAttributeNames: names } : {}),
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
       ScanIndexForward: false,
       // Two extra for the inclusive ends of BETWEEN.
       Limit: query.limit + 2,
@@ -82,9 +88,10 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return items.slice(0, query.limit);
   }
 
-  /** countUnreadAbove: ids of one partition above `after`, newest first, keys only; guard: TTL. */
-  async listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number): Promise<string[]> {
+  /** countUnreadAbove: ids of one partition above `after`, newest first, keys only; guards: TTL, excluded (muted) types. */
+  async listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
     const range = rangeCondition({ after });
+    const exclusion = excludeTypesFilter(excludeTypes);
     const ids: string[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
@@ -92,7 +99,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: range.expression,
-          ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values },
+          ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values, ...exclusion?.values },
+          ...(exclusion ? { FilterExpression: exclusion.expression, ExpressionAttributeNames: { '#type': 'type' } } : {}),
           ProjectionExpression: 'sk, expiresAt',
           ScanIndexForward: false,
           Limit: limit,
@@ -136,4 +144,11 @@ export class InboxRepository implements InboxReader, InboxWriter {
     }));
     await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
   }
+}
+
+/** `NOT (#type IN (...))` for the types left out of a read, or undefined when none are. */
+function excludeTypesFilter(types: readonly string[] | undefined): { expression: string; values: Record<string, string> } | undefined {
+  if (!types || types.length === 0) return undefined;
+  const values = Object.fromEntries(types.map((type, index) => [`:excluded${index}`, type]));
+  return { expression: `NOT (#type IN (${Object.keys(values).join(', ')}))`, values };
 }
