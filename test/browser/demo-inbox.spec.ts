@@ -36,6 +36,20 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }
 
+/** Every notification in the user's inbox view, paged through REST. */
+async function countInbox(token: string): Promise<number> {
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? 'limit=100' : `limit=100&cursor=${encodeURIComponent(cursor)}`;
+    const response = await fetch(`${runtime.endpoints.http}/notifications?${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = (await response.json()) as { items: unknown[]; nextCursor: string | null };
+    count += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return count;
+}
+
 const badge = (page: Page) => page.locator('#badge');
 const bell = (page: Page) => page.getByRole('button', { name: /^Notifications/ });
 
@@ -142,6 +156,10 @@ describe('The demo inbox page', () => {
       expect(output.FailedEntryCount ?? 0).toBe(0);
     }
     events.destroy();
+    // The pipeline is asynchronous: wait until all 120 are in zoe's inbox, as a user opening the
+    // page later would find them (live pushes above the per-user rate limit are held for a minute).
+    const token = await runtime.secrets.issueToken({ tenantId: 'acme', userId: 'zoe' });
+    await expect.poll(() => countInbox(token), { timeout: 60_000, interval: 250 }).toBe(120);
 
     // Act
     const page = await openInbox('acme', 'zoe');
