@@ -6,7 +6,7 @@ import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewayma
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayConnectionPusher, createManagementApiClient } from '../adapters/connection-pusher.js';
-import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
+import { ConnectionRepository, HANDSHAKE_GRACE_SECONDS } from '../adapters/dynamo/connection-repository.js';
 import { DELIVERY_RECORD_TTL_SECONDS, DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
@@ -32,7 +32,9 @@ export function deliveryModeFromEnv(env: NodeJS.ProcessEnv): Priority {
 }
 
 export function connectionRepositoryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient): ConnectionRepository {
-  return new ConnectionRepository(client, tableNameFromEnv('connections', env));
+  return new ConnectionRepository(client, tableNameFromEnv('connections', env), {
+    handshakeGraceSeconds: intEnv('HANDSHAKE_GRACE_SECONDS', HANDSHAKE_GRACE_SECONDS, env),
+  });
 }
 
 /** $connect: the Connections table (writes) and the Graph table (followed celebrities). */

@@ -75,6 +75,8 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     CELEBRITY_THRESHOLD: String(settings.celebrityThreshold),
     INFO_BATCH_WINDOW_MS: String(settings.infoBatchWindowMs),
     TENANT_CLAIM: DEFAULT_TENANT_CLAIM,
+    // The local gateway holds posts until $connect has finished, so no post races the handshake.
+    HANDSHAKE_GRACE_SECONDS: '0',
     ...(settings.rateLimitPerMinute !== undefined ? { RATE_LIMIT_PER_MINUTE: String(settings.rateLimitPerMinute) } : {}),
     ...(settings.rateLimitWindowMs !== undefined ? { RATE_LIMIT_WINDOW_MS: String(settings.rateLimitWindowMs) } : {}),
     ...(settings.sendAtMinDelayMs !== undefined ? { SEND_AT_MIN_DELAY_MS: String(settings.sendAtMinDelayMs) } : {}),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
+import { ConnectionRepository, HANDSHAKE_GRACE_SECONDS } from '../../src/adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
 import { keys } from '../../src/core/keys.js';
 import type { UserRef } from '../../src/core/ports.js';
@@ -48,7 +48,7 @@ describe('ConnectionRepository', () => {
     // Assess
     expect(registered.listed).toEqual(['regConn1=']);
     expect(registered.present).toEqual([{ ...user, connectionId: 'regConn1=' }]);
-    expect(registered.found).toEqual({ ...user, connectionId: 'regConn1=', celebrityIds: ['star', 'idol'] });
+    expect(registered.found).toEqual({ ...user, connectionId: 'regConn1=', celebrityIds: ['star', 'idol'], connectedAt: Math.floor(clock.nowMs() / 1000) });
     expect(registered.starSubscribers).toEqual([{ ...user, connectionId: 'regConn1=' }]);
     expect(await connections.listConnections(user)).toEqual([]);
     expect(await connections.connectionsOf([user])).toEqual([]);
@@ -107,11 +107,28 @@ describe('ConnectionRepository', () => {
     await connections.registerConnection({ ...user, connectionId: 'staleB=', celebrityIds: [] });
     await connections.removeConnectionById('staleA=');
     await connections.registerConnection({ ...user, connectionId: 'staleA=', celebrityIds: [] });
+    clock.advance((HANDSHAKE_GRACE_SECONDS + 1) * 1000);
 
     await connections.removeConnection({ ...user, connectionId: 'staleA=' });
     await connections.removeConnection({ ...user, connectionId: 'staleA=' });
 
     expect((await connections.connectionsOf([user])).map((target) => target.connectionId)).toEqual(['staleB=']);
+  });
+
+  it('keeps a connection that answers 410 while still within the handshake grace period', async () => {
+    // Prepare: on AWS a post between $connect's registration and the handshake's end answers 410
+    const user: UserRef = { tenantId: 'acme', userId: 'handshaking-user' };
+    await connections.registerConnection({ ...user, connectionId: 'young=', celebrityIds: [] });
+
+    // Act
+    await connections.removeConnection({ ...user, connectionId: 'young=' });
+    const afterEarly410 = await connections.connectionsOf([user]);
+    clock.advance((HANDSHAKE_GRACE_SECONDS + 1) * 1000);
+    await connections.removeConnection({ ...user, connectionId: 'young=' });
+
+    // Assess: kept within the grace period, removed after it
+    expect(afterEarly410.map((target) => target.connectionId)).toEqual(['young=']);
+    expect(await connections.connectionsOf([user])).toEqual([]);
   });
 
   it('pages through a celebrity\'s online subscribers across shards', async () => {

@@ -22,6 +22,13 @@ import { chunk, mapWithParallelism } from './batch-write.js';
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */
 export const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
 export const BATCH_GET_LIMIT = 100;
+/**
+ * On AWS, $connect registers the connection before API Gateway completes the handshake, and a post
+ * in between answers 410. A 410 for a connection younger than this is not taken as stale: the
+ * client's catch-up after open fetches that notification, and a really dead one goes at $disconnect,
+ * the next 410 or TTL.
+ */
+export const HANDSHAKE_GRACE_SECONDS = 10;
 const BATCH_WRITE_LIMIT = 25;
 const MAX_UNPROCESSED_ROUNDS = 8;
 
@@ -32,6 +39,8 @@ export class UnprocessedKeysError extends Error {
 export interface ConnectionRegistration extends ConnectionTarget {
   /** Celebrities the user follows: the connection subscribes to their live posts. */
   celebrityIds: readonly string[];
+  /** Epoch seconds of registration (absent on items written before it was recorded). */
+  connectedAt?: number;
 }
 
 export interface ConnectionRepositoryOptions {
@@ -42,6 +51,8 @@ export interface ConnectionRepositoryOptions {
   subscriberPageSize?: number;
   /** BatchGetItem / BatchWriteItem calls in flight at once. */
   parallelism?: number;
+  /** See HANDSHAKE_GRACE_SECONDS; 0 where posts cannot race the handshake (the local gateway). */
+  handshakeGraceSeconds?: number;
 }
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: TableKey } };
@@ -54,6 +65,7 @@ export class ConnectionRepository implements ConnectionDirectory {
   private readonly subscriberShards: number;
   private readonly subscriberPageSize: number;
   private readonly parallelism: number;
+  private readonly handshakeGraceSeconds: number;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -65,6 +77,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     this.subscriberShards = options.subscriberShards ?? ONLINE_SUBSCRIBER_SHARDS;
     this.subscriberPageSize = options.subscriberPageSize ?? 500;
     this.parallelism = options.parallelism ?? 8;
+    this.handshakeGraceSeconds = options.handshakeGraceSeconds ?? HANDSHAKE_GRACE_SECONDS;
   }
 
   private nowSeconds(): number {
@@ -83,7 +96,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     const shard = onlineSubscriberShard(connectionId, this.subscriberShards);
     const puts: WriteRequest[] = [
       { PutRequest: { Item: { ...keys.connection(tenantId, userId, connectionId), connectionId, connectedAt: now, expiresAt } } },
-      { PutRequest: { Item: { ...keys.connectionReverse(connectionId), tenantId, userId, connectionId, celebrityIds: [...celebrityIds], expiresAt } } },
+      { PutRequest: { Item: { ...keys.connectionReverse(connectionId), tenantId, userId, connectionId, celebrityIds: [...celebrityIds], connectedAt: now, expiresAt } } },
       ...celebrityIds.map<WriteRequest>((celebrityId) => ({
         PutRequest: { Item: { ...keys.onlineSubscription(tenantId, celebrityId, shard, connectionId), userId, expiresAt } },
       })),
@@ -105,7 +118,13 @@ export class ConnectionRepository implements ConnectionDirectory {
     const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.connectionReverse(connectionId), ConsistentRead: true }));
     const item = output.Item;
     if (!item) return undefined;
-    return { tenantId: item.tenantId as string, userId: item.userId as string, connectionId, celebrityIds: (item.celebrityIds as string[] | undefined) ?? [] };
+    return {
+      tenantId: item.tenantId as string,
+      userId: item.userId as string,
+      connectionId,
+      celebrityIds: (item.celebrityIds as string[] | undefined) ?? [],
+      connectedAt: item.connectedAt as number | undefined,
+    };
   }
 
   /** removeConnectionById ($disconnect): the reverse item, then everything it points to. Idempotent. */
@@ -115,10 +134,14 @@ export class ConnectionRepository implements ConnectionDirectory {
     return registration;
   }
 
-  /** removeConnection (410 Gone): as $disconnect; without a reverse item, still drops it from presence. */
+  /**
+   * removeConnection (410 Gone): as $disconnect; without a reverse item, still drops it from presence.
+   * Guard: a connection still within the handshake grace period is kept.
+   */
   async removeConnection(target: ConnectionTarget): Promise<void> {
-    const registration = (await this.findConnection(target.connectionId)) ?? { ...target, celebrityIds: [] };
-    await this.removeRegistration(registration);
+    const found = await this.findConnection(target.connectionId);
+    if (found?.connectedAt !== undefined && this.nowSeconds() - found.connectedAt < this.handshakeGraceSeconds) return;
+    await this.removeRegistration(found ?? { ...target, celebrityIds: [] });
   }
 
   private async removeRegistration(registration: ConnectionRegistration): Promise<void> {
