@@ -48,6 +48,11 @@ export interface NotificationsConfig {
    * (LocalStack's free plan): delivery jobs then stay on their queues.
    */
   liveDelivery: boolean;
+  /**
+   * Origins a browser app may call the REST API from: `*` (default; tokens travel in a header, not
+   * cookies) or exact origins, comma-separated in context (`-c corsAllowOrigins=https://app.example.com`).
+   */
+  corsAllowOrigins: string[];
 }
 
 export const DEFAULTS = {
@@ -64,6 +69,7 @@ export const DEFAULTS = {
   logRetentionDays: 30,
   logLevel: 'INFO',
   liveDelivery: true,
+  corsAllowOrigins: '*',
 } as const;
 
 export class ConfigurationError extends Error {
@@ -104,6 +110,13 @@ function retention(node: ContextReader, key: string, fallback: number): Retentio
   const allowed = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number' && value !== RetentionDays.INFINITE);
   if (!allowed.includes(days)) throw new ConfigurationError(`context ${key} must be one of ${allowed.join(', ')}, got ${days}`);
   return days as RetentionDays;
+}
+
+function origins(node: ContextReader, key: string, fallback: string): string[] {
+  const list = (text(node, key) ?? fallback).split(',').map((origin) => origin.trim()).filter(Boolean);
+  const bad = list.find((origin) => origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin));
+  if (bad !== undefined || list.length === 0) throw new ConfigurationError(`context ${key} must be * or comma-separated origins (scheme://host[:port]), got ${bad ?? '(empty)'}`);
+  return list;
 }
 
 function required(node: ContextReader, key: string, why: string): string {
@@ -147,5 +160,6 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     logLevel: oneOf(node, 'logLevel', DEFAULTS.logLevel, ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const),
     alarmTopicArn,
     liveDelivery: oneOf(node, 'liveDelivery', 'true', ['true', 'false'] as const) === 'true',
+    corsAllowOrigins: origins(node, 'corsAllowOrigins', DEFAULTS.corsAllowOrigins),
   };
 }

@@ -19,6 +19,19 @@ export function intEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = 
   return value;
 }
 
+/**
+ * `CORS_ALLOW_ORIGINS`: `*` (the default: tokens travel in a header, not cookies, so any origin may
+ * call) or a comma-separated list of exact origins such as `https://app.example.com`.
+ */
+export function corsAllowOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const raw = env.CORS_ALLOW_ORIGINS?.trim() || '*';
+  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new ConfigError(`CORS_ALLOW_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
+  }
+  return origins;
+}
+
 export function tableNameFromEnv(table: TableName, env: NodeJS.ProcessEnv = process.env): string {
   return requireEnv(tableSpecs[table].envVar, env);
 }

@@ -17,7 +17,7 @@ import {
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { restRoutes, type RestFunction } from '../../src/handlers/rest/routes.js';
+import { corsPreflight, restRoutes, type RestFunction } from '../../src/handlers/rest/routes.js';
 import { acknowledge } from '../nag.js';
 import type { HandlerFunction } from './handler-function.js';
 
@@ -31,6 +31,8 @@ export interface InboxApiProps {
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
   stageName?: string;
+  /** `*` or exact origins allowed to call from a browser (preflight and error answers). */
+  corsAllowOrigins: readonly string[];
 }
 
 /** Our error format for answers API Gateway gives before a handler runs. */
@@ -57,6 +59,13 @@ export class InboxApi extends Construct {
     this.api = new RestApi(this, 'Api', {
       description: 'Notification inbox REST API',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // OPTIONS mock methods on every resource, no authorizer: browsers send preflights without a token.
+      defaultCorsPreflightOptions: {
+        allowOrigins: [...props.corsAllowOrigins],
+        allowHeaders: [...corsPreflight.allowHeaders],
+        allowMethods: [...corsPreflight.allowMethods],
+        maxAge: Duration.seconds(corsPreflight.maxAgeSeconds),
+      },
       // Execution logs (ERROR level) need the account-level API Gateway CloudWatch role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
@@ -104,18 +113,27 @@ export class InboxApi extends Construct {
       });
     }
 
+    // Errors API Gateway answers itself must carry CORS too, or a browser app sees a network error
+    // instead of the 401 that tells it to refresh its token. With a list of origins the request's
+    // origin is echoed: these answers hold only an error code.
+    const responseHeaders = {
+      'Access-Control-Allow-Origin': props.corsAllowOrigins.includes('*') ? "'*'" : 'method.request.header.Origin',
+    };
     this.api.addGatewayResponse('Unauthorized', {
+      responseHeaders,
       type: ResponseType.UNAUTHORIZED,
       statusCode: '401',
       templates: errorTemplate('unauthorized', quoted('missing, invalid or expired token')),
     });
     this.api.addGatewayResponse('AccessDenied', {
+      responseHeaders,
       type: ResponseType.ACCESS_DENIED,
       statusCode: '403',
       templates: errorTemplate('forbidden', quoted('the token does not allow this request')),
     });
     // API Gateway answers an unknown path with 403 "Missing Authentication Token"; it is a 404.
     this.api.addGatewayResponse('UnknownRoute', {
+      responseHeaders,
       type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
       statusCode: '404',
       templates: errorTemplate('not_found', quoted('no such route')),
@@ -124,11 +142,11 @@ export class InboxApi extends Construct {
       ['BadRequestParameters', ResponseType.BAD_REQUEST_PARAMETERS],
       ['BadRequestBody', ResponseType.BAD_REQUEST_BODY],
     ] as const) {
-      this.api.addGatewayResponse(name, { type, statusCode: '400', templates: errorTemplate('validation_error', '"$context.error.validationErrorString"') });
+      this.api.addGatewayResponse(name, { type, statusCode: '400', responseHeaders, templates: errorTemplate('validation_error', '"$context.error.validationErrorString"') });
     }
-    this.api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', templates: errorTemplate('throttled', '$context.error.messageString') });
-    this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, templates: errorTemplate('request_error', '$context.error.messageString') });
-    this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, templates: errorTemplate('internal_error', quoted('internal error')) });
+    this.api.addGatewayResponse('Throttled', { type: ResponseType.THROTTLED, statusCode: '429', responseHeaders, templates: errorTemplate('throttled', '$context.error.messageString') });
+    this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, responseHeaders, templates: errorTemplate('request_error', '$context.error.messageString') });
+    this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, responseHeaders, templates: errorTemplate('internal_error', quoted('internal error')) });
 
     acknowledge(
       this.api,

@@ -49,6 +49,8 @@ export class AppStack extends Stack {
         TENANT_CLAIM: config.tenantClaim,
       },
     };
+    // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
+    const corsEnvironment = { CORS_ALLOW_ORIGINS: config.corsAllowOrigins.join(',') };
     // The cursor key is resolved by CloudFormation at deploy (dynamic reference), so it is in
     // neither the template nor the source, and handlers read it from env once per container with
     // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
@@ -94,7 +96,7 @@ export class AppStack extends Stack {
       serviceName: 'inbox-read-api',
       description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
       defaults,
-      environment: { CURSOR_SECRET: cursorSecret },
+      environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
     })
       .readTable(inbox)
       .readTable(readMarks)
@@ -104,7 +106,7 @@ export class AppStack extends Stack {
       serviceName: 'inbox-write-api',
       description: 'POST read-all, seen-all and one read: moves read marks (one write however many are unread)',
       defaults,
-      environment: { CURSOR_SECRET: cursorSecret },
+      environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
     })
       .readTable(inbox)
       .readTable(readMarks)
@@ -116,6 +118,7 @@ export class AppStack extends Stack {
       serviceName: 'preferences-api',
       description: 'GET and PUT /preferences (time zone, quiet hours, muted types)',
       defaults,
+      environment: corsEnvironment,
     })
       .readTable(graph)
       .writeTable(graph, ['dynamodb:PutItem']);
@@ -127,6 +130,7 @@ export class AppStack extends Stack {
       auth,
       logRetention: config.logRetentionDays,
       removalPolicy: config.removalPolicy,
+      corsAllowOrigins: config.corsAllowOrigins,
     });
 
     if (config.liveDelivery) {

@@ -8,7 +8,7 @@ import { InboxService } from '../core/inbox-service.js';
 import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
 import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
 import { systemClock, type Clock, type ReadStateListener } from '../core/ports.js';
-import { intEnv, requireEnv, tableNameFromEnv } from '../config.js';
+import { corsAllowOriginsFromEnv, intEnv, requireEnv, tableNameFromEnv } from '../config.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
@@ -40,6 +40,7 @@ export function inboxApiDepsFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocu
     service: inboxServiceFromEnv(env, client, options),
     cursorSecret: requireEnv('CURSOR_SECRET', env),
     tenantClaim: env.TENANT_CLAIM || DEFAULT_TENANT_CLAIM,
+    corsAllowOrigins: corsAllowOriginsFromEnv(env),
     logger,
   };
 }

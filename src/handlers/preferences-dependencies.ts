@@ -5,7 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { intEnv, requireEnv, tableNameFromEnv } from '../config.js';
+import { corsAllowOriginsFromEnv, intEnv, requireEnv, tableNameFromEnv } from '../config.js';
 import { systemClock, type Clock } from '../core/ports.js';
 import { CachedPreferencesReader, PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
@@ -34,6 +34,7 @@ export function preferencesApiDepsFromEnv(env: NodeJS.ProcessEnv, client: Dynamo
     store: preferencesRepositoryFromEnv(env, client),
     knownTypes: notifyingTypes(),
     tenantClaim: env.TENANT_CLAIM || DEFAULT_TENANT_CLAIM,
+    corsAllowOrigins: corsAllowOriginsFromEnv(env),
     clock,
     logger,
   };

@@ -4,18 +4,33 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { restRoutes, type RestFunction, type RestRoute } from '../handlers/rest/routes.js';
+import { corsHeaders } from '../handlers/rest/http.js';
+import { corsPreflight, restRoutes, type RestFunction, type RestRoute } from '../handlers/rest/routes.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
 
 type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 const STAGE = 'local';
-const UNAUTHORIZED: LocalResponse = {
-  status: 401,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ error: { code: 'unauthorized', message: 'missing, invalid or expired token' } }),
-};
+function unauthorized(cors: Record<string, string>): LocalResponse {
+  return {
+    status: 401,
+    headers: { 'content-type': 'application/json', ...cors },
+    body: JSON.stringify({ error: { code: 'unauthorized', message: 'missing, invalid or expired token' } }),
+  };
+}
+
+function preflight(cors: Record<string, string>): LocalResponse {
+  return {
+    status: 204,
+    headers: {
+      ...cors,
+      'access-control-allow-headers': corsPreflight.allowHeaders.join(','),
+      'access-control-allow-methods': corsPreflight.allowMethods.join(','),
+      'access-control-max-age': String(corsPreflight.maxAgeSeconds),
+    },
+  };
+}
 
 /** A segment that is not valid percent-encoding stays raw, so the handler's validation answers 400. */
 function decodePathSegment(segment: string): string {
@@ -27,8 +42,12 @@ function decodePathSegment(segment: string): string {
 }
 
 function matchRoute(route: RestRoute, method: string, path: string): Record<string, string> | undefined {
-  if (route.method !== method) return undefined;
-  const templateParts = route.resource.split('/');
+  return route.method === method ? matchResource(route.resource, path) : undefined;
+}
+
+/** The path parameters when `path` fits the resource template, else undefined. */
+function matchResource(resource: string, path: string): Record<string, string> | undefined {
+  const templateParts = resource.split('/');
   const pathParts = path.split('/');
   if (templateParts.length !== pathParts.length) return undefined;
   const parameters: Record<string, string> = {};
@@ -52,10 +71,16 @@ function singleValueHeaders(request: LocalRequest): Record<string, string> {
   return headers;
 }
 
-export function createRestGateway(functions: Record<RestFunction, ProxyHandler>, authorizer: Authorizer): LocalRoute {
+export function createRestGateway(functions: Record<RestFunction, ProxyHandler>, authorizer: Authorizer, corsAllowOrigins: readonly string[] = ['*']): LocalRoute {
   return {
     async handle(request) {
       const path = request.url.pathname.replace(/\/+$/, '') || '/';
+      const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
+      const cors = corsHeaders(origin, corsAllowOrigins);
+      // Preflight: like API Gateway's OPTIONS mock integration, unauthenticated (browsers send no token).
+      if (request.method === 'OPTIONS' && restRoutes.some((route) => matchResource(route.resource, path))) {
+        return preflight(cors);
+      }
       for (const route of restRoutes) {
         const pathParameters = matchRoute(route, request.method, path);
         if (!pathParameters) continue;
@@ -66,7 +91,7 @@ export function createRestGateway(functions: Record<RestFunction, ProxyHandler>,
         try {
           authorization = await authorizer({ type: 'REQUEST', methodArn, headers, queryStringParameters: query } as APIGatewayRequestAuthorizerEvent);
         } catch {
-          return UNAUTHORIZED;
+          return unauthorized(cors);
         }
         const event = {
           resource: route.resource,

@@ -105,6 +105,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
         preferences: createPreferencesHandler(preferencesApiDepsFromEnv(env, documentClient, logger)),
       },
       authorizer,
+      apiDeps.corsAllowOrigins,
     ),
   ];
 

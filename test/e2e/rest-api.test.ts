@@ -253,6 +253,36 @@ describe('read state over HTTP (on bob, so the listing tests above keep alice un
   });
 });
 
+describe('CORS (a browser app on another origin)', () => {
+  const origin = 'https://app.example.com';
+
+  it('answers a preflight without a token, naming the headers and methods the API takes', async () => {
+    // Act
+    const answer = await fetch(`${base}/notifications/${aliceOwn[0]!.id}/read`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+
+    // Assess
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answer.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect(answer.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it('puts the allow-origin header on answers and on the 401 of a missing token', async () => {
+    // Act
+    const ok = await fetch(`${base}/notifications/counts`, { headers: { origin, authorization: `Bearer ${tokenOf(alice)}` } });
+    const refused = await fetch(`${base}/notifications/counts`, { headers: { origin } });
+
+    // Assess
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('*');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
 describe('authentication', () => {
   const paths: [string, string][] = [
     ['GET', '/notifications'],

@@ -20,6 +20,11 @@ function resourcesOfType(template: CfnTemplate, type: string): [string, NonNulla
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 }
 
+/** The methods of the routes (OPTIONS preflights excluded). */
+function routeMethods(template: CfnTemplate): ReturnType<typeof resourcesOfType> {
+  return resourcesOfType(template, 'AWS::ApiGateway::Method').filter(([, method]) => method.Properties!.HttpMethod !== 'OPTIONS');
+}
+
 function allFunctions(synth: Synthesized): HandlerFunction[] {
   return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
 }
@@ -170,12 +175,23 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
     it('builds every REST route behind the Cognito authorizer with request validation', () => {
       synth.stack.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'COGNITO_USER_POOLS' });
       synth.stack.hasResourceProperties('AWS::ApiGateway::RequestValidator', { ValidateRequestBody: true, ValidateRequestParameters: true });
-      const methods = resourcesOfType(app, 'AWS::ApiGateway::Method');
+      const methods = routeMethods(app);
       expect(methods).toHaveLength(restRoutes.length);
       for (const [, method] of methods) {
         expect(method.Properties).toMatchObject({ AuthorizationType: 'COGNITO_USER_POOLS', AuthorizerId: { Ref: expect.any(String) }, RequestValidatorId: { Ref: expect.any(String) } });
       }
       synth.stack.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: 'POST', RequestParameters: { 'method.request.path.id': true } });
+    });
+
+    it('answers CORS preflights without a token and puts CORS headers on gateway errors and handler answers', () => {
+      const preflights = resourcesOfType(app, 'AWS::ApiGateway::Method').filter(([, method]) => method.Properties!.HttpMethod === 'OPTIONS');
+      expect(preflights.length).toBeGreaterThanOrEqual(new Set(restRoutes.map((route) => route.resource)).size);
+      for (const [, preflight] of preflights) expect(preflight.Properties!.AuthorizationType).toBe('NONE');
+      const unauthorized = resourcesOfType(app, 'AWS::ApiGateway::GatewayResponse').find(([, candidate]) => candidate.Properties!.ResponseType === 'UNAUTHORIZED')![1];
+      expect(unauthorized.Properties!.ResponseParameters).toMatchObject({ 'gatewayresponse.header.Access-Control-Allow-Origin': "'*'" });
+      for (const fn of Object.values(synth.built.app.restFunctions)) {
+        expect(app.Resources[logicalId(fn)]!.Properties!.Environment.Variables).toMatchObject({ CORS_ALLOW_ORIGINS: '*' });
+      }
     });
 
     it('answers 401/403/400 from API Gateway in the {"error":{"code","message"}} format, with access logs', () => {
@@ -416,7 +432,7 @@ describe('When deployed in jwt auth mode with overridden settings', () => {
     const authorizer = one(resourcesOfType(app, 'AWS::ApiGateway::Authorizer'))[1].Properties!;
     expect(authorizer).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization' });
     expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(authorizerFn);
-    for (const [, method] of resourcesOfType(app, 'AWS::ApiGateway::Method')) expect(method.Properties!.AuthorizationType).toBe('CUSTOM');
+    for (const [, method] of routeMethods(app)) expect(method.Properties!.AuthorizationType).toBe('CUSTOM');
     expect(app.Resources[authorizerFn]!.Properties!.Environment.Variables).toMatchObject({ JWT_ISSUER: jwt.jwtIssuer, JWT_AUDIENCE: jwt.jwtAudience, JWKS_URL: jwt.jwksUrl, TENANT_CLAIM: 'custom:tenant' });
   });
 

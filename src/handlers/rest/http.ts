@@ -44,6 +44,22 @@ export function errorResponse(error: unknown, logger: Logger): APIGatewayProxyRe
   return json(500, errorBody('internal_error', 'internal error'));
 }
 
+/** The CORS headers of an answer to `origin` (a browser app on another origin than the API). */
+export function corsHeaders(origin: string | undefined, allowedOrigins: readonly string[]): Record<string, string> {
+  if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*' };
+  if (origin !== undefined && allowedOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'Origin' };
+  return {};
+}
+
+export function requestOrigin(event: APIGatewayProxyEvent): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'origin')?.[1] ?? undefined;
+}
+
+/** Adds the CORS headers for the request's origin to a handler's answer. */
+export function withCors(result: APIGatewayProxyResult, event: APIGatewayProxyEvent, allowedOrigins: readonly string[]): APIGatewayProxyResult {
+  return { ...result, headers: { ...result.headers, ...corsHeaders(requestOrigin(event), allowedOrigins) } };
+}
+
 export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   if (event.body === null || event.body === undefined || event.body.trim() === '') return {};
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;

@@ -6,13 +6,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { decodeCursor } from '../../core/cursor.js';
 import type { InboxService } from '../../core/inbox-service.js';
-import { errorBody, errorResponse, identityFrom, json, parseJsonBody } from './http.js';
+import { errorBody, errorResponse, identityFrom, json, parseJsonBody, withCors } from './http.js';
 import { emptyBodySchema, inboxQuerySchema, markOneReadPathSchema, noQuerySchema } from './schemas.js';
 
 export interface InboxApiDeps {
   service: InboxService;
   cursorSecret: string;
   tenantClaim: string;
+  /** Origins allowed to call from a browser (`*` or exact origins). */
+  corsAllowOrigins: readonly string[];
   logger: Logger;
 }
 
@@ -24,7 +26,7 @@ function routeKey(event: APIGatewayProxyEvent): string {
 }
 
 function dispatch(routes: Record<string, Route>, deps: InboxApiDeps): Handler {
-  return async (event) => {
+  const answer = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const route = routes[routeKey(event)];
     if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
     try {
@@ -33,6 +35,7 @@ function dispatch(routes: Record<string, Route>, deps: InboxApiDeps): Handler {
       return errorResponse(error, deps.logger);
     }
   };
+  return async (event) => withCors(await answer(event), event, deps.corsAllowOrigins);
 }
 
 export function createInboxReadHandler(deps: InboxApiDeps): Handler {

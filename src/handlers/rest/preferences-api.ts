@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Clock } from '../../core/ports.js';
 import { preferencesInputSchema, type Preferences, type PreferencesStore } from '../../core/preferences.js';
-import { errorBody, errorResponse, identityFrom, json, parseJsonBody } from './http.js';
+import { errorBody, errorResponse, identityFrom, json, parseJsonBody, withCors } from './http.js';
 import { noQuerySchema } from './schemas.js';
 
 export interface PreferencesApiDeps {
@@ -11,6 +11,8 @@ export interface PreferencesApiDeps {
   /** The catalog's notification types that produce notifications (mutable / switchable). */
   knownTypes: readonly string[];
   tenantClaim: string;
+  /** Origins allowed to call from a browser (`*` or exact origins). */
+  corsAllowOrigins: readonly string[];
   clock: Clock;
   logger: Logger;
 }
@@ -45,7 +47,7 @@ export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
       return json(200, present(preferences));
     },
   };
-  return async (event) => {
+  const answer = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const route = routes[`${event.httpMethod} ${event.resource}`];
     if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
     try {
@@ -54,4 +56,5 @@ export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
       return errorResponse(error, deps.logger);
     }
   };
+  return async (event) => withCors(await answer(event), event, deps.corsAllowOrigins);
 }

@@ -20,3 +20,10 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'GET', resource: '/preferences', function: 'preferences' },
   { method: 'PUT', resource: '/preferences', function: 'preferences' },
 ];
+
+/** CORS preflight answers (API Gateway's OPTIONS methods on AWS, the local gateway locally). */
+export const corsPreflight = {
+  allowHeaders: ['Authorization', 'Content-Type'],
+  allowMethods: [...new Set(restRoutes.map((route) => route.method)), 'OPTIONS'],
+  maxAgeSeconds: 3600,
+} as const;
