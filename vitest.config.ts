@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The AWS SDK warns once per process on Node 20 (CI's Node); the warning is documented in README.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     include: ['test/**/*.test.ts'],
     // LocalStack tests run only through `npm run test:localstack`.
     exclude: ['test/localstack/**', 'node_modules/**'],
