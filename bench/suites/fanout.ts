@@ -8,6 +8,9 @@ import { batchPutAll, mapWithParallelism } from '../../src/adapters/dynamo/batch
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
+import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
+import { systemClock } from '../../src/core/ports.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import type { DeliveryJob, DeliveryJobQueue } from '../../src/core/delivery-job.js';
 import type { NotificationEvent } from '../../src/core/events.js';
@@ -15,7 +18,8 @@ import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
 import { planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
 import { FanOutService } from '../../src/core/fanout-service.js';
 import { keys } from '../../src/core/keys.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
+import { startSeparateDynamo } from '../separate-dynamo.js';
 import { postPublished } from '../../src/notifications/post-published.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
@@ -65,7 +69,11 @@ export const suite: BenchSuite = {
 An account with F followers (follower items seeded in the Graph table) publishes a post; the
 fan-out service (\`src/core/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
 page read while the current one is written) and writes one inbox item per follower with
-BatchWriteItem (25 per call, 8 calls in flight). Requests are counted with the SDK middleware meter.
+BatchWriteItem (25 per call, 8 calls in flight). As in production, the followers who muted the type
+are left out: each follower page's preferences are read (BatchGetItem, 100 users per call) with a
+cold cache, so every read reaches DynamoDB. Requests are counted with the SDK middleware meter.
+dynalite runs in its own process (\`bench/separate-dynamo.ts\`): as on AWS, the database's work does
+not run on the fan-out's thread.
 
 - \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
   \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
@@ -83,7 +91,7 @@ BatchWriteItem (25 per call, 8 calls in flight). Requests are counted with the S
   Delivery jobs go to an in-memory queue here (the SQS path is covered by the tests).
 `,
   async run(): Promise<BenchResult[]> {
-    const dynamo = await startEmbeddedDynamo();
+    const dynamo = await startSeparateDynamo();
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const meter = new RequestMeter();
     meter.attach(client);
@@ -92,12 +100,16 @@ BatchWriteItem (25 per call, 8 calls in flight). Requests are counted with the S
       const graph = new FollowGraphRepository(client, dynamo.tableNames.graph);
       const inbox = new InboxRepository(client, dynamo.tableNames.inbox);
       const jobs = new DiscardingJobQueue();
+      // The production configuration: mutes checked against preferences, with a cold cache (every
+      // read goes to DynamoDB), as the fan-out function runs it.
+      const preferences = new CachedPreferencesReader(new PreferencesRepository(client, dynamo.tableNames.graph), systemClock, { ttlMs: 0 });
       const service = new FanOutService({
         graph,
         inbox,
         deliveryQueue: jobs,
         promotionQueue: { enqueue: async () => undefined },
         settings: { celebrityThreshold: 10_000, feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 },
+        preferences,
       });
 
       for (const followers of SIZES) {
@@ -106,8 +118,15 @@ BatchWriteItem (25 per call, 8 calls in flight). Requests are counted with the S
 
         meter.reset();
         await service.process(postEvent(account, `count-${followers}`), postPublished);
-        const batchWrites = meter.snapshot().byCommand.BatchWriteItemCommand ?? 0;
+        const counted = meter.snapshot().byCommand;
+        const batchWrites = counted.BatchWriteItemCommand ?? 0;
         results.push({ name: `fanout.batchWrites.f${followers}`, value: batchWrites, unit: 'requests', note: `target ceil(F/25) = ${Math.ceil(followers / 25)}` });
+        results.push({
+          name: `fanout.preferenceReads.f${followers}`,
+          value: counted.BatchGetItemCommand ?? 0,
+          unit: 'requests',
+          note: 'BatchGetItem of preferences (mutes), 100 users per call, one per follower page of up to 1,000 (first page 100)',
+        });
 
         // Naive baseline: the same items, one PutItem each.
         const naiveEvent = postEvent(account, `naive-${followers}`);

@@ -119,7 +119,8 @@ export class FanOutService {
 
   /**
    * Streams the follower list into the inboxes: one reader pages the followers (a small first page so
-   * writing starts at once, then full pages, paused while MAX_BUFFERED_PAGES are unwritten) and
+   * writing starts at once, then full pages, paused while MAX_BUFFERED_PAGES are unwritten), drops
+   * the users who muted the type, and
    * `writeParallelism` writers each take 25 ids at a time (one BatchWriteItem call) with no barrier
    * between pages. Every 100 written recipients become one delivery job, enqueued after the writes.
    * Memory stays bounded by the buffer, whatever the follower count.
@@ -153,7 +154,9 @@ export class FanOutService {
           while (buffer.length >= maxBuffered && !failed) await wake.promise;
           if (failed) return;
           const page = await this.deps.graph.listFollowersPage(event.tenantId, accountId, after, limit);
-          for (const follower of page.followers) buffer.push(follower.followerId);
+          // Mutes are checked per page (100 users per BatchGetItem) here, off the writers' path.
+          const audience = await this.withoutMuted(event, page.followers.map((follower) => follower.followerId));
+          for (const followerId of audience) buffer.push(followerId);
           after = page.next;
           limit = pageSize;
           notify();
@@ -168,10 +171,8 @@ export class FanOutService {
       for (;;) {
         if (failed) return;
         if (buffer.length >= BATCH_WRITE_SIZE || (readingDone && buffer.length > 0)) {
-          const taken = buffer.splice(0, BATCH_WRITE_SIZE);
+          const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
-          const batch = await this.withoutMuted(event, taken);
-          if (batch.length === 0) continue;
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
           await this.deps.inbox.putAll(writes);
           summary.inboxItems += writes.length;

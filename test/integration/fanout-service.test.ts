@@ -2,6 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
+import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
+import { systemClock } from '../../src/core/ports.js';
 import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
 import { FanOutService, type FanOutSettings } from '../../src/core/fanout-service.js';
 import { keys } from '../../src/core/keys.js';
@@ -48,6 +52,37 @@ beforeEach(() => {
 });
 
 describe('FanOutService, ordinary tier', () => {
+  it('leaves out followers who muted the type (no item, no job), checking mutes 100 users per read', async () => {
+    // Prepare: 120 followers (an ordinary account at this threshold), every tenth muted
+    // post.published; preferences read uncached
+    const graph = new FollowGraphRepository(db.client, db.dynamo.tableNames.graph);
+    const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
+    const store = new PreferencesRepository(db.client, db.dynamo.tableNames.graph);
+    const preferences = new CachedPreferencesReader(store, systemClock, { ttlMs: 0 });
+    const ordinarySettings = { ...settings, celebrityThreshold: 10_000, followerPageSize: 100 };
+    const service = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
+    const followers = Array.from({ length: 120 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+    for (const follower of followers) await follow(service, follower, 'muted-author');
+    const muting = followers.filter((_, i) => i % 10 === 0);
+    for (const userId of muting) await store.putPreferences('acme', userId, { ...DEFAULT_PREFERENCES, mutedTypes: ['post.published'], updatedAt: new Date().toISOString() });
+    jobs = new RecordingJobQueue();
+    const metered = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
+    db.meter.reset();
+
+    // Act
+    const post = aPostBy('muted-author');
+    const summary = await metered.process(post, type('post.published'));
+
+    // Assess: pages of 100 and 20 (the first page is at most 100) -> 2 preference reads
+    const listening = followers.filter((follower) => !muting.includes(follower));
+    expect(summary.inboxItems).toBe(listening.length);
+    for (const follower of muting) expect(await countItems(keys.inboxItem('acme', follower, '').pk)).toBe(0);
+    for (const follower of listening) expect(await countItems(keys.inboxItem('acme', follower, '').pk)).toBe(1);
+    expect(jobs.recipientsOf(post.eventId).sort()).toEqual(listening);
+    expect(db.meter.snapshot().byCommand.BatchGetItemCommand).toBe(2);
+  });
+
+
   it('writes one item per follower in ceil(F/25) BatchWriteItem calls and jobs of 100', async () => {
     // Prepare
     const { service } = serviceOn(db.client);
