@@ -82,9 +82,14 @@ not run on the fan-out's thread.
   time to BatchWrite the same number of pre-built items directly (\`batchPutAll\`, same parallelism),
   and \`fanout.overheadRatio.f<F>\` = the median of the per-pair ratios fan-out / direct (target <= 1.2);
   the samples alternate the two, so each pair shares the machine's load at that moment.
-  \`fanout.followerQuery.ms.f<F>\` is the time to read the follower list alone: dynalite runs in this
-  process, so the Queries compete for the same CPU as the BatchWrites (on DynamoDB they are
-  served by the service, and the reader overlaps the writers).
+  \`fanout.followerQuery.ms.f<F>\` is the time to read the follower list alone.
+- Why the ratio misses 1.2: the fan-out must read before it writes, and the baseline reads nothing.
+  Three dependent reads come before the first write (the actor's tier, the first follower page, that
+  page's mutes), which dominates at F = 100 (a ~20 ms baseline); at larger F the reader runs ahead
+  of the writers, but dynalite is one single-threaded server, so every follower Query and
+  preferences BatchGetItem is served in series with the BatchWrites, whereas DynamoDB serves the
+  Graph and Inbox partitions in parallel. Without mutes (before preferences existed) the same
+  suite measured 1.22 at F = 9,999 and 1.23 at F = 1,000.
 - \`celebrityPost.writes.f100000\`: a celebrity (PROFILE says tier = celebrity, 100,000 followers;
   no follower items are seeded because the celebrity path never reads the follower list) publishes;
   written items = consumed WCU (target: S = ${DEFAULT_FEED_SHARDS}, independent of F), with the request count.
