@@ -228,6 +228,13 @@ export class LocalQueue {
     try {
       const response = await consumer.handler(this.toEvent(batch), localLambdaContext(consumer.options.functionName));
       failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      const batchIds = new Set(batch.map((message) => message.messageId));
+      // As with Lambda: an itemIdentifier that is empty or not a message of this batch fails the whole batch.
+      const unknown = [...failedIds].filter((id) => typeof id !== 'string' || !batchIds.has(id));
+      if (unknown.length > 0) {
+        this.options.onError?.(new Error(`${this.name}: batchItemFailures names ${unknown.length} itemIdentifier(s) not in the batch; the whole batch fails`));
+        failedIds = batchIds;
+      }
     } catch (error) {
       // A thrown invocation fails the whole batch, as with Lambda.
       this.options.onError?.(error);
