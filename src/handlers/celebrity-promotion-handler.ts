@@ -6,7 +6,6 @@ import { promotionJobSchema, type CelebrityPromotionService } from '../core/cele
 import type { SqsBatchHandler } from './fanout-handler.js';
 
 export function createCelebrityPromotionHandler(deps: { service: CelebrityPromotionService; logger: Logger }): SqsBatchHandler {
-  const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord): Promise<void> => {
     const parsed = promotionJobSchema.safeParse(JSON.parse(record.body));
     if (!parsed.success) {
@@ -17,5 +16,6 @@ export function createCelebrityPromotionHandler(deps: { service: CelebrityPromot
     logger.info('promotion page written', { messageId: record.messageId, tenantId: parsed.data.tenantId, celebrityId: parsed.data.celebrityId, ...result });
   };
   const { logger } = deps;
-  return (event, context) => processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+  // One processor per invocation: its state is per batch, and the local runtime runs two batches of a queue at once.
+  return (event, context) => processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
 }

@@ -35,7 +35,6 @@ export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQS
 
 export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const { notificationType, service, logger } = deps;
-  const processor = new BatchProcessor(EventType.SQS);
   const idempotencyConfig = new IdempotencyConfig({ eventKeyJmesPath: '[type, tenantId, eventId]', expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
   const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => service.process(event, notificationType);
   // The record is written INPROGRESS before the work and COMPLETED after it; if the work throws
@@ -71,6 +70,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
 
   return async (event, context) => {
     idempotencyConfig.registerLambdaContext(context);
-    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+    // One processor per invocation: its state is per batch, and the local runtime runs two batches of a queue at once.
+    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
   };
 }
