@@ -158,7 +158,7 @@ describe('fan-out: the same event delivered several times', () => {
     const written = await newFanOutRecords(before);
     expect(written.map((record) => record.status?.S)).toEqual(['COMPLETED']);
     for (const record of written) {
-      await dynamoClient.send(new DeleteItemCommand({ TableName: db.dynamo.tableNames.idempotency, Key: { id: record.id! } }));
+      await dynamoClient.send(new DeleteItemCommand({ TableName: db.dynamo.tableNames.idempotency, Key: { id: { S: record.id!.S! } } }));
     }
 
     // Act
