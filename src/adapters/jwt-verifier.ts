@@ -43,9 +43,16 @@ export function createJwtVerifier(config: JwtVerifierConfig): TokenVerifier {
   };
 }
 
-/** The token in `Authorization: Bearer <t>` or, for WebSocket $connect, the `token` query parameter. */
-export function extractToken(headers: Record<string, string | undefined> | null | undefined, query: Record<string, string | undefined> | null | undefined): string | undefined {
+/**
+ * Where a route's token travels: `header` (`Authorization: Bearer <t>`, REST) or `query` (the `token`
+ * parameter, WebSocket $connect, where browsers cannot set headers). Only that place is read: it is
+ * the identity source API Gateway caches the authorizer's answer by, and a token in a REST URL would
+ * end up in logs and browser history.
+ */
+export type TokenSource = 'header' | 'query';
+
+export function extractToken(source: TokenSource, headers: Record<string, string | undefined> | null | undefined, query: Record<string, string | undefined> | null | undefined): string | undefined {
+  if (source === 'query') return query?.token || undefined;
   const header = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
-  const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  return bearer ?? query?.token ?? undefined;
+  return header?.match(/^Bearer\s+(\S+)$/i)?.[1];
 }

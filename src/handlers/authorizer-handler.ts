@@ -1,10 +1,11 @@
 /**
  * Lambda REQUEST authorizer for `jwt` auth mode: REST requests (Authorization header) and WebSocket
- * $connect (`token` query parameter). Passes tenant and user to the integration as context.
+ * $connect (`token` query parameter), each read only from its own place. Passes tenant and user to
+ * the integration as context.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { extractToken, type TokenVerifier } from '../adapters/jwt-verifier.js';
+import { extractToken, type TokenSource, type TokenVerifier } from '../adapters/jwt-verifier.js';
 
 /**
  * Every method of the stage: the result may be cached per token across routes. A method ARN is
@@ -16,9 +17,14 @@ function stageWildcard(methodArn: string): string {
   return `${apiArn}/${stage}/*`;
 }
 
+/** WebSocket $connect takes its token from the query; REST methods from the Authorization header. */
+function tokenSourceOf(methodArn: string): TokenSource {
+  return methodArn.endsWith('/$connect') ? 'query' : 'header';
+}
+
 export function createAuthorizerHandler(verifier: TokenVerifier, logger: Logger) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const token = extractToken(event.headers, event.queryStringParameters);
+    const token = extractToken(tokenSourceOf(event.methodArn), event.headers, event.queryStringParameters);
     if (!token) throw new Error('Unauthorized');
     try {
       const user = await verifier.verify(token);

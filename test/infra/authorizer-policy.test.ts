@@ -10,8 +10,15 @@ import { createAuthorizerHandler } from '../../src/handlers/authorizer-handler.j
 const verifier = { verify: async () => ({ tenantId: 'acme', userId: 'alice' }) };
 const authorize = createAuthorizerHandler(verifier, new Logger({ logLevel: 'SILENT' }));
 
+/** The token where API Gateway sends it: the Authorization header (REST), the `token` query parameter ($connect). */
 function event(methodArn: string): APIGatewayRequestAuthorizerEvent {
-  return { type: 'REQUEST', methodArn, headers: { Authorization: 'Bearer t' }, queryStringParameters: null } as unknown as APIGatewayRequestAuthorizerEvent;
+  const connect = methodArn.endsWith('/$connect');
+  return {
+    type: 'REQUEST',
+    methodArn,
+    headers: connect ? {} : { Authorization: 'Bearer t' },
+    queryStringParameters: connect ? { token: 't' } : null,
+  } as unknown as APIGatewayRequestAuthorizerEvent;
 }
 
 describe('When the authorizer allows a verified token', () => {
