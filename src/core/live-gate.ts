@@ -260,16 +260,17 @@ export class HeldPushReleaser {
     await Promise.all(
       connections.map(async (target) => {
         const claimed: Notification[] = [];
-        for (const notification of notifications) {
-          if (await this.deps.ledger.claim(notification.id, target.connectionId)) claimed.push(notification);
-        }
-        if (claimed.length === 0) return;
-        const payload = claimed.length === 1 ? notificationPayload(claimed[0]!) : digestPayload(claimed);
         try {
+          for (const notification of notifications) {
+            if (await this.deps.ledger.claim(notification.id, target.connectionId)) claimed.push(notification);
+          }
+          if (claimed.length === 0) return;
+          const payload = claimed.length === 1 ? notificationPayload(claimed[0]!) : digestPayload(claimed);
           const outcome = await this.deps.pusher.post(target.connectionId, payload);
           if (outcome === 'gone') await this.deps.directory.removeConnection(target);
           else messagesSent += 1;
         } catch (error) {
+          // A failed claim or push gives back this connection's claims, so the retried release pushes them all.
           await Promise.allSettled(claimed.map((notification) => this.deps.ledger.release(notification.id, target.connectionId)));
           failures.push(error);
         }
