@@ -13,18 +13,27 @@ import type { Actor } from './notification.js';
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
 export const MAX_DIRECT_RECIPIENTS = 1_000;
 
+/** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
+export const MAX_ACTOR_BYTES = 4 * 1024;
+
 const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
+
+/** Notification ids are ULIDs: their time part cannot hold an instant before 1970. */
+const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
 
 export const eventEnvelopeSchema = z
   .object({
     id: z.string().min(1).max(256),
     tenantId: identifier,
-    actor: z.object({ id: identifier, name: z.string().max(256).optional() }).catchall(z.unknown()),
+    actor: z
+      .object({ id: identifier, name: z.string().max(256).optional() })
+      .catchall(z.unknown())
+      .refine((actor) => Buffer.byteLength(JSON.stringify(actor)) <= MAX_ACTOR_BYTES, `must be at most ${MAX_ACTOR_BYTES} bytes as JSON`),
     recipients: z.array(identifier).min(1).max(MAX_DIRECT_RECIPIENTS).optional(),
     audience: z.object({ followersOf: identifier }).strict().optional(),
     priority: prioritySchema.optional(),
     sendAt: z.iso.datetime({ offset: true }).optional(),
-    time: z.iso.datetime({ offset: true }).optional(),
+    time: eventTime.optional(),
     data: z.record(z.string(), z.unknown()),
   })
   .strict();
@@ -101,7 +110,7 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
   }
   const time = envelope.data.time ?? input.fallbackTime;
   const timeMs = time === undefined ? Number.NaN : Date.parse(time);
-  if (!Number.isFinite(timeMs)) throw new EventValidationError([{ path: 'detail.time', message: 'missing or invalid event time' }]);
+  if (!Number.isFinite(timeMs) || timeMs < 0) throw new EventValidationError([{ path: 'detail.time', message: 'missing or invalid event time' }]);
 
   const event: NotificationEvent = {
     type: type.detailType,

@@ -6,7 +6,8 @@
  *   `src/local/demo/app.ts` (which uses `src/client/`) with esbuild on first request, so nothing
  *   generated is committed and a runtime that never serves the page never pays for the build.
  * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
- *   like `npm run token`. Answered only to loopback callers: anyone who can call it can be anyone.
+ *   like `npm run token`. Answered only to loopback callers that name a loopback host (no DNS
+ *   rebinding): anyone who can call it can be anyone.
  * - `GET /dev/catalog?tenant=&user=&actor=`: the catalog (`src/notifications`) with a sample event of
  *   each type for that tenant, user and actor, so the page lists no type of its own.
  *
@@ -36,6 +37,18 @@ export interface DemoPageOptions {
 
 const DEMO_DIR = fileURLToPath(new URL('./demo/', import.meta.url));
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const LOOPBACK_HOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A loopback caller that also addressed a loopback name. A page of another site in the developer's
+ * browser is a loopback caller too; if its name was rebound to 127.0.0.1 (DNS rebinding) its
+ * requests still carry that name in Host, so they are refused.
+ */
+function isLoopbackCaller(request: LocalRequest): boolean {
+  const host = request.headers.host ?? '';
+  const hostName = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  return LOOPBACK.has(request.remoteAddress) && LOOPBACK_HOST_NAMES.has(hostName.toLowerCase());
+}
 
 const tokenRequestSchema = z
   .object({ tenantId: z.string().regex(IDENTIFIER_PATTERN), userId: z.string().regex(IDENTIFIER_PATTERN), ttlSeconds: z.number().int().min(5).max(3600).optional() })
@@ -187,7 +200,7 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
       return json(200, describeCatalog(options.catalog ?? projectCatalog, context));
     },
     'POST /dev/token': async (request) => {
-      if (!LOOPBACK.has(request.remoteAddress)) return json(403, { error: { code: 'forbidden', message: 'dev tokens are issued to loopback callers only' } });
+      if (!isLoopbackCaller(request)) return json(403, { error: { code: 'forbidden', message: 'dev tokens are issued to loopback callers on a loopback host name only' } });
       let body: unknown;
       try {
         body = JSON.parse(request.body.toString('utf8') || '{}');

@@ -52,7 +52,8 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
   const knownBus = (name: unknown) =>
     name === undefined || name === options.busName || (typeof name === 'string' && name.endsWith(`:event-bus/${options.busName}`));
 
-  const putEntry = (entry: PutEventsEntry): EntryResult => {
+  const putEntry = (entry: PutEventsEntry | null): EntryResult => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Entries: each entry must be an object' };
     if (!knownBus(entry.EventBusName)) return { ErrorCode: 'InvalidArgument', ErrorMessage: `EventBusName: no event bus named ${String(entry.EventBusName)}` };
     if (typeof entry.Source !== 'string' || entry.Source === '') return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Source: is required' };
     if (typeof entry.DetailType !== 'string' || entry.DetailType === '') return { ErrorCode: 'InvalidArgument', ErrorMessage: 'DetailType: is required' };
@@ -95,16 +96,16 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       const target = request.headers['x-amz-target'];
       if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AWSEvents.')) return undefined;
       if (target !== 'AWSEvents.PutEvents') return eventsError('UnsupportedOperation', `${target} is not supported by the local runtime`);
-      let input: { Entries?: unknown };
+      let input: unknown;
       try {
-        input = JSON.parse(request.body.toString('utf8') || '{}') as { Entries?: unknown };
+        input = JSON.parse(request.body.toString('utf8') || '{}');
       } catch {
         return eventsError('ValidationException', 'request body is not JSON');
       }
-      if (!Array.isArray(input.Entries) || input.Entries.length === 0 || input.Entries.length > MAX_ENTRIES) {
+      if (typeof input !== 'object' || input === null || !('Entries' in input) || !Array.isArray(input.Entries) || input.Entries.length === 0 || input.Entries.length > MAX_ENTRIES) {
         return eventsError('ValidationException', `Entries: must hold 1 to ${MAX_ENTRIES} entries`);
       }
-      const entries = (input.Entries as PutEventsEntry[]).map(putEntry);
+      const entries = (input.Entries as Array<PutEventsEntry | null>).map(putEntry);
       const failed = entries.filter((entry) => 'ErrorCode' in entry).length;
       return { status: 200, headers: EVENTS_JSON, body: JSON.stringify({ FailedEntryCount: failed, Entries: entries }) };
     },

@@ -22,12 +22,16 @@ export interface LocalRoute {
 
 const MAX_BODY_BYTES = 1024 * 1024 + 64 * 1024;
 
+class PayloadTooLargeError extends Error {
+  override readonly name = 'PayloadTooLargeError';
+}
+
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(`request body exceeds ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -54,6 +58,12 @@ export function createRequestListener(routes: () => readonly LocalRoute[], onErr
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.pathname}` } }));
     } catch (error) {
+      if (error instanceof PayloadTooLargeError && !res.headersSent) {
+        // Like API Gateway's 413; the rest of the body is not read, so the connection is not reused.
+        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        res.end(JSON.stringify({ error: { code: 'payload_too_large', message: error.message } }), () => req.destroy());
+        return;
+      }
       onError(error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }));

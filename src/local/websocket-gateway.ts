@@ -197,7 +197,13 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
     async handle(request) {
       const match = request.url.pathname.match(/^(?:\/[^/]+)*\/@connections\/([^/]+)$/);
       if (!match) return undefined;
-      const connection = connections.get(decodeURIComponent(match[1]!));
+      let connectionId: string;
+      try {
+        connectionId = decodeURIComponent(match[1]!);
+      } catch {
+        return apiError(400, 'BadRequestException', 'connection id is not valid percent-encoding');
+      }
+      const connection = connections.get(connectionId);
       if (!connection) return apiError(410, 'GoneException', 'connection is gone');
       switch (request.method) {
         case 'POST': {

@@ -38,6 +38,12 @@ describe('validateEvent', () => {
     expect(validate('follow.created', aFollow('alice', 'bob')).event.recipients).toEqual(['bob']);
   });
 
+  it('accepts the epoch itself and an actor of exactly 4 KB', () => {
+    const actor = { id: 'bob', bio: '' };
+    actor.bio = 'x'.repeat(4 * 1024 - Buffer.byteLength(JSON.stringify(actor)));
+    expect(validate('mention.created', aMention({ time: '1970-01-01T00:00:00Z', actor })).event.timeMs).toBe(0);
+  });
+
   it('accepts a graph-only event without an audience', () => {
     expect(validate('follow.deleted', aFollow('alice', 'bob')).event.recipients).toEqual([]);
   });
@@ -50,6 +56,10 @@ describe('validateEvent', () => {
     ['a recipient with a separator', aMention({ recipients: ['ok', 'bad#id'] }), 'detail.recipients.1'],
     ['a bad priority', { ...aMention(), priority: 'asap' }, 'detail.priority'],
     ['a bad time', { ...aMention(), time: 'yesterday' }, 'detail.time'],
+    ['a time before 1970 (no notification id can hold it)', aMention({ time: '1969-12-31T23:59:59Z' }), 'detail.time'],
+    ['an actor larger than 4 KB (copied into every inbox item and push)', aMention({ actor: { id: 'bob', bio: 'x'.repeat(5_000) } }), 'detail.actor'],
+    ['an actor id with a separator', aMention({ actor: { id: 'bob#S0' } }), 'detail.actor.id'],
+    ['followersOf with a separator', aMention({ audience: { followersOf: 'bob#x' } }), 'detail.audience.followersOf'],
     ['no audience at all', { ...aMention(), recipients: undefined }, 'detail.recipients'],
   ])('rejects %s and names the field', (_case, detail, path) => {
     expect(rejectionPaths(() => validate('mention.created', detail))).toContain(path);

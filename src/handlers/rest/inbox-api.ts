@@ -63,17 +63,20 @@ export function createInboxWriteHandler(deps: InboxApiDeps): Handler {
     {
       'POST /notifications/read-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
+        noQuerySchema.parse(event.queryStringParameters ?? {});
         emptyBodySchema.parse(parseJsonBody(event));
         return json(200, await deps.service.markAllRead(user));
       },
       'POST /notifications/seen-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
+        noQuerySchema.parse(event.queryStringParameters ?? {});
         emptyBodySchema.parse(parseJsonBody(event));
         return json(200, await deps.service.markAllSeen(user));
       },
       'POST /notifications/{id}/read': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         const { id } = markOneReadPathSchema.parse(event.pathParameters ?? {});
+        noQuerySchema.parse(event.queryStringParameters ?? {});
         emptyBodySchema.parse(parseJsonBody(event));
         await deps.service.markOneRead(user, id);
         return json(204);

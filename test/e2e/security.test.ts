@@ -1,0 +1,327 @@
+/**
+ * Attacks on the local runtime's public surfaces (ARCHITECTURE.md, Security): tokens, REST input,
+ * PutEvents input, the dev-only token route, the WebSocket routes and the local `@connections` API.
+ * Every refusal is a 4xx that names the problem, never a 500, and changes nothing.
+ */
+import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, importJWK, type JWK, type JWTPayload, type JWTHeaderParameters } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
+import type { UserRef } from '../../src/core/ports.js';
+import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';
+import { aMention } from '../support/events.js';
+import { aNotification, alice, bob, inboxItemsFor, SECOND } from '../support/fixtures.js';
+import { call, isErrorBody, type HttpAnswer } from '../support/http.js';
+import { TestSocket } from '../support/ws-client.js';
+
+let runtime: LocalRuntime;
+let dataDir: string;
+let base: string;
+let aliceToken: string;
+let signingKey: CryptoKey;
+const sockets: TestSocket[] = [];
+const aliceOwn = Array.from({ length: 3 }, (_, i) => aNotification(Date.now() - 60 * SECOND + i * SECOND, { recipient: 'alice', eventId: `sec-${i}` }));
+
+function expectError(answer: HttpAnswer, status: number, code?: string) {
+  expect(answer.status).toBe(status);
+  expect(isErrorBody(answer.body)).toBe(true);
+  if (code !== undefined && isErrorBody(answer.body)) expect(answer.body.error.code).toBe(code);
+}
+
+function claimsOf(user: UserRef): JWTPayload {
+  const now = Math.floor(Date.now() / 1000);
+  return { [DEFAULT_TENANT_CLAIM]: user.tenantId, sub: user.userId, iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE, iat: now, exp: now + 3600 };
+}
+
+/** Signed with the runtime's own key: only the claims or the header are wrong. */
+function signed(payload: JWTPayload, header: Partial<JWTHeaderParameters> = {}): Promise<string> {
+  const kid = runtime.secrets.jwks.keys[0]!.kid;
+  return new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid, ...header }).sign(signingKey);
+}
+
+/** Algorithm confusion: HS256 with the runtime's PUBLIC key (as JSON or its x coordinate) as the HMAC secret. */
+function hs256WithPublicKey(payload: JWTPayload, secret: string): string {
+  const kid = runtime.secrets.jwks.keys[0]!.kid;
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${encode({ alg: 'HS256', typ: 'JWT', kid })}.${encode(payload)}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+}
+
+/** A raw HTTP request (node:http), so Host and oversized bodies are sent exactly as given. */
+function rawRequest(url: string, options: { method: string; headers?: Record<string, string>; body?: Buffer | string }): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        resolve({ status: res.statusCode ?? 0, body, text });
+      });
+    });
+    // The server may answer and close before the whole body is sent.
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(options.body);
+  });
+}
+
+async function putEventsRaw(body: string): Promise<HttpAnswer> {
+  return call(base, 'POST', '/', { headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSEvents.PutEvents' }, body });
+}
+
+interface PutEventsAnswer {
+  FailedEntryCount: number;
+  Entries: Array<{ EventId?: string; ErrorCode?: string; ErrorMessage?: string }>;
+}
+
+async function putEvent(detailType: string, detail: unknown): Promise<PutEventsAnswer> {
+  const answer = await putEventsRaw(JSON.stringify({ Entries: [{ Source: 'test.security', DetailType: detailType, Detail: JSON.stringify(detail) }] }));
+  expect(answer.status).toBe(200);
+  return answer.body as PutEventsAnswer;
+}
+
+async function unreadOf(token: string): Promise<number> {
+  return (( await call(base, 'GET', '/notifications/counts', { token })).body as { unread: number }).unread;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'notifications-security-e2e-'));
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir });
+  base = runtime.endpoints.http;
+  aliceToken = await runtime.secrets.issueToken(alice);
+  const stored = JSON.parse(await readFile(join(dataDir, 'local-secrets.json'), 'utf8')) as { privateJwk: JWK };
+  signingKey = (await importJWK(stored.privateJwk, 'ES256')) as CryptoKey;
+  await new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox).putAll(inboxItemsFor(alice, aliceOwn));
+});
+
+afterAll(async () => {
+  await Promise.all(sockets.map((socket) => socket.close()));
+  await runtime?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('tokens', () => {
+  it('refuses algorithm confusion, a missing exp, a future nbf, a wrong audience or issuer, an unknown kid and a non-string tenant', async () => {
+    // Prepare
+    const claims = claimsOf(alice);
+    const { exp: _exp, ...withoutExp } = claims;
+    const publicJwk = runtime.secrets.jwks.keys[0]!;
+    const bad = [
+      hs256WithPublicKey(claims, JSON.stringify(publicJwk)),
+      hs256WithPublicKey(claims, publicJwk.x!),
+      await signed(withoutExp),
+      await signed({ ...claims, nbf: Math.floor(Date.now() / 1000) + 600 }),
+      await signed({ ...claims, aud: 'another-api' }),
+      await signed({ ...claims, iss: 'https://evil.example' }),
+      await signed(claims, { kid: 'another-key' }),
+      await signed({ ...claims, [DEFAULT_TENANT_CLAIM]: ['acme'] }),
+      await signed({ ...claims, sub: 'alice#U#bob' }),
+    ];
+
+    // Act
+    const answers = await Promise.all(bad.map((token) => call(base, 'GET', '/notifications/counts', { token })));
+
+    // Assess
+    for (const answer of answers) expectError(answer, 401, 'unauthorized');
+  });
+
+  it('refuses a huge token with a 4xx, not a 500', async () => {
+    // Act
+    const nearLimit = await call(base, 'GET', '/notifications/counts', { token: `${'a'.repeat(12_000)}.b.c` });
+    const overLimit = await call(base, 'GET', '/notifications/counts', { token: 'a'.repeat(40_000) });
+
+    // Assess
+    expectError(nearLimit, 401);
+    expect(overLimit.status).toBeGreaterThanOrEqual(400);
+    expect(overLimit.status).toBeLessThan(500);
+  });
+
+  it('refuses a REST token in the query string, alone or beside a header that is not a Bearer token', async () => {
+    // Act
+    const queryOnly = await call(base, 'POST', `/notifications/read-all?token=${aliceToken}`);
+    const besideBasic = await call(base, 'POST', `/notifications/read-all?token=${aliceToken}`, { headers: { authorization: 'Basic eDp5' } });
+    const readOne = await call(base, 'POST', `/notifications/${aliceOwn[0]!.id}/read?token=${aliceToken}`);
+
+    // Assess
+    expectError(queryOnly, 401, 'unauthorized');
+    expectError(besideBasic, 401, 'unauthorized');
+    expectError(readOne, 401, 'unauthorized');
+    expect(await unreadOf(aliceToken)).toBe(aliceOwn.length);
+  });
+});
+
+describe('REST input', () => {
+  it('the write routes refuse an unknown query field with a 400 naming it, and change nothing', async () => {
+    // Act
+    const answers = await Promise.all([
+      call(base, 'POST', '/notifications/read-all?userId=bob', { token: aliceToken }),
+      call(base, 'POST', '/notifications/seen-all?tenantId=globex', { token: aliceToken }),
+      call(base, 'POST', `/notifications/${aliceOwn[0]!.id}/read?as=bob`, { token: aliceToken }),
+    ]);
+
+    // Assess
+    for (const answer of answers) {
+      expectError(answer, 400, 'validation_error');
+      expect(answer.text).toMatch(/userId|tenantId|as/);
+    }
+    expect(await unreadOf(aliceToken)).toBe(aliceOwn.length);
+  });
+
+  it('a body above the size limit is a 413 with an error body, not a 500', async () => {
+    // Act
+    const answer = await rawRequest(`${base}/notifications/read-all`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' },
+      body: Buffer.alloc(2 * 1024 * 1024, 0x20),
+    });
+
+    // Assess
+    expectError(answer, 413, 'payload_too_large');
+    expect(await unreadOf(aliceToken)).toBe(aliceOwn.length);
+  });
+
+  it('a notification id with a key separator in the path is a 400 naming the id', async () => {
+    // Act
+    const answer = await call(base, 'POST', `/notifications/${encodeURIComponent(`${aliceOwn[0]!.id}#U#bob`)}/read`, { token: aliceToken });
+
+    // Assess
+    expectError(answer, 400, 'validation_error');
+    expect(answer.text).toContain('id');
+  });
+});
+
+describe('PutEvents input', () => {
+  it('a request body or an entry that is not an object is refused with a 4xx, not a 500', async () => {
+    // Act
+    const nullBody = await putEventsRaw('null');
+    const nullEntry = await putEventsRaw('{"Entries":[null]}');
+    const stringEntry = await putEventsRaw('{"Entries":["x"]}');
+
+    // Assess
+    expect(nullBody.status).toBe(400);
+    expect(nullBody.text).toContain('Entries');
+    for (const answer of [nullEntry, stringEntry]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InvalidArgument' }] });
+    }
+  });
+
+  it('ids with a key separator are refused naming the field (tenant, recipient, actor, followersOf, followee)', async () => {
+    // Act
+    const answers = await Promise.all([
+      putEvent('mention.created', aMention({ tenantId: 'acme#U#alice' })),
+      putEvent('mention.created', aMention({ recipients: ['alice#FOLLOWERS'] })),
+      putEvent('mention.created', aMention({ actor: { id: 'bob#S0' } })),
+      putEvent('post.published', { id: 'p-sep', tenantId: 'acme', actor: { id: 'bob' }, audience: { followersOf: 'bob#x' }, data: { postId: 'p', title: 't' } }),
+      putEvent('follow.created', { id: 'f-sep', tenantId: 'acme', actor: { id: 'bob' }, data: { followeeId: 'alice#PROFILE' } }),
+    ]);
+
+    // Assess
+    const messages = answers.map((answer) => answer.Entries[0]?.ErrorMessage ?? '');
+    expect(answers.every((answer) => answer.FailedEntryCount === 1)).toBe(true);
+    expect(messages[0]).toContain('detail.tenantId');
+    expect(messages[1]).toContain('detail.recipients.0');
+    expect(messages[2]).toContain('detail.actor.id');
+    expect(messages[3]).toContain('detail.audience.followersOf');
+    expect(messages[4]).toContain('detail.data.followeeId');
+  });
+
+  it('an actor too large to store or push is refused naming detail.actor', async () => {
+    // Act
+    const answer = await putEvent('mention.created', aMention({ recipients: ['dana'], actor: { id: 'bob', avatar: 'x'.repeat(500_000) } }));
+
+    // Assess
+    expect(answer.FailedEntryCount).toBe(1);
+    expect(answer.Entries[0]?.ErrorMessage).toContain('detail.actor');
+  });
+
+  it('an event time before 1970 (outside the id range) is refused naming detail.time', async () => {
+    // Act
+    const answer = await putEvent('mention.created', aMention({ recipients: ['dana'], time: '1960-01-01T00:00:00Z' }));
+
+    // Assess
+    expect(answer.FailedEntryCount).toBe(1);
+    expect(answer.Entries[0]?.ErrorMessage).toContain('detail.time');
+  });
+});
+
+describe('the dev-only token route', () => {
+  it('answers a loopback caller that names a loopback host', async () => {
+    // Act
+    const answer = await rawRequest(`${base}/dev/token`, { method: 'POST', headers: { host: new URL(base).host }, body: JSON.stringify({ tenantId: 'acme', userId: 'alice' }) });
+
+    // Assess
+    expect(answer.status).toBe(200);
+  });
+
+  it('refuses a request whose Host is another name (a DNS-rebinding page in the developer browser)', async () => {
+    // Act
+    const answer = await rawRequest(`${base}/dev/token`, { method: 'POST', headers: { host: `evil.example:${new URL(base).port}` }, body: JSON.stringify({ tenantId: 'acme', userId: 'alice' }) });
+
+    // Assess
+    expectError(answer, 403, 'forbidden');
+  });
+});
+
+describe('WebSocket', () => {
+  it("a client cannot make the server push to another user's connection through its messages", async () => {
+    // Prepare
+    const aliceSocket = await TestSocket.open(runtime.endpoints.ws, aliceToken);
+    const bobSocket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken(bob));
+    sockets.push(aliceSocket, bobSocket);
+    const connectionIds = runtime.live.gateway.connectionIds();
+    expect(connectionIds).toHaveLength(2);
+
+    // Act
+    for (const connectionId of connectionIds) {
+      aliceSocket.send({ action: 'sendmessage', connectionId, message: { type: 'notification' } });
+      aliceSocket.send({ action: 'ping', connectionId });
+    }
+    await aliceSocket.waitFor('pong', connectionIds.length);
+    await aliceSocket.waitFor('error', connectionIds.length);
+
+    // Assess
+    expect(bobSocket.messages).toEqual([]);
+  });
+
+  it('a $connect token in a header instead of the query is refused', async () => {
+    // Act
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(runtime.endpoints.ws.replace('ws:', 'http:'), {
+        headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': Buffer.alloc(16, 1).toString('base64'), authorization: `Bearer ${aliceToken}` },
+      });
+      req.on('upgrade', (res, socket) => {
+        socket.destroy();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.end();
+    });
+
+    // Assess
+    expect(status).toBe(401);
+  });
+});
+
+describe('the local @connections management API', () => {
+  it('an id that cannot be percent-decoded is a 400, not a 500', async () => {
+    // Act
+    const answer = await rawRequest(`${runtime.live.gateway.managementEndpoint}/@connections/%E0%A4%A`, { method: 'POST', body: '{}' });
+
+    // Assess
+    expect(answer.status).toBe(400);
+  });
+});
