@@ -36,6 +36,7 @@ export interface HandlerFunctionProps {
 
 /** Item reads a function may be given. Scan is deliberately absent: no access pattern scans. */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+export type TableReadAction = (typeof TABLE_READ_ACTIONS)[number];
 export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 export type TableWriteAction = (typeof TABLE_WRITE_ACTIONS)[number];
 
@@ -105,17 +106,21 @@ export class HandlerFunction extends NodejsFunction {
     acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, so AWS requires Resource "*" for them.');
   }
 
-  /** Env var of the table + GetItem, BatchGetItem and Query on exactly that table. */
-  readTable(binding: SpecTable): this {
+  /**
+   * Env var of the table + exactly the item reads the function's code sends (no default: every
+   * call site names them) on exactly that table. test/infra/least-privilege.test.ts holds each
+   * function to its declared set, both ways.
+   */
+  readTable(binding: SpecTable, actions: readonly TableReadAction[]): this {
     this.bindTableName(binding);
-    this.allow([...TABLE_READ_ACTIONS], [binding.table.tableArn]);
+    if (actions.length > 0) this.allow([...actions], [binding.table.tableArn]);
     return this;
   }
 
-  /** Env var of the table + the given item writes (default: all four) on exactly that table. */
-  writeTable(binding: SpecTable, actions: readonly TableWriteAction[] = TABLE_WRITE_ACTIONS): this {
+  /** Env var of the table + exactly the item writes the function's code sends, on exactly that table. */
+  writeTable(binding: SpecTable, actions: readonly TableWriteAction[]): this {
     this.bindTableName(binding);
-    this.allow([...actions], [binding.table.tableArn]);
+    if (actions.length > 0) this.allow([...actions], [binding.table.tableArn]);
     return this;
   }
 

@@ -103,9 +103,9 @@ export class LiveDelivery extends Construct {
     const { connections, graph, idempotency } = tables.tables;
     // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
     // items (BatchWriteItem) and the presence item (UpdateItem).
-    this.connect.readTable(graph).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
+    this.connect.readTable(graph, ['dynamodb:Query']).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
     // $disconnect: GetItem of the reverse item, then presence UpdateItem and BatchWriteItem deletes.
-    this.disconnect.readTable(connections).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
+    this.disconnect.readTable(connections, ['dynamodb:GetItem']).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
     // $default: only answers the caller (pong) through the management API; no table.
     this.defaultRoute.postToConnections(this.stage);
 
@@ -120,9 +120,11 @@ export class LiveDelivery extends Construct {
         // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
         environment: { DELIVERY_MODE: mode, RELEASE_QUEUE_ARN: props.urgentDelivery.queue.queueArn },
       })
-        .readTable(connections)
-        // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table.
-        .readTable(graph)
+        // Presence of the recipients (BatchGetItem), a celebrity's online subscribers (Query), the
+        // reverse item of a 410 connection (GetItem).
+        .readTable(connections, ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:GetItem'])
+        // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table: BatchGetItem.
+        .readTable(graph, ['dynamodb:BatchGetItem'])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates).

@@ -4,8 +4,9 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
+import type { NotificationType } from '../../src/notifications/notification-type.js';
 import { acknowledge } from '../nag.js';
-import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
+import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -29,6 +30,35 @@ export interface TypePipeline {
 }
 
 const FAN_OUT_TIMEOUT = Duration.minutes(2);
+
+/** Item reads and writes a fan-out function sends to the Graph and Inbox tables. */
+export interface FanOutTableAccess {
+  inbox: readonly TableWriteAction[];
+  graphReads: readonly TableReadAction[];
+  graphWrites: readonly TableWriteAction[];
+}
+
+/**
+ * What `FanOutService.process` can send for one catalog type (each type has its own function and
+ * role, so a `mention.created` function cannot touch follow edges):
+ * - a type that notifies (audience not `none`): mutes are one BatchGetItem of preferences per page,
+ *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
+ *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts, never PutItem.
+ * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
+ *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower.
+ * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
+ *   PROFILE GetItem when the edge was not counted.
+ */
+export function fanOutTableAccess(type: Pick<NotificationType<any>, 'audience' | 'graphEffect'>): FanOutTableAccess {
+  const notifies = type.audience !== 'none';
+  const graphReads = new Set<TableReadAction>();
+  const graphWrites = new Set<TableWriteAction>();
+  if (notifies) for (const action of ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const) graphReads.add(action);
+  if (type.graphEffect) graphReads.add('dynamodb:GetItem');
+  if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
+  if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
+  return { inbox: notifies ? ['dynamodb:BatchWriteItem'] : [], graphReads: [...graphReads], graphWrites: [...graphWrites] };
+}
 
 /**
  * The event side: the `notifications` bus with an archive for replay, one rule, intake queue and
@@ -92,7 +122,8 @@ export class NotificationPipeline extends Construct {
         purpose: 'celebrity promotion pages',
       });
       worker
-        .readTable(tables.tables.graph)
+        // One Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items.
+        .readTable(tables.tables.graph, ['dynamodb:Query'])
         .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem'])
         .sendTo(queue.queue, 'PROMOTION_QUEUE_URL')
         .consume(queue, { batchSize: 1 });
@@ -125,14 +156,19 @@ export class NotificationPipeline extends Construct {
         eventPattern: { detailType: [type.detailType] },
         targets: [new SqsQueue(intake.queue, { deadLetterQueue: this.ruleDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
       });
+      // Every table env var is read at cold start (fanOutHandlerDepsFromEnv), so each is bound even
+      // when this type sends nothing to it (an empty action list adds no statement).
+      const access = fanOutTableAccess(type);
       fanOut
-        // Inbox items are write-once: puts only, never update or delete.
-        .writeTable(tables.tables.inbox, ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'])
-        .readTable(tables.tables.graph)
-        .writeTable(tables.tables.graph)
-        // Powertools idempotency: conditional put, get, update, delete of its records.
-        .readTable(tables.tables.idempotency)
+        // Inbox items are write-once: BatchWriteItem puts only, never update or delete.
+        .writeTable(tables.tables.inbox, access.inbox)
+        .readTable(tables.tables.graph, access.graphReads)
+        .writeTable(tables.tables.graph, access.graphWrites)
+        // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS
+        // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails.
+        .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
         .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        // Cold start requires all three queue URLs whatever the type (fanOutServiceFromEnv).
         .sendTo(this.urgentDelivery.queue, 'URGENT_QUEUE_URL')
         .sendTo(this.infoDelivery.queue, 'INFO_QUEUE_URL')
         .sendTo(this.promotion.queue.queue, 'PROMOTION_QUEUE_URL')

@@ -32,10 +32,13 @@ export class Scheduling extends Construct {
     this.group = new ScheduleGroup(this, 'Group', { removalPolicy: props.removalPolicy });
     this.role = new Role(this, 'TargetRole', {
       description: 'Assumed by EventBridge Scheduler to deliver deferred notifications to their queue',
+      // Scheduler passes the schedule GROUP's ARN as aws:SourceArn when it assumes the role; AWS's
+      // confused-deputy guide says not to scope it to schedules or a name prefix
+      // (`schedule/<group>/*` never matches, so every schedule would fail to assume the role).
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` }) },
+          ArnEquals: { 'aws:SourceArn': this.group.scheduleGroupArn },
         },
       }),
     });

@@ -98,9 +98,11 @@ export class AppStack extends Stack {
       defaults,
       environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
     })
-      .readTable(inbox)
-      .readTable(readMarks)
-      .readTable(graph);
+      // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
+      // celebrities; muted types are one BatchGetItem of the preferences item.
+      .readTable(inbox, ['dynamodb:Query'])
+      .readTable(readMarks, ['dynamodb:Query'])
+      .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
     const inboxWrite = new HandlerFunction(this, 'InboxWrite', {
       handler: 'rest-write',
       serviceName: 'inbox-write-api',
@@ -108,10 +110,13 @@ export class AppStack extends Stack {
       defaults,
       environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
     })
-      .readTable(inbox)
-      .readTable(readMarks)
+      // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
+      // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
+      // the mark, GetItem of the stored time when the condition fails without returning it.
+      .readTable(inbox, ['dynamodb:BatchGetItem'])
+      .readTable(readMarks, ['dynamodb:GetItem'])
       .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
-      .readTable(graph);
+      .readTable(graph, ['dynamodb:Query']);
     // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
     const preferences = new HandlerFunction(this, 'Preferences', {
       handler: 'rest-preferences',
@@ -120,7 +125,7 @@ export class AppStack extends Stack {
       defaults,
       environment: corsEnvironment,
     })
-      .readTable(graph)
+      .readTable(graph, ['dynamodb:BatchGetItem'])
       .writeTable(graph, ['dynamodb:PutItem']);
     this.restFunctions = { inboxRead, inboxWrite, preferences };
 
@@ -145,10 +150,15 @@ export class AppStack extends Stack {
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,
       });
-      // Read-state sync: a read or seen change is pushed to the user's connected devices (a 410
-      // connection is cleaned up as in delivery).
+      // Read-state sync: a read or seen change is pushed to the user's connected devices. It reads
+      // presence (BatchGetItem), then the read state and the counts (the Queries of REST read plus
+      // the muted-types BatchGetItem); a 410 connection is cleaned up as in delivery (GetItem of the
+      // reverse item, presence UpdateItem, BatchWriteItem deletes).
       inboxWrite
-        .readTable(tables.tables.connections)
+        .readTable(inbox, ['dynamodb:Query'])
+        .readTable(readMarks, ['dynamodb:Query'])
+        .readTable(graph, ['dynamodb:BatchGetItem'])
+        .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
         .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.live.stage);
       // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.

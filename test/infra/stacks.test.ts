@@ -249,21 +249,25 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         if (name.endsWith('_ARN')) return 'arn:aws:sqs:us-east-1:000000000000:queue';
         return `${name.toLowerCase()}-value`;
       };
-      const byHandler = new Map(allFunctions(synth).map((fn) => [fn.handlerName, fn]));
+      const entries = new Map(handlerEntries().map((entry) => [entry.name, entry]));
+      const variablesOf = (fn: HandlerFunction) => app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
+      // Every variable any function gets is cleared before each import, so one function's variable
+      // never hides another's missing one.
+      const appVariables = new Set(allFunctions(synth).flatMap((fn) => Object.keys(variablesOf(fn))));
       const saved = { ...process.env };
       const failures: string[] = [];
       try {
-        for (const entry of handlerEntries()) {
-          const fn = byHandler.get(entry.name)!;
-          const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
-          for (const key of Object.keys(process.env)) if (/_TABLE$|_QUEUE_URL$|^JWT_|^JWKS_|^WS_|^SCHEDULE|^CURSOR_|^DELIVERY_|^NOTIFICATION_/.test(key)) delete process.env[key];
-          Object.assign(process.env, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, placeholder(name, value)])));
+        // Every function, not one per entry: each fan-out type and both delivery modes.
+        for (const fn of allFunctions(synth)) {
+          const entry = entries.get(fn.handlerName)!;
+          process.env = Object.fromEntries(Object.entries(saved).filter(([name]) => !appVariables.has(name)));
+          Object.assign(process.env, Object.fromEntries(Object.entries(variablesOf(fn)).map(([name, value]) => [name, placeholder(name, value)])));
           vi.resetModules();
           try {
             const module = (await import(entry.path)) as { handler?: unknown };
-            if (typeof module.handler !== 'function') failures.push(`${entry.name}: no handler export`);
+            if (typeof module.handler !== 'function') failures.push(`${fn.node.path}: no handler export`);
           } catch (error) {
-            failures.push(`${entry.name}: ${(error as Error).message}`);
+            failures.push(`${fn.node.path}: ${(error as Error).message}`);
           }
         }
       } finally {
@@ -303,7 +307,10 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
   describe('least privilege', () => {
     it('REST read can read the inbox, read marks and graph but write nothing', () => {
       const fn = synth.built.app.restFunctions.inboxRead;
-      for (const table of ['Inbox', 'ReadMarks', 'Graph']) expect(tableActions(app, fn, table)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      // Exact sets per function: test/infra/least-privilege.test.ts.
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:Query']);
+      expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
       const actions = [...grantsOf(app, fn).keys()];
       expect(actions.filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       expect(tableActions(app, fn, 'Connections')).toEqual([]);
@@ -311,19 +318,20 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('REST write moves read marks only: no write on the inbox', () => {
       const fn = synth.built.app.restFunctions.inboxWrite;
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
-      expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
       expect(grantsOf(app, fn).get('execute-api:ManageConnections')![0]).toContain('/live/POST/@connections/*');
     });
 
-    it('fan-out writes inbox items (puts only), never posts to connections nor touches the connections table', () => {
+    it('fan-out writes inbox items (BatchWriteItem puts only), never posts to connections nor touches the connections table', () => {
       for (const fn of functionsOf(synth, 'fanout')) {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
-        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem']);
+        // follow.deleted notifies nobody: no inbox access at all.
+        expect(tableActions(app, fn, 'Inbox')).toEqual(fn.node.id === 'FanOutFollowDeleted' ? [] : ['dynamodb:BatchWriteItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual([]);
         expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
         expect(grants.get('sqs:SendMessage')).toHaveLength(3);
@@ -339,7 +347,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
         expect(tableActions(app, fn, 'Inbox')).toEqual([]);
-        expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+        expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
         expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       }
@@ -347,7 +355,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('gives each WebSocket route only what it uses', () => {
       const live = synth.built.app.live!;
-      expect(tableActions(app, live.connect, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+      expect(tableActions(app, live.connect, 'Graph')).toEqual(['dynamodb:Query']);
       expect(tableActions(app, live.connect, 'Connections')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
       expect(tableActions(app, live.disconnect, 'Graph')).toEqual([]);
       expect([...grantsOf(app, live.defaultRoute).keys()].filter((action) => action.startsWith('dynamodb:'))).toEqual([]);

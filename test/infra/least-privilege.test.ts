@@ -1,0 +1,276 @@
+/**
+ * Least privilege, both ways: for every function of every configuration, the synthesized role
+ * grants EXACTLY the (action, resource) pairs its code sends, nothing missing (an AccessDenied only
+ * a real deployment would show) and nothing extra.
+ *
+ * The declared access below is the audit of each entry's code path (entry -> *-dependencies.ts ->
+ * handler -> core -> adapters), written independently of `lib/`: when the code starts sending a new
+ * command, add it here and grant it in `lib/`; when it stops, remove both.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Stack } from 'aws-cdk-lib';
+import { HandlerFunction } from '../../lib/constructs/handler-function.js';
+import { catalog, findNotificationType, resourceNameOf } from '../../src/notifications/index.js';
+import { grantsOf, logicalId, synthesize, type CfnTemplate, type Synthesized } from './synth.js';
+
+/** Every function: its own log stream, and X-Ray active tracing (no resource-level permissions). */
+const BASE = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
+/** What the Lambda SQS event source (CDK's SqsEventSource) needs on the queue it consumes. */
+const consume = (queue: string) =>
+  ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
+/** CreateSchedule in the app's group and PassRole of exactly the Scheduler target role. */
+const SCHEDULE = ['scheduler:CreateSchedule schedule-group/*', 'iam:PassRole scheduler-target-role'];
+/** PostToConnection on the app's WebSocket stage. */
+const POST = ['execute-api:ManageConnections POST @connections/*'];
+const on = (table: string, ...actions: string[]) => actions.map((action) => `dynamodb:${action} table:${table}`);
+
+/**
+ * The fan-out of one catalog type (FanOutService.process):
+ * - a notifying type: mutes = BatchGetItem of preferences; `audience.followersOf` (any notifying
+ *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
+ *   BatchWriteItem; delivery jobs to both priority queues (the event may override the priority).
+ * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
+ *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item, a promotion job.
+ * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count and tier, GetItem
+ *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
+ * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
+ *   DeleteItem when the work fails), and the three queue URLs it reads at cold start. Sending to
+ *   the delivery queues from `follow.deleted` and to the promotion queue from types without a graph
+ *   effect is not reachable, but the URLs are required at cold start (fanOutServiceFromEnv) and
+ *   `sendTo` binds URL and grant together.
+ */
+function fanOutAccess(detailType: string): string[] {
+  const type = findNotificationType(detailType)!;
+  const access = [
+    ...consume(`queue:intake:${detailType}`),
+    ...SCHEDULE,
+    ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'),
+    'sqs:SendMessage queue:urgent',
+    'sqs:SendMessage queue:info',
+    'sqs:SendMessage queue:promotion',
+  ];
+  if (type.audience !== 'none') access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
+  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'));
+  if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'));
+  return access;
+}
+
+/** Delivery consumer (urgent or info): LiveDelivery, LiveDeliveryGate and HeldPushReleaser. */
+function deliveryAccess(queue: 'urgent' | 'info'): string[] {
+  return [
+    ...consume(`queue:${queue}`),
+    ...POST,
+    ...SCHEDULE,
+    // connectionsOf (BatchGetItem of presence), onlineSubscriberPages (Query), 410: removeConnection
+    // = GetItem of the reverse item, presence UpdateItem, BatchWriteItem deletes.
+    ...on('Connections', 'BatchGetItem', 'Query', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
+    // Preferences (quiet hours, per-type live delivery): BatchGetItem.
+    ...on('Graph', 'BatchGetItem'),
+    // Ledger claim (conditional PutItem) and release (DeleteItem); rate counters and holds (UpdateItem).
+    ...on('Idempotency', 'PutItem', 'DeleteItem', 'UpdateItem'),
+  ];
+}
+
+/** Declared access per function (by construct id) for a configuration. */
+function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
+  const id = fn.node.id;
+  if (id.startsWith('FanOut')) {
+    const type = catalog.find((candidate) => `FanOut${resourceNameOf(candidate.detailType)}` === id);
+    if (!type) throw new Error(`no catalog type for ${id}`);
+    return [...BASE, ...fanOutAccess(type.detailType)];
+  }
+  const access: Record<string, () => string[]> = {
+    // Verifies JWTs against the JWKS over HTTPS: no AWS call.
+    Authorizer: () => [],
+    // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem), next page job.
+    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'BatchWriteItem'), 'sqs:SendMessage queue:promotion'],
+    // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
+    InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
+    // markOneRead: BatchGetItem of the id (own + visible feeds after a Query of followed celebrities),
+    // PutItem of READ#id; read-all / seen-all: conditional UpdateItem, GetItem when the condition fails
+    // without returning the stored item. Live: read-state sync (ReadStateSync) = presence BatchGetItem,
+    // getReadState + counts (Queries, muted types BatchGetItem), PostToConnection, 410 cleanup.
+    InboxWrite: () => [
+      ...on('Inbox', 'BatchGetItem'),
+      ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
+      ...on('Graph', 'Query'),
+      ...(live
+        ? [
+            ...on('Inbox', 'Query'),
+            ...on('ReadMarks', 'Query'),
+            ...on('Graph', 'BatchGetItem'),
+            ...on('Connections', 'BatchGetItem', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
+            ...POST,
+          ]
+        : []),
+    ],
+    // getPreferences (BatchGetItem), putPreferences (PutItem).
+    Preferences: () => on('Graph', 'BatchGetItem', 'PutItem'),
+    // listFollowedCelebrities (Query), registerConnection (BatchWriteItem, presence UpdateItem).
+    Connect: () => [...on('Graph', 'Query'), ...on('Connections', 'BatchWriteItem', 'UpdateItem')],
+    // removeConnectionById: GetItem of the reverse item, presence UpdateItem, BatchWriteItem deletes.
+    Disconnect: () => on('Connections', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
+    // Answers the caller through the management API.
+    Default: () => POST,
+    UrgentDelivery: () => deliveryAccess('urgent'),
+    InfoDelivery: () => deliveryAccess('info'),
+  };
+  const declared = access[id];
+  if (!declared) throw new Error(`no declared access for function ${fn.node.path}: audit its code path and add it`);
+  return [...BASE, ...declared()];
+}
+
+/** Names a granted resource the way the declared access does; anything unknown stays raw (and fails). */
+function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknown): string {
+  if (resource === '*') return '*';
+  const text = JSON.stringify(resource);
+  const table = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}/.exec(text);
+  if (table) return `table:${table[1]}`;
+  const { pipeline, scheduling, live } = synth.built.app;
+  const queues = new Map<string, string>([
+    [logicalId(pipeline.urgentDelivery.queue), 'queue:urgent'],
+    [logicalId(pipeline.infoDelivery.queue), 'queue:info'],
+    [logicalId(pipeline.promotion.queue.queue), 'queue:promotion'],
+    ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
+  ]);
+  const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
+  if (getAtt !== undefined && queues.has(getAtt)) return queues.get(getAtt)!;
+  if (getAtt === logicalId(scheduling.role)) return 'scheduler-target-role';
+  if (fn.logGroup && getAtt === logicalId(fn.logGroup.node.defaultChild as never)) return 'own-log-group';
+  if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/POST/@connections/*"]]}`)) return 'POST @connections/*';
+  const groupName = Stack.of(scheduling).resolve(scheduling.group.scheduleGroupName) as unknown;
+  if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/*"]]}`)) return 'schedule-group/*';
+  return text;
+}
+
+function grantedAccess(synth: Synthesized, template: CfnTemplate, fn: HandlerFunction): string[] {
+  const granted: string[] = [];
+  for (const [action, resources] of grantsOf(template, fn)) {
+    for (const resource of resources) granted.push(`${action} ${resourceLabel(synth, fn, JSON.parse(resource))}`);
+  }
+  return granted;
+}
+
+const unique = (values: readonly string[]) => [...new Set(values)].sort();
+
+function functionsOf(synth: Synthesized): HandlerFunction[] {
+  return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
+}
+
+/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST (+ 3 WebSocket routes and 2 delivery consumers when live). */
+const configurations: [string, Record<string, unknown>, { live: boolean; functions: number }][] = [
+  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 10 + catalog.length }],
+  [
+    'jwt auth mode without an info batching window',
+    { authMode: 'jwt', jwtIssuer: 'https://id.example.com/', jwtAudience: 'notifications-api', jwksUrl: 'https://id.example.com/.well-known/jwks.json', infoBatchWindowSeconds: '0' },
+    { live: true, functions: 10 + catalog.length },
+  ],
+  [
+    'LocalStack (jwt auth, liveDelivery=false)',
+    { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
+    { live: false, functions: 5 + catalog.length },
+  ],
+];
+
+describe.each(configurations)('When deployed with %s', (_name, context, expected) => {
+  let synth: Synthesized;
+  let template: CfnTemplate;
+  beforeAll(() => {
+    synth = synthesize(context, { bundle: false });
+    template = synth.appJson;
+  }, 120_000);
+
+  it('builds the functions whose access is declared here', () => {
+    expect(functionsOf(synth)).toHaveLength(expected.functions);
+  });
+
+  it('grants every function exactly the actions on exactly the resources its code uses (nothing missing, nothing extra)', () => {
+    const mismatches: string[] = [];
+    for (const fn of functionsOf(synth)) {
+      const declared = unique(declaredAccess(fn, expected.live));
+      const granted = unique(grantedAccess(synth, template, fn));
+      const missing = declared.filter((entry) => !granted.includes(entry));
+      const extra = granted.filter((entry) => !declared.includes(entry));
+      if (missing.length > 0) mismatches.push(`${fn.node.path} MISSING: ${missing.join(', ')}`);
+      if (extra.length > 0) mismatches.push(`${fn.node.path} EXTRA: ${extra.join(', ')}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('attaches no managed or inline policy to a function role: every grant is in the policies checked above', () => {
+    for (const fn of functionsOf(synth)) {
+      const role = template.Resources[logicalId(fn.executionRole)]!.Properties!;
+      expect(role.ManagedPolicyArns).toBeUndefined();
+      expect(role.Policies).toBeUndefined();
+    }
+  });
+
+  it('gives the cursor-signing key only to the functions that sign or verify cursors', () => {
+    const holders = functionsOf(synth)
+      .filter((fn) => 'CURSOR_SECRET' in (template.Resources[logicalId(fn)]!.Properties!.Environment.Variables as object))
+      .map((fn) => fn.node.id)
+      .sort();
+    expect(holders).toEqual(['InboxRead', 'InboxWrite']);
+  });
+
+  it('lets Scheduler assume the target role only for this account\'s schedule group (the ARN Scheduler passes as aws:SourceArn)', () => {
+    const scheduling = synth.built.app.scheduling;
+    const trust = template.Resources[logicalId(scheduling.role)]!.Properties!.AssumeRolePolicyDocument.Statement;
+    expect(trust).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [logicalId(scheduling.group), 'Arn'] } },
+        },
+      },
+    ]);
+  });
+
+  it('lets the Scheduler target role send to exactly the queues the code schedules to (intake for sendAt, urgent for releases) and its DLQ, all SSE-SQS (no KMS key to grant)', () => {
+    const { scheduling, pipeline } = synth.built.app;
+    const granted = grantsOf(template, { executionRole: scheduling.role } as unknown as HandlerFunction);
+    expect([...granted.keys()]).toEqual(['sqs:SendMessage']);
+    const targets = granted.get('sqs:SendMessage')!.map((resource) => (JSON.parse(resource) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]).sort();
+    expect(targets).toEqual([...pipeline.types.map((type) => type.intake.queue), pipeline.urgentDelivery.queue, scheduling.deadLetterQueue].map((queue) => logicalId(queue)).sort());
+    for (const id of targets) {
+      expect(template.Resources[id]!.Properties!.SqsManagedSseEnabled).toBe(true);
+      expect(template.Resources[id]!.Properties!.KmsMasterKeyId).toBeUndefined();
+    }
+    // The targets the code passes: INTAKE_QUEUE_ARN (own intake) and RELEASE_QUEUE_ARN (urgent queue).
+    for (const type of pipeline.types) {
+      expect(template.Resources[logicalId(type.fanOut)]!.Properties!.Environment.Variables.INTAKE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(type.intake.queue), 'Arn'] });
+    }
+    for (const fn of synth.built.app.live?.functions.filter((candidate) => candidate.handlerName === 'delivery') ?? []) {
+      const variables = template.Resources[logicalId(fn)]!.Properties!.Environment.Variables;
+      expect(variables.RELEASE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(pipeline.urgentDelivery.queue), 'Arn'] });
+      expect(variables.SCHEDULER_DLQ_ARN).toEqual({ 'Fn::GetAtt': [logicalId(scheduling.deadLetterQueue), 'Arn'] });
+    }
+  });
+
+  it('consumes each queue with partial batch responses and the batch settings its handler expects', () => {
+    const { pipeline, live } = synth.built.app;
+    const mappings = Object.values(template.Resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping')
+      .map((resource) => resource.Properties!);
+    const byQueue = new Map(mappings.map((mapping) => [mapping.EventSourceArn['Fn::GetAtt'][0] as string, mapping]));
+    const expectMapping = (queueId: string, fnId: string, batchSize: number, window: number | undefined) => {
+      const mapping = byQueue.get(queueId);
+      expect(mapping, `event source of ${queueId}`).toBeDefined();
+      expect(mapping!.FunctionName).toEqual({ Ref: fnId });
+      expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(mapping!.BatchSize).toBe(batchSize);
+      expect(mapping!.MaximumBatchingWindowInSeconds).toBe(window);
+    };
+    for (const type of pipeline.types) expectMapping(logicalId(type.intake.queue), logicalId(type.fanOut), 10, undefined);
+    expectMapping(logicalId(pipeline.promotion.queue.queue), logicalId(pipeline.promotion.worker), 1, undefined);
+    const window = synth.built.config.infoBatchWindowSeconds;
+    if (live) {
+      expectMapping(logicalId(pipeline.urgentDelivery.queue), logicalId(live.urgentDelivery), 10, undefined);
+      expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
+    }
+    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0));
+  });
+});
