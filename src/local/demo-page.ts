@@ -21,7 +21,7 @@ import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
 import type { NotificationType } from '../notifications/notification-type.js';
 import type { LocalEndpoints } from './runtime.js';
-import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
+import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http-router.js';
 import type { LocalSecrets } from './signing-key.js';
 
 /** Dev tokens are short-lived so the page exercises the client's token refresh. */
@@ -36,19 +36,6 @@ export interface DemoPageOptions {
 }
 
 const DEMO_DIR = fileURLToPath(new URL('./demo/', import.meta.url));
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-const LOOPBACK_HOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * A loopback caller that also addressed a loopback name. A page of another site in the developer's
- * browser is a loopback caller too; if its name was rebound to 127.0.0.1 (DNS rebinding) its
- * requests still carry that name in Host, so they are refused.
- */
-function isLoopbackCaller(request: LocalRequest): boolean {
-  const host = request.headers.host ?? '';
-  const hostName = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-  return LOOPBACK.has(request.remoteAddress) && LOOPBACK_HOST_NAMES.has(hostName.toLowerCase());
-}
 
 const tokenRequestSchema = z
   .object({ tenantId: z.string().regex(IDENTIFIER_PATTERN), userId: z.string().regex(IDENTIFIER_PATTERN), ttlSeconds: z.number().int().min(5).max(3600).optional() })

@@ -7,6 +7,34 @@ export interface LocalRequest {
   headers: IncomingMessage['headers'];
   body: Buffer;
   remoteAddress: string;
+  /** The server's address the request arrived on (equal to `remoteAddress` for a caller on this machine). */
+  localAddress: string;
+}
+
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const LOOPBACK_HOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The host name of a Host header (`[::1]:3001` -> `[::1]`, `localhost:3001` -> `localhost`), lower case. */
+export function hostNameOf(host: string | undefined): string {
+  const value = (host ?? '').toLowerCase();
+  return value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0]!;
+}
+
+/** A loopback caller that addressed this server by a loopback name (the dev-only routes). */
+export function isLoopbackCaller(request: LocalRequest): boolean {
+  return LOOPBACK_ADDRESSES.has(request.remoteAddress) && LOOPBACK_HOST_NAMES.has(hostNameOf(request.headers.host));
+}
+
+/**
+ * A caller on this machine that addressed this server by a loopback name or by `serverHost` (the
+ * name it listens on). Local stand-ins of IAM-protected AWS APIs answer only such callers: not the
+ * network when HOST is 0.0.0.0, and not a page in the developer's browser whose own name was rebound
+ * to 127.0.0.1 (DNS rebinding: its Host header still names that site).
+ */
+export function isCallerOnThisMachine(request: LocalRequest, serverHost: string): boolean {
+  const sameMachine = LOOPBACK_ADDRESSES.has(request.remoteAddress) || request.remoteAddress === request.localAddress;
+  const hostName = hostNameOf(request.headers.host);
+  return sameMachine && (LOOPBACK_HOST_NAMES.has(hostName) || hostName === serverHost.toLowerCase());
 }
 
 export interface LocalResponse {
@@ -46,6 +74,7 @@ export function createRequestListener(routes: () => readonly LocalRoute[], onErr
         headers: req.headers,
         body: await readBody(req),
         remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
+        localAddress: req.socket.localAddress ?? '127.0.0.1',
       };
       for (const route of routes()) {
         const response = await route.handle(request);

@@ -2,7 +2,7 @@
  * Local stand-in for an API Gateway WebSocket API: a `ws` server that runs the same authorizer and
  * the same $connect / $disconnect / $default handlers with API Gateway's event shapes, and serves the
  * `@connections` management API (POST / GET / DELETE `/{stage}/@connections/{id}`, 410 for unknown
- * ids, 413 above 128 KB) on the same port, so delivery code and the real SDK client are identical
+ * ids, 413 above 128 KB; callers on this machine only) on the same port, so delivery code and the real SDK client are identical
  * locally and on AWS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../core/live-messages.js';
 import type { WebSocketAuthorizerContext, WebSocketEvent, WebSocketRequestContext, WebSocketResult } from '../handlers/websocket/events.js';
-import { createRequestListener, type LocalResponse, type LocalRoute } from './http-router.js';
+import { createRequestListener, isCallerOnThisMachine, type LocalResponse, type LocalRoute } from './http-router.js';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 type RouteHandler = (event: WebSocketEvent) => Promise<WebSocketResult>;
@@ -197,6 +197,8 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
     async handle(request) {
       const match = request.url.pathname.match(/^(?:\/[^/]+)*\/@connections\/([^/]+)$/);
       if (!match) return undefined;
+      // IAM-signed on AWS; locally, only this machine's own callers (the delivery functions) may push.
+      if (!isCallerOnThisMachine(request, options.host)) return apiError(403, 'AccessDeniedException', '@connections answers callers on this machine only');
       let connectionId: string;
       try {
         connectionId = decodeURIComponent(match[1]!);

@@ -317,6 +317,26 @@ describe('WebSocket', () => {
 });
 
 describe('the local @connections management API', () => {
+  it("refuses a caller that names another host (a DNS-rebinding page), so nobody else pushes to a user's socket", async () => {
+    // Prepare
+    const socket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken({ tenantId: 'acme', userId: 'erin' }));
+    sockets.push(socket);
+    const [connectionId] = runtime.live.gateway.connectionIds().slice(-1);
+    const url = `${runtime.live.gateway.managementEndpoint}/@connections/${encodeURIComponent(connectionId!)}`;
+
+    // Act
+    const rebound = await rawRequest(url, { method: 'POST', headers: { host: `evil.example:${new URL(url).port}` }, body: '{"type":"notification"}' });
+    const deleted = await rawRequest(url, { method: 'DELETE', headers: { host: `evil.example:${new URL(url).port}` } });
+    const own = await rawRequest(url, { method: 'GET' });
+
+    // Assess
+    expect(rebound.status).toBe(403);
+    expect(deleted.status).toBe(403);
+    expect(own.status).toBe(200);
+    expect(socket.messages).toEqual([]);
+    expect(socket.isClosed).toBe(false);
+  });
+
   it('an id that cannot be percent-decoded is a 400, not a 500', async () => {
     // Act
     const answer = await rawRequest(`${runtime.live.gateway.managementEndpoint}/@connections/%E0%A4%A`, { method: 'POST', body: '{}' });
