@@ -8,7 +8,7 @@
  * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
  *   like `npm run token`. Answered only to loopback callers that name a loopback host (no DNS
  *   rebinding): anyone who can call it can be anyone.
- * - `GET /dev/catalog?tenant=&user=&actor=`: the catalog (`src/notifications`) with a sample event of
+ * - `GET /dev/catalog?tenant=&user=&actor=` (loopback callers only too): the catalog (`src/notifications`) with a sample event of
  *   each type for that tenant, user and actor, so the page lists no type of its own.
  *
  * The page publishes with `fetch` to the local EventBridge endpoint (`POST /`, AWS JSON 1.1
@@ -182,6 +182,7 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
       return { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }, body: await app };
     },
     'GET /dev/catalog': async (request) => {
+      if (!isLoopbackCaller(request)) return json(403, { error: { code: 'forbidden', message: 'dev routes answer loopback callers on a loopback host name only' } });
       const query = request.url.searchParams;
       const context = { tenantId: query.get('tenant') || 'acme', userId: query.get('user') || 'alice', actorId: query.get('actor') || 'bob' };
       return json(200, describeCatalog(options.catalog ?? projectCatalog, context));

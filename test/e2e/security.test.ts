@@ -273,6 +273,16 @@ describe('the dev-only token route', () => {
     // Assess
     expectError(answer, 403, 'forbidden');
   });
+
+  it('the catalog route refuses a rebound Host too', async () => {
+    // Act
+    const answer = await rawRequest(`${base}/dev/catalog?tenant=acme&user=alice`, { method: 'GET', headers: { host: `evil.example:${new URL(base).port}` } });
+    const own = await rawRequest(`${base}/dev/catalog?tenant=acme&user=alice`, { method: 'GET' });
+
+    // Assess
+    expectError(answer, 403, 'forbidden');
+    expect(own.status).toBe(200);
+  });
 });
 
 describe('WebSocket', () => {
