@@ -13,6 +13,13 @@ import type { Actor } from './notification.js';
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
 export const MAX_DIRECT_RECIPIENTS = 1_000;
 
+/**
+ * How far ahead of the receiver's clock an event `time` may be (clock skew). A later time would put
+ * the notification above every read mark (read-all could never clear it) and at the top of the inbox
+ * until then; deliveries in the future are what `sendAt` is for.
+ */
+export const MAX_EVENT_TIME_AHEAD_MS = 5 * 60 * 1000;
+
 /** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
 export const MAX_ACTOR_BYTES = 4 * 1024;
 
@@ -83,6 +90,8 @@ export interface ValidateEventInput {
   /** Used when the envelope has no `time` (the EventBridge event time, stable across retries). */
   fallbackTime: string | undefined;
   findType(detailType: string): NotificationType<any> | undefined;
+  /** The receiver's clock (epoch ms): a `time` more than MAX_EVENT_TIME_AHEAD_MS ahead is refused. */
+  nowMs?: number;
 }
 
 /** Validates envelope and data against the type; throws EventValidationError naming each bad field. */
@@ -111,6 +120,9 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
   const time = envelope.data.time ?? input.fallbackTime;
   const timeMs = time === undefined ? Number.NaN : Date.parse(time);
   if (!Number.isFinite(timeMs) || timeMs < 0) throw new EventValidationError([{ path: 'detail.time', message: 'missing or invalid event time' }]);
+  if (input.nowMs !== undefined && timeMs > input.nowMs + MAX_EVENT_TIME_AHEAD_MS) {
+    throw new EventValidationError([{ path: 'detail.time', message: 'must not be more than 5 minutes in the future (use sendAt to deliver later)' }]);
+  }
 
   const event: NotificationEvent = {
     type: type.detailType,
@@ -128,7 +140,7 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
 }
 
 /** Parses an intake SQS body (the EventBridge event JSON) and validates its detail. */
-export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType']): { event: NotificationEvent; type: NotificationType<any> } {
+export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType'], nowMs?: number): { event: NotificationEvent; type: NotificationType<any> } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -137,5 +149,5 @@ export function validateEventBridgeBody(body: string, findType: ValidateEventInp
   }
   const envelope = eventBridgeEventSchema.safeParse(parsed);
   if (!envelope.success) throw new EventValidationError(issuesToDetails('', envelope.error.issues));
-  return validateEvent({ detailType: envelope.data['detail-type'], detail: envelope.data.detail, fallbackTime: envelope.data.time, findType });
+  return validateEvent({ detailType: envelope.data['detail-type'], detail: envelope.data.detail, fallbackTime: envelope.data.time, findType, nowMs });
 }

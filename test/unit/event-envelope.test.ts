@@ -76,6 +76,22 @@ describe('validateEvent', () => {
     expect(error?.message).toContain('recipent');
   });
 
+  it('refuses a time more than 5 minutes ahead of the receiver, naming detail.time; accepts clock skew within it', () => {
+    // Prepare
+    const nowMs = Date.parse('2026-11-21T09:00:00.000Z');
+    const at = (time: string) => () => validateEvent({ detailType: 'mention.created', detail: aMention({ time }), fallbackTime: FALLBACK_TIME, findType: findNotificationType, nowMs });
+
+    // Act + Assess
+    expect(at('2026-11-21T09:04:59.000Z')).not.toThrow();
+    expect(at('2026-11-21T09:05:01.000Z')).toThrow(EventValidationError);
+    try {
+      at('9999-01-01T00:00:00.000Z')();
+      expect.unreachable('a time in year 9999 was accepted');
+    } catch (error) {
+      expect((error as EventValidationError).details).toEqual([{ path: 'detail.time', message: expect.stringContaining('sendAt') }]);
+    }
+  });
+
   it('rejects an unknown detail-type', () => {
     expect(rejectionPaths(() => validate('nope.created', aMention()))).toEqual(['detail-type']);
   });
