@@ -69,3 +69,22 @@ export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
     throw new ValidationError('body is not valid JSON', [{ path: 'body', message: 'not JSON' }], 'invalid_json');
   }
 }
+
+export type RestHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+/**
+ * One REST function serving several routes, keyed `"<METHOD> <resource>"` as API Gateway names
+ * them: named errors become their status codes, and every answer gets the CORS headers.
+ */
+export function restDispatcher(routes: Record<string, RestHandler>, options: { logger: Logger; corsAllowOrigins: readonly string[] }): RestHandler {
+  const answer: RestHandler = async (event) => {
+    const route = routes[`${event.httpMethod} ${event.resource}`];
+    if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
+    try {
+      return await route(event);
+    } catch (error) {
+      return errorResponse(error, options.logger);
+    }
+  };
+  return async (event) => withCors(await answer(event), event, options.corsAllowOrigins);
+}

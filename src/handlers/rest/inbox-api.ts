@@ -2,11 +2,10 @@
  * REST handlers of the inbox (API Gateway REST API proxy events). Split in two functions so the read
  * side cannot write: `createInboxReadHandler` (GET) and `createInboxWriteHandler` (POST read state).
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { decodeCursor } from '../../core/cursor.js';
 import type { InboxService } from '../../core/inbox-service.js';
-import { errorBody, errorResponse, identityFrom, json, parseJsonBody, withCors } from './http.js';
+import { identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { emptyBodySchema, inboxQuerySchema, markOneReadPathSchema, noQuerySchema } from './schemas.js';
 
 export interface InboxApiDeps {
@@ -18,28 +17,10 @@ export interface InboxApiDeps {
   logger: Logger;
 }
 
-type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-type Route = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-
-function routeKey(event: APIGatewayProxyEvent): string {
-  return `${event.httpMethod} ${event.resource}`;
-}
-
-function dispatch(routes: Record<string, Route>, deps: InboxApiDeps): Handler {
-  const answer = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const route = routes[routeKey(event)];
-    if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
-    try {
-      return await route(event);
-    } catch (error) {
-      return errorResponse(error, deps.logger);
-    }
-  };
-  return async (event) => withCors(await answer(event), event, deps.corsAllowOrigins);
-}
+type Handler = RestHandler;
 
 export function createInboxReadHandler(deps: InboxApiDeps): Handler {
-  return dispatch(
+  return restDispatcher(
     {
       'GET /notifications': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
@@ -59,7 +40,7 @@ export function createInboxReadHandler(deps: InboxApiDeps): Handler {
 }
 
 export function createInboxWriteHandler(deps: InboxApiDeps): Handler {
-  return dispatch(
+  return restDispatcher(
     {
       'POST /notifications/read-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);

@@ -1,9 +1,8 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Clock } from '../../core/ports.js';
 import { preferencesInputSchema, type Preferences, type PreferencesStore } from '../../core/preferences.js';
-import { errorBody, errorResponse, identityFrom, json, parseJsonBody, withCors } from './http.js';
+import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { noQuerySchema } from './schemas.js';
 
 export interface PreferencesApiDeps {
@@ -17,7 +16,7 @@ export interface PreferencesApiDeps {
   logger: Logger;
 }
 
-type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+type Handler = RestHandler;
 
 function present(preferences: Preferences) {
   const { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt } = preferences;
@@ -47,14 +46,5 @@ export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
       return json(200, present(preferences));
     },
   };
-  const answer = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const route = routes[`${event.httpMethod} ${event.resource}`];
-    if (!route) return json(404, errorBody('not_found', `no route for ${event.httpMethod} ${event.path}`));
-    try {
-      return await route(event);
-    } catch (error) {
-      return errorResponse(error, deps.logger);
-    }
-  };
-  return async (event) => withCors(await answer(event), event, deps.corsAllowOrigins);
+  return restDispatcher(routes, deps);
 }
