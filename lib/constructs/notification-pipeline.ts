@@ -1,8 +1,9 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/notifications/notification-type.js';
 import { acknowledge } from '../nag.js';
@@ -130,6 +131,7 @@ export class NotificationPipeline extends Construct {
       this.promotion = { queue, worker };
     }
 
+    const fanOutQueues: Record<FanOutQueue, IQueue> = { urgent: this.urgentDelivery.queue, info: this.infoDelivery.queue, promotion: this.promotion.queue.queue };
     this.types = catalog.map((type): TypePipeline => {
       const name = resourceNameOf(type.detailType);
       const fanOut = new HandlerFunction(this, `FanOut${name}`, {
@@ -167,12 +169,11 @@ export class NotificationPipeline extends Construct {
         // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS
         // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails.
         .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
-        .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
-        // Cold start requires all three queue URLs whatever the type (fanOutServiceFromEnv).
-        .sendTo(this.urgentDelivery.queue, 'URGENT_QUEUE_URL')
-        .sendTo(this.infoDelivery.queue, 'INFO_QUEUE_URL')
-        .sendTo(this.promotion.queue.queue, 'PROMOTION_QUEUE_URL')
-        .consume(intake, { batchSize: 10 });
+        .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+      // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
+      // function itself uses at cold start (fanOutServiceFromEnv requires only these URLs).
+      for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);
+      fanOut.consume(intake, { batchSize: 10 });
       // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
       fanOut.addEnvironment('INTAKE_QUEUE_ARN', intake.queue.queueArn);
       return { detailType: type.detailType, rule, intake, fanOut };

@@ -16,6 +16,8 @@ import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/tier.js';
 import { ConfigError, intEnv, requireEnv, tableNameFromEnv } from '../config.js';
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
+import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, unusedFanOutQueue, type FanOutQueue } from '../core/fanout-queues.js';
+import type { DeliveryJobQueue } from '../core/delivery-job.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { findNotificationType } from '../notifications/index.js';
@@ -43,15 +45,29 @@ export function fanOutSettingsFromEnv(env: NodeJS.ProcessEnv): FanOutSettings {
   return settings;
 }
 
-export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, logger?: Logger): FanOutService {
+/**
+ * The fan-out of one catalog type. Only the queue URLs that type can send to are required
+ * (`fanOutQueueNeeds`, the same derivation the CDK app grants from); a queue it never uses gets a
+ * port that throws if called, so a wiring mistake fails loudly instead of dropping jobs.
+ */
+export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, type: NotificationType<any>, logger?: Logger): FanOutService {
+  const needs = new Set(fanOutQueueNeeds(type));
+  const queueUrl = (queue: FanOutQueue) => requireEnv(FAN_OUT_QUEUE_URL_ENV[queue], env);
   return new FanOutService({
     preferences: cachedPreferencesReaderFromEnv(env, clients.documentClient, logger),
     graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
     inbox: new InboxRepository(clients.documentClient, tableNameFromEnv('inbox', env)),
-    deliveryQueue: new SqsDeliveryJobQueue(clients.sqsClient, { urgent: requireEnv('URGENT_QUEUE_URL', env), info: requireEnv('INFO_QUEUE_URL', env) }),
-    promotionQueue: new SqsPromotionQueue(clients.sqsClient, requireEnv('PROMOTION_QUEUE_URL', env)),
+    deliveryQueue: deliveryQueueOf(type.detailType, needs, queueUrl, clients.sqsClient),
+    promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(clients.sqsClient, queueUrl('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: fanOutSettingsFromEnv(env),
   });
+}
+
+/** Both priority queues (an event may override its type's priority), or neither. */
+function deliveryQueueOf(detailType: string, needs: ReadonlySet<FanOutQueue>, queueUrl: (queue: FanOutQueue) => string, sqsClient: SQSClient): DeliveryJobQueue {
+  if (needs.has('urgent') && needs.has('info')) return new SqsDeliveryJobQueue(sqsClient, { urgent: queueUrl('urgent'), info: queueUrl('info') });
+  if (!needs.has('urgent') && !needs.has('info')) return unusedFanOutQueue(['urgent', 'info'], detailType);
+  throw new ConfigError(`fan-out of ${detailType} needs both delivery queues or neither (an event may override the priority)`);
 }
 
 /** The catalog entry this function serves: `NOTIFICATION_TYPE=<detail-type>`. */
@@ -67,7 +83,7 @@ export function fanOutHandlerDepsFromEnv(env: NodeJS.ProcessEnv, clients: Pipeli
   return {
     notificationType: type,
     findType: findNotificationType,
-    service: fanOutServiceFromEnv(env, clients, logger),
+    service: fanOutServiceFromEnv(env, clients, type, logger),
     ...(scheduler ? { sendAt: sendAtDeferralFromEnv(env, scheduler) } : {}),
     logger,
     persistenceStore: new DynamoDBPersistenceLayer({

@@ -29,29 +29,25 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  * - a notifying type: mutes = BatchGetItem of preferences; `audience.followersOf` (any notifying
  *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
  *   BatchWriteItem; delivery jobs to both priority queues (the event may override the priority).
+ *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
  * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
  *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item, a promotion job.
  * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count and tier, GetItem
  *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
+ * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
- *   DeleteItem when the work fails), and the three queue URLs it reads at cold start. Sending to
- *   the delivery queues from `follow.deleted` and to the promotion queue from types without a graph
- *   effect is not reachable, but the URLs are required at cold start (fanOutServiceFromEnv) and
- *   `sendTo` binds URL and grant together.
+ *   DeleteItem when the work fails).
+ * Written out here by hand (not from `fanOutQueueNeeds`) so the test checks that derivation too.
  */
 function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
-  const access = [
-    ...consume(`queue:intake:${detailType}`),
-    ...SCHEDULE,
-    ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'),
-    'sqs:SendMessage queue:urgent',
-    'sqs:SendMessage queue:info',
-    'sqs:SendMessage queue:promotion',
-  ];
-  if (type.audience !== 'none') access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
-  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'));
-  if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'));
+  const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem')];
+  if (type.audience !== 'none') {
+    access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
+    access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
+  }
+  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), 'sqs:SendMessage queue:promotion');
+  if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   return access;
 }
 

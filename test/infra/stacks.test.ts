@@ -334,7 +334,31 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(tableActions(app, fn, 'Inbox')).toEqual(fn.node.id === 'FanOutFollowDeleted' ? [] : ['dynamodb:BatchWriteItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual([]);
         expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
-        expect(grants.get('sqs:SendMessage')).toHaveLength(3);
+      }
+    });
+
+    it('gives each fan-out the URL of and sqs:SendMessage on only the queues its type sends to', () => {
+      const { pipeline } = synth.built.app;
+      const queueIds = { urgent: logicalId(pipeline.urgentDelivery.queue), info: logicalId(pipeline.infoDelivery.queue), promotion: logicalId(pipeline.promotion.queue.queue) };
+      // Both delivery queues for a notifying type (the event may override the priority); the
+      // promotion queue for a graph effect (settleTier after a follow or an unfollow).
+      const expected: Record<string, (keyof typeof queueIds)[]> = {
+        'mention.created': ['urgent', 'info'],
+        'comment.created': ['urgent', 'info'],
+        'post.published': ['urgent', 'info'],
+        'follow.created': ['urgent', 'info', 'promotion'],
+        'follow.deleted': ['promotion'],
+      };
+      const envOf = { urgent: 'URGENT_QUEUE_URL', info: 'INFO_QUEUE_URL', promotion: 'PROMOTION_QUEUE_URL' } as const;
+      expect(pipeline.types.map((type) => type.detailType).sort()).toEqual(Object.keys(expected).sort());
+      for (const type of pipeline.types) {
+        const queues = expected[type.detailType]!;
+        const sent = (grantsOf(app, type.fanOut).get('sqs:SendMessage') ?? []).map((resource) => (JSON.parse(resource) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+        expect(sent.sort(), type.detailType).toEqual(queues.map((queue) => queueIds[queue]).sort());
+        const variables = app.Resources[logicalId(type.fanOut)]!.Properties!.Environment.Variables as Record<string, unknown>;
+        for (const queue of Object.keys(envOf) as (keyof typeof envOf)[]) {
+          expect(variables[envOf[queue]], `${type.detailType} ${envOf[queue]}`).toEqual(queues.includes(queue) ? { Ref: queueIds[queue] } : undefined);
+        }
       }
     });
 

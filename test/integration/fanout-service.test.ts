@@ -186,4 +186,21 @@ describe('FanOutService, celebrity tier', () => {
     expect(await graph.getProfile('acme', 'rising')).toEqual({ followerCount: 50, tier: 'celebrity' });
     expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'rising' }]);
   });
+
+  it('queues a promotion pass from an unfollow that finds a stale ordinary tier at the threshold (so follow.deleted keeps the promotion queue)', async () => {
+    // Prepare: 52 followers under a higher threshold, then the threshold lowered to 50 (tier now stale)
+    const { graph } = serviceOn(db.client);
+    const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
+    const before = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: { ...settings, celebrityThreshold: 60 } });
+    for (let i = 0; i < 52; i += 1) await follow(before, `s${String(i).padStart(2, '0')}`, 'stale');
+    expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 52, tier: 'ordinary' });
+    const { service } = serviceOn(db.client);
+
+    // Act
+    await service.process(aNotificationEvent({ type: 'follow.deleted', actor: { id: 's00' }, recipients: [], data: { followeeId: 'stale' } }), type('follow.deleted'));
+
+    // Assess
+    expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'stale' }]);
+    expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 51, tier: 'celebrity' });
+  });
 });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsDeliveryJobQueue } from '../../src/adapters/sqs/sqs-delivery-job-queue.js';
+import { SqsPromotionQueue } from '../../src/adapters/sqs/sqs-promotion-queue.js';
+import { ConfigError } from '../../src/config.js';
+import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, unusedFanOutQueue } from '../../src/core/fanout-queues.js';
+import type { FanOutDeps, FanOutService } from '../../src/core/fanout-service.js';
+import { fanOutServiceFromEnv } from '../../src/handlers/pipeline-dependencies.js';
+import { catalog, findNotificationType } from '../../src/notifications/index.js';
+
+describe('fanOutQueueNeeds', () => {
+  it('gives a notifying type both delivery queues (the event may override the priority) and a graph effect the promotion queue', () => {
+    expect(Object.fromEntries(catalog.map((type) => [type.detailType, fanOutQueueNeeds(type)]))).toEqual({
+      'mention.created': ['urgent', 'info'],
+      'comment.created': ['urgent', 'info'],
+      'post.published': ['urgent', 'info'],
+      // Promotes when the new count reaches the threshold.
+      'follow.created': ['urgent', 'info', 'promotion'],
+      // Notifies nobody; promotes only on a stale tier (count still at or over the threshold).
+      'follow.deleted': ['promotion'],
+    });
+  });
+
+  it('fails loudly, naming the type, the queue and the fix, when a type sends to a queue it was not given', async () => {
+    await expect(unusedFanOutQueue(['urgent', 'info'], 'follow.deleted').enqueue([])).rejects.toThrow(
+      /follow\.deleted sent to the urgent \/ info queue.*no URGENT_QUEUE_URL \/ INFO_QUEUE_URL.*fanOutQueueNeeds/,
+    );
+  });
+});
+
+describe('fanOutServiceFromEnv', () => {
+  const clients = { documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})), dynamoClient: new DynamoDBClient({}), sqsClient: new SQSClient({}) };
+  const tables = { INBOX_TABLE: 'inbox', GRAPH_TABLE: 'graph' };
+  const portsOf = (service: FanOutService) => (service as unknown as { deps: FanOutDeps }).deps;
+
+  it('requires exactly the queue URLs of the type and gives every other queue a port that throws', async () => {
+    for (const type of catalog) {
+      const needs = fanOutQueueNeeds(type);
+      const urls = Object.fromEntries(needs.map((queue) => [FAN_OUT_QUEUE_URL_ENV[queue], `https://sqs/${queue}`]));
+      const ports = portsOf(fanOutServiceFromEnv({ ...tables, ...urls }, clients, type));
+      if (needs.includes('urgent')) expect(ports.deliveryQueue, type.detailType).toBeInstanceOf(SqsDeliveryJobQueue);
+      else await expect(ports.deliveryQueue.enqueue([]), type.detailType).rejects.toThrow(/never uses/);
+      if (needs.includes('promotion')) expect(ports.promotionQueue, type.detailType).toBeInstanceOf(SqsPromotionQueue);
+      else await expect(ports.promotionQueue.enqueue({ v: 1, tenantId: 't', celebrityId: 'c' }), type.detailType).rejects.toThrow(/never uses/);
+      for (const queue of needs) {
+        const { [FAN_OUT_QUEUE_URL_ENV[queue]]: _missing, ...without } = urls;
+        expect(() => fanOutServiceFromEnv({ ...tables, ...without }, clients, type), `${type.detailType} without ${queue}`).toThrow(ConfigError);
+      }
+    }
+  });
+
+  it('builds follow.deleted without any delivery queue URL', () => {
+    expect(() => fanOutServiceFromEnv({ ...tables, PROMOTION_QUEUE_URL: 'https://sqs/promotion' }, clients, findNotificationType('follow.deleted')!)).not.toThrow();
+  });
+});
