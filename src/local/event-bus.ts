@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { EventValidationError, validateEvent } from '../core/events.js';
 import type { NotificationType } from '../notifications/notification-type.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
-import { LOCAL_ACCOUNT_ID, type LocalQueue } from './sqs-queues.js';
+import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from './sqs-queues.js';
 
 const EVENTS_JSON = { 'content-type': 'application/x-amz-json-1.1' };
 const MAX_ENTRIES = 10;
@@ -75,8 +75,8 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     const queue = options.intakeQueueOf(entry.DetailType);
     const id = randomUUID();
     // No matching rule: EventBridge accepts the event and drops it; validation above already refused unknown types.
-    queue?.send(
-      JSON.stringify({
+    // The intake queue journals the event before it is answered; a runtime shutting down refuses it (retryable).
+    const body = JSON.stringify({
         version: '0',
         id,
         'detail-type': entry.DetailType,
@@ -86,8 +86,13 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
         region: options.region,
         resources: Array.isArray(entry.Resources) ? entry.Resources : [],
         detail,
-      }),
-    );
+      });
+    try {
+      queue?.send(body);
+    } catch (error) {
+      if (error instanceof QueueClosedError) return { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' };
+      throw error;
+    }
     return { EventId: id };
   };
 

@@ -48,6 +48,8 @@ export interface LocalPipelineOptions {
   logger: Logger;
   /** The local scheduler (`sendAt` re-enters a type's intake queue through it). */
   scheduler?: Scheduler;
+  /** Directory of the queue journals (durable queues, DATA_DIR/queues); without it the queues are in memory. */
+  queueDir?: string;
 }
 
 export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = 5_000;
@@ -59,10 +61,11 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS;
   const maxReceiveCount = settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT;
   const onError = (error: unknown) => logger.error('local consumer invocation failed', { error: error as Error });
+  const journalDir = options.queueDir;
   const queueWithDlq = (name: string, consumerDefaults: ConsumerOptions = {}) => {
-    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, onError }));
+    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, journalDir, onError }));
     return registry.add(
-      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, onError }),
+      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
     );
   };
 

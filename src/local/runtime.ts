@@ -41,7 +41,7 @@ export interface LocalRuntime {
   /** Environment the handlers are built from (table names, secrets, settings). */
   env: NodeJS.ProcessEnv;
   secrets: LocalSecrets;
-  /** Local SQS queues of the event pipeline (intake per type, urgent, info, promotion; each with `.deadLetterQueue`). */
+  /** Local SQS queues of the event pipeline (intake per type, urgent, info, promotion; each with `.deadLetterQueue`), journaled under DATA_DIR/queues. */
   queues: LocalPipelineQueues;
   /** WebSocket gateway (+ `@connections`), delivery consumers and read-state sync. */
   live: LocalLiveDelivery;
@@ -112,8 +112,17 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   const httpServer = createServer(createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error })));
   const httpPort = await listen(httpServer, settings.port, settings.host);
   const http = `http://${settings.host}:${httpPort}`;
-  // Event pipeline: PutEvents + SQS endpoints on this server; queue URLs need its port.
-  const pipeline = startLocalPipeline({ httpEndpoint: http, dynamoEndpoint: dynamo.endpoint, env, settings, busName: EVENT_BUS_NAME, logger, scheduler });
+  // Event pipeline: PutEvents + SQS endpoints on this server; queue URLs need its port. Queues are journaled under DATA_DIR/queues.
+  const pipeline = startLocalPipeline({
+    httpEndpoint: http,
+    dynamoEndpoint: dynamo.endpoint,
+    env,
+    settings,
+    busName: EVENT_BUS_NAME,
+    logger,
+    scheduler,
+    queueDir: join(settings.dataDir, 'queues'),
+  });
   Object.assign(env, pipeline.env);
   routes.unshift(...pipeline.routes);
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).

@@ -6,10 +6,16 @@
  *
  * Local deviation: a consumer never times out, so a message is not redelivered while its batch is
  * still running; a failed message becomes visible again one visibility timeout after its receive.
+ *
+ * With `journalDir` a queue is durable (src/local/queue-journal.ts): sends are journaled and synced
+ * before they are answered, receives, deletes and DLQ moves are journaled, and on open every message
+ * not deleted is visible again with its receive count (in-flight ones are redelivered: at-least-once).
+ * Without it (unit tests) a queue is in memory only.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
+import { QueueJournal, type JournalRecord } from './queue-journal.js';
 
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
@@ -36,6 +42,8 @@ export interface LocalQueueOptions {
   deadLetterQueue?: LocalQueue;
   /** Consumer settings used when `attachConsumer` is called without options. */
   consumerDefaults?: ConsumerOptions;
+  /** Directory of the queue's journal `<name>.jsonl` (durable queue); without it the queue is in memory only. */
+  journalDir?: string;
   onError?: (error: unknown) => void;
 }
 
@@ -63,6 +71,11 @@ export class QueueDoesNotExistError extends Error {
   override readonly name = 'QueueDoesNotExistError';
 }
 
+/** A send to a closed queue (the runtime is stopping): the message is refused, not silently lost. */
+export class QueueClosedError extends Error {
+  override readonly name = 'QueueClosedError';
+}
+
 export class LocalQueue {
   readonly name: string;
   readonly url: string;
@@ -75,6 +88,8 @@ export class LocalQueue {
   private timer?: NodeJS.Timeout;
   private scheduled = false;
   private closed = false;
+  private consumerEnabled = true;
+  private readonly journal?: QueueJournal;
 
   constructor(private readonly options: LocalQueueOptions) {
     this.name = options.name;
@@ -82,15 +97,37 @@ export class LocalQueue {
     this.arn = `arn:aws:sqs:${options.region}:${LOCAL_ACCOUNT_ID}:${options.name}`;
     this.deadLetterQueue = options.deadLetterQueue;
     this.consumerDefaults = options.consumerDefaults ?? {};
+    if (options.journalDir !== undefined) {
+      const opened = QueueJournal.open(options.journalDir, options.name);
+      this.journal = opened.journal;
+      const now = Date.now();
+      for (const stored of opened.messages) {
+        this.messages.set(stored.messageId, { ...stored, md5OfBody: md5(stored.body), visibleAt: now, inFlight: false });
+      }
+      if (opened.unreadableLines > 0) options.onError?.(new Error(`${this.name}: ${opened.unreadableLines} unreadable journal line(s) in ${opened.journal.file} ignored`));
+    }
   }
 
   send(body: string): SentMessage & { md5OfBody: string } {
+    const [sent] = this.sendBatch([body]);
+    return sent!;
+  }
+
+  /** Sends several messages; a durable queue journals and syncs them with one write before returning. */
+  sendBatch(bodies: readonly string[]): Array<SentMessage & { md5OfBody: string }> {
+    if (this.closed) throw new QueueClosedError(`queue ${this.name} is closed`);
     const now = Date.now();
-    const message: LocalMessage = { messageId: randomUUID(), body, md5OfBody: md5(body), sentAt: now, receiveCount: 0, visibleAt: now, inFlight: false };
-    this.messages.set(message.messageId, message);
-    for (const listener of this.sendListeners) listener({ messageId: message.messageId, body });
+    const messages: LocalMessage[] = bodies.map((body) => ({ messageId: randomUUID(), body, md5OfBody: md5(body), sentAt: now, receiveCount: 0, visibleAt: now, inFlight: false }));
+    this.journal?.append(
+      messages.map((message) => ({ op: 'sent', id: message.messageId, body: message.body, sentAt: message.sentAt })),
+      true,
+    );
+    for (const message of messages) {
+      this.messages.set(message.messageId, message);
+      for (const listener of this.sendListeners) listener({ messageId: message.messageId, body: message.body });
+    }
     this.scheduleSoon();
-    return { messageId: message.messageId, body, md5OfBody: message.md5OfBody };
+    return messages.map((message) => ({ messageId: message.messageId, body: message.body, md5OfBody: message.md5OfBody }));
   }
 
   /** Called for every message sent to this queue (tests count delivery jobs with it). */
@@ -113,6 +150,7 @@ export class LocalQueue {
       message.inFlight = holdInFlight;
       received.push(message);
     }
+    this.journal?.append(received.map((message) => ({ op: 'received', id: message.messageId, n: message.receiveCount, at: message.firstReceiveAt! })));
     return received;
   }
 
@@ -121,7 +159,7 @@ export class LocalQueue {
     const messageId = receiptHandle.split(':')[0] ?? '';
     const message = this.messages.get(messageId);
     if (!message || message.receiptHandle !== receiptHandle) return false;
-    this.messages.delete(messageId);
+    this.removeAll([messageId], 'deleted');
     return true;
   }
 
@@ -138,6 +176,20 @@ export class LocalQueue {
 
   purge(): void {
     this.messages.clear();
+    this.journal?.append([{ op: 'purged' }]);
+  }
+
+  /**
+   * Pauses or resumes the consumer, like `UpdateEventSourceMapping --enabled`: while paused,
+   * messages stay in the queue (tests use it to stop the runtime with messages not yet handled).
+   */
+  setConsumerEnabled(enabled: boolean): void {
+    this.consumerEnabled = enabled;
+    if (enabled) this.schedule();
+    else if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
   /** Attaches a Lambda-style consumer (one per queue, like one event source mapping). */
@@ -160,10 +212,24 @@ export class LocalQueue {
     };
   }
 
+  /** Stops the consumer and closes the journal; batches still running are not waited for (their messages are redelivered after a restart). */
   close(): void {
     this.closed = true;
     this.consumer = undefined;
     if (this.timer) clearTimeout(this.timer);
+    this.journal?.close();
+  }
+
+  /** Removes messages (deleted, or moved to the DLQ), journaled with one write. */
+  private removeAll(messageIds: readonly string[], op: 'deleted' | 'dlq'): void {
+    for (const messageId of messageIds) this.messages.delete(messageId);
+    if (!this.journal || messageIds.length === 0) return;
+    this.journal.append(messageIds.map((id): JournalRecord => ({ op, id })));
+    this.journal.compactIfLarge(() => this.journaledMessages(), this.messages.size);
+  }
+
+  private *journaledMessages() {
+    for (const message of this.messages.values()) yield message;
   }
 
   private visible(now: number): LocalMessage[] {
@@ -172,17 +238,20 @@ export class LocalQueue {
 
   private redriveExhausted(now: number): void {
     const { maxReceiveCount, deadLetterQueue } = this.options;
-    if (maxReceiveCount === undefined || !deadLetterQueue) return;
-    for (const message of this.visible(now)) {
-      if (message.receiveCount < maxReceiveCount) continue;
-      this.messages.delete(message.messageId);
-      deadLetterQueue.send(message.body);
-    }
+    if (maxReceiveCount === undefined || !deadLetterQueue || deadLetterQueue.closed) return;
+    const exhausted = this.visible(now).filter((message) => message.receiveCount >= maxReceiveCount);
+    if (exhausted.length === 0) return;
+    // Journaled in the DLQ (synced) before it leaves this queue: a crash in between duplicates, never loses.
+    deadLetterQueue.sendBatch(exhausted.map((message) => message.body));
+    this.removeAll(
+      exhausted.map((message) => message.messageId),
+      'dlq',
+    );
   }
 
   /** Coalesces the sends of one SendMessageBatch (or one PutEvents) into one scheduling decision. */
   private scheduleSoon(): void {
-    if (this.scheduled || !this.consumer) return;
+    if (this.scheduled || !this.consumer || !this.consumerEnabled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -197,6 +266,7 @@ export class LocalQueue {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    if (!this.consumerEnabled) return;
     const consumer = this.consumer;
     const now = Date.now();
     this.redriveExhausted(now);
@@ -342,16 +412,15 @@ const actions: Record<string, SqsAction> = {
     const entries = Array.isArray(input.Entries) ? (input.Entries as BatchEntry[]) : [];
     if (entries.length === 0) throw new InvalidParameterError('EmptyBatchRequest', 'AWS.SimpleQueueService.EmptyBatchRequest');
     if (entries.length > 10) throw new InvalidParameterError('TooManyEntriesInBatchRequest', 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
-    const successful: unknown[] = [];
+    const valid: Array<{ Id: unknown; MessageBody: string }> = [];
     const failed: unknown[] = [];
     for (const entry of entries) {
-      if (typeof entry.MessageBody !== 'string' || entry.MessageBody === '') {
-        failed.push({ Id: entry.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'MessageBody is required' });
-        continue;
-      }
-      const sent = queue.send(entry.MessageBody);
-      successful.push({ Id: entry.Id, MessageId: sent.messageId, MD5OfMessageBody: sent.md5OfBody });
+      if (typeof entry.MessageBody === 'string' && entry.MessageBody !== '') valid.push({ Id: entry.Id, MessageBody: entry.MessageBody });
+      else failed.push({ Id: entry.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'MessageBody is required' });
     }
+    // One journal write and sync for the whole batch on a durable queue.
+    const sent = valid.length > 0 ? queue.sendBatch(valid.map((entry) => entry.MessageBody)) : [];
+    const successful = valid.map((entry, i) => ({ Id: entry.Id, MessageId: sent[i]!.messageId, MD5OfMessageBody: sent[i]!.md5OfBody }));
     return { Successful: successful, Failed: failed };
   },
   ReceiveMessage(queues, input) {
@@ -428,6 +497,7 @@ export function createSqsRoute(queues: LocalQueueRegistry): LocalRoute {
       } catch (error) {
         if (error instanceof QueueDoesNotExistError) return sqsError(400, 'QueueDoesNotExist', error.message);
         if (error instanceof InvalidParameterError) return sqsError(400, error.type, error.message);
+        if (error instanceof QueueClosedError) return { status: 503, headers: { ...SQS_JSON, 'x-amzn-query-error': 'ServiceUnavailable;Receiver' }, body: JSON.stringify({ __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message }) };
         throw error;
       }
     },
