@@ -8,12 +8,12 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
-  QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
+import { queryPages } from './query-pages.js';
 import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard, type ConnectionDirectory, type ConnectionTarget } from '../../core/live-delivery.js';
 import { allShards } from '../../core/feed-shards.js';
 import { systemClock, type Clock, type UserRef } from '../../core/ports.js';
@@ -197,49 +197,39 @@ export class ConnectionRepository implements ConnectionDirectory {
   /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence). */
   async listConnections(user: UserRef): Promise<string[]> {
     const ids: string[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const output = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.presence(user.tenantId, user.userId).pk, ':prefix': 'C#' },
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const item of output.Items ?? []) {
+    const pages = queryPages(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.presence(user.tenantId, user.userId).pk, ':prefix': 'C#' },
+    });
+    for await (const page of pages) {
+      for (const item of page) {
         const connectionId = connectionIdFromSortKey(item.sk as string);
         if (connectionId && !(typeof item.expiresAt === 'number' && item.expiresAt <= this.nowSeconds())) ids.push(connectionId);
       }
-      exclusiveStartKey = output.LastEvaluatedKey;
-    } while (exclusiveStartKey !== undefined);
+    }
     return ids;
   }
 
   /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page. */
   async *onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]> {
     for (const shard of allShards(this.subscriberShards)) {
-      let exclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const output = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.onlineSubscribersPartition(tenantId, actorId, shard) },
-            Limit: this.subscriberPageSize,
-            ExclusiveStartKey: exclusiveStartKey,
-          }),
-        );
+      const pages = queryPages(this.client, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.onlineSubscribersPartition(tenantId, actorId, shard) },
+        Limit: this.subscriberPageSize,
+      });
+      for await (const items of pages) {
         const now = this.nowSeconds();
         const page: ConnectionTarget[] = [];
-        for (const item of output.Items ?? []) {
+        for (const item of items) {
           const connectionId = connectionIdFromSortKey(item.sk as string);
           if (!connectionId || (typeof item.expiresAt === 'number' && item.expiresAt <= now)) continue;
           page.push({ tenantId, userId: item.userId as string, connectionId });
         }
         if (page.length > 0) yield page;
-        exclusiveStartKey = output.LastEvaluatedKey;
-      } while (exclusiveStartKey !== undefined);
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
+import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
 import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports.js';
 import { batchPutAll, chunk, type BatchWriteOptions } from './batch-write.js';
@@ -73,18 +74,16 @@ export class InboxRepository implements InboxReader, InboxWriter {
       Limit: query.limit + 2,
     };
     const items: StoredNotification[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const output = await this.client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
-      for (const raw of output.Items ?? []) {
+    for await (const page of queryPages(this.client, input)) {
+      for (const raw of page) {
         const item = toStored(raw);
         if (item.id === query.before || item.id === query.after) continue;
         if (isExpired(item, query.nowMs)) continue;
         items.push(item);
       }
-      exclusiveStartKey = output.LastEvaluatedKey;
       // Filters (TTL, type) apply after Limit, so a short page may need the next one.
-    } while (items.length < query.limit && exclusiveStartKey !== undefined);
+      if (items.length >= query.limit) break;
+    }
     return items.slice(0, query.limit);
   }
 
@@ -93,25 +92,21 @@ export class InboxRepository implements InboxReader, InboxWriter {
     const range = rangeCondition({ after });
     const exclusion = excludeTypesFilter(excludeTypes);
     const ids: string[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const output = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: range.expression,
-          ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values, ...exclusion?.values },
-          ...(exclusion ? { FilterExpression: exclusion.expression, ExpressionAttributeNames: { '#type': 'type' } } : {}),
-          ProjectionExpression: 'sk, expiresAt',
-          ScanIndexForward: false,
-          Limit: limit,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const raw of output.Items ?? []) {
+    const pages = queryPages(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: range.expression,
+      ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values, ...exclusion?.values },
+      ...(exclusion ? { FilterExpression: exclusion.expression, ExpressionAttributeNames: { '#type': 'type' } } : {}),
+      ProjectionExpression: 'sk, expiresAt',
+      ScanIndexForward: false,
+      Limit: limit,
+    });
+    for await (const page of pages) {
+      for (const raw of page) {
         if (!isExpired({ expiresAt: raw.expiresAt as number }, nowMs)) ids.push(raw.sk as string);
       }
-      exclusiveStartKey = output.LastEvaluatedKey;
-    } while (ids.length < limit && exclusiveStartKey !== undefined);
+      if (ids.length >= limit) break;
+    }
     return ids.slice(0, limit);
   }
 

@@ -1,7 +1,8 @@
 /** ReadMarks table: the READMARK item (read and seen marks) and READ#<id> single-read exceptions. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, READ_MARK_SK } from '../../core/keys.js';
+import { queryPages } from './query-pages.js';
 import type { ReadStateStore, UserRef } from '../../core/ports.js';
 import type { ReadState } from '../../core/read-state.js';
 
@@ -24,20 +25,16 @@ export class ReadStateRepository implements ReadStateStore {
     const { pk } = keys.readMark(user.tenantId, user.userId);
     const state = { readMark: null as string | null, readAt: null as string | null, seenMark: null as string | null, seenAt: null as string | null };
     const exceptions = new Set<string>();
-    let exclusiveStartKey: Record<string, unknown> | undefined;
     let reachedMark = false;
-    do {
-      const output = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk, ':from': keys.readStateRange.from, ':to': keys.readStateRange.to },
-          ScanIndexForward: false,
-          Limit: EXCEPTIONS_PAGE,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const item of output.Items ?? []) {
+    const pages = queryPages(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': keys.readStateRange.from, ':to': keys.readStateRange.to },
+      ScanIndexForward: false,
+      Limit: EXCEPTIONS_PAGE,
+    });
+    for await (const page of pages) {
+      for (const item of page) {
         if (item.sk === READ_MARK_SK) {
           state.readMark = (item.readMark as string | undefined) ?? null;
           state.readAt = (item.readAt as string | undefined) ?? null;
@@ -53,8 +50,8 @@ export class ReadStateRepository implements ReadStateStore {
         }
         exceptions.add(id);
       }
-      exclusiveStartKey = output.LastEvaluatedKey;
-    } while (!reachedMark && exclusiveStartKey !== undefined);
+      if (reachedMark) break;
+    }
     return { ...state, readExceptions: exceptions };
   }
 
