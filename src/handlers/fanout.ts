@@ -4,8 +4,7 @@
  * (fanOutQueueNeeds: URGENT_QUEUE_URL + INFO_QUEUE_URL, PROMOTION_QUEUE_URL), CELEBRITY_THRESHOLD, FEED_SHARDS, INBOX_TTL_DAYS, INBOX_TABLE, GRAPH_TABLE, IDEMPOTENCY_TABLE,
  * INTAKE_QUEUE_ARN, SCHEDULE_GROUP_NAME, SCHEDULER_ROLE_ARN, SEND_AT_MIN_DELAY_MS, PREFERENCES_CACHE_TTL_MS.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoClients } from '../adapters/dynamo/document-client.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -14,8 +13,7 @@ import { fanOutHandlerDepsFromEnv } from './pipeline-dependencies.js';
 import { eventBridgeSchedulerFromEnv } from './preferences-dependencies.js';
 
 const logger = new Logger({ serviceName: 'fanout' });
-const dynamoClient = new DynamoDBClient({});
-const documentClient = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
+const { dynamoClient, documentClient } = createDynamoClients();
 const sqsClient = new SQSClient({});
 
 const scheduler = eventBridgeSchedulerFromEnv(process.env, new SchedulerClient({}));

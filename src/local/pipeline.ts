@@ -4,8 +4,7 @@
  * queue (+DLQ) with its consumer. The fan-out code talks to the queues through the real SQS SDK
  * against the local HTTP server, and to DynamoDB through dynalite.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoClients } from '../adapters/dynamo/document-client.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
@@ -80,8 +79,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   const pipelineEnv = { URGENT_QUEUE_URL: queues.urgent.url, INFO_QUEUE_URL: queues.info.url, PROMOTION_QUEUE_URL: queues.promotion.url };
   const env = { ...options.env, ...pipelineEnv };
 
-  const dynamoClient = new DynamoDBClient({ endpoint: options.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const documentClient = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
+  const { dynamoClient, documentClient } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqsClient = new SQSClient({ endpoint: options.httpEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const clients = { documentClient, dynamoClient, sqsClient };
 

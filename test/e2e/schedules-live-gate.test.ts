@@ -13,10 +13,9 @@ import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../src/core/keys.js';
-import { aFollow, aMention, aPost, uniqueEventId } from '../support/events.js';
+import { aComment, aFollow, aMention, aPost } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
-import type { EventEnvelope } from '../../src/core/events.js';
 import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
@@ -35,10 +34,6 @@ async function connect(who: UserRef): Promise<TestSocket> {
   return socket;
 }
 
-function aComment(recipient: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
-  const commentId = uniqueEventId('c');
-  return { id: uniqueEventId('comment'), tenantId: 'acme', actor: { id: 'bob', name: 'Bob' }, recipients: [recipient], data: { postId: 'p-1', commentId, excerpt: 'nice post' }, ...overrides };
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'schedules-gate-e2e-'));

@@ -7,12 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from '../../src/core/events.js';
 import type { UserRef } from '../../src/core/ports.js';
 import { wallClockAt } from '../../src/core/time-zones.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { aMention, uniqueEventId } from '../support/events.js';
+import { aComment, aMention } from '../support/events.js';
 import { pollUntil } from '../support/poll-until.js';
 import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
@@ -30,9 +29,6 @@ async function connect(who: UserRef): Promise<TestSocket> {
   return socket;
 }
 
-function aComment(recipient: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
-  return { id: uniqueEventId('comment'), tenantId: 'acme', actor: { id: 'bob', name: 'Bob' }, recipients: [recipient], data: { postId: 'p-1', commentId: uniqueEventId('c'), excerpt: 'nice post' }, ...overrides };
-}
 
 const pad = (value: number) => String(value).padStart(2, '0');
 

@@ -124,4 +124,43 @@ describe('LocalScheduler', () => {
     await pollUntil(() => deliveries.length === 1, { attempts: 60, intervalMs: 50 });
     await pollUntil(() => scheduler.list().length === 0, { attempts: 20, intervalMs: 25 });
   });
+
+  it('does not fire a delivered schedule again after a restart', async () => {
+    // Prepare
+    const first = await openScheduler();
+    first.start(record);
+    await first.scheduleOnce(aSchedule('once', Date.now()));
+    await pollUntil(() => deliveries.length === 1 && first.list().length === 0, { attempts: 40, intervalMs: 25 }, 'first firing');
+    await first.close();
+
+    // Act
+    const second = await openScheduler();
+    second.start(record);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    // Assess
+    expect(second.list()).toEqual([]);
+    expect(deliveries).toHaveLength(1);
+  });
+
+  it('keeps a schedule whose target keeps refusing across a restart and fires it once the target accepts', async () => {
+    // Prepare
+    const first = await openScheduler();
+    let refusals = 0;
+    first.start(async () => {
+      refusals += 1;
+      throw new Error('queue unavailable');
+    });
+    await first.scheduleOnce(aSchedule('refused', Date.now()));
+    await pollUntil(() => refusals >= 1, { attempts: 40, intervalMs: 25 }, 'a refusal');
+    await first.close();
+
+    // Act
+    const second = await openScheduler();
+    second.start(record);
+
+    // Assess
+    await pollUntil(() => deliveries.length === 1 && second.list().length === 0, { attempts: 60, intervalMs: 25 }, 'fired after restart');
+    expect(deliveries.map((delivery) => delivery.payload)).toEqual([JSON.stringify({ key: 'refused' })]);
+  });
 });

@@ -21,6 +21,11 @@ export function aMention(overrides: Partial<EventEnvelope> = {}): EventEnvelope 
   };
 }
 
+/** A comment.created envelope for one recipient (digestible, info by default). */
+export function aComment(recipient: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
+  return { id: uniqueEventId('comment'), tenantId: 'acme', actor: { id: 'bob', name: 'Bob' }, recipients: [recipient], data: { postId: 'p-1', commentId: uniqueEventId('c'), excerpt: 'nice post' }, ...overrides };
+}
+
 export function aPost(actorId: string, overrides: Partial<EventEnvelope> = {}): EventEnvelope {
   return {
     id: uniqueEventId('post'),
