@@ -10,9 +10,10 @@ import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-re
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
-import { systemClock } from '../../src/core/ports.js';
+import { systemClock } from '../../src/core/ports/clock.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { DeliveryJob, DeliveryJobQueue } from '../../src/core/delivery-job.js';
+import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { DeliveryJobQueue } from '../../src/core/ports/queues.js';
 import type { NotificationEvent } from '../../src/core/events.js';
 import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
 import { planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';

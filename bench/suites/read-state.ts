@@ -14,7 +14,8 @@ import { notificationId } from '../../src/core/ids.js';
 import { InboxService } from '../../src/core/inbox-service.js';
 import { keys } from '../../src/core/keys.js';
 import type { StoredNotification } from '../../src/core/notification.js';
-import type { Clock, InboxItemToWrite, UserRef } from '../../src/core/ports.js';
+import type { Clock } from '../../src/core/ports/clock.js';
+import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 

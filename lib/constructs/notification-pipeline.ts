@@ -5,7 +5,7 @@ import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
-import type { NotificationType } from '../../src/notifications/notification-type.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
@@ -50,7 +50,7 @@ export interface FanOutTableAccess {
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   PROFILE GetItem when the edge was not counted.
  */
-export function fanOutTableAccess(type: Pick<NotificationType<any>, 'audience' | 'graphEffect'>): FanOutTableAccess {
+export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect'>): FanOutTableAccess {
   const notifies = type.audience !== 'none';
   const graphReads = new Set<TableReadAction>();
   const graphWrites = new Set<TableWriteAction>();

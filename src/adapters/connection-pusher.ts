@@ -4,7 +4,7 @@
  * locally at the local WebSocket gateway, which serves the same API.
  */
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand, type ApiGatewayManagementApiClientConfig } from '@aws-sdk/client-apigatewaymanagementapi';
-import type { ConnectionPusher, PostOutcome } from '../core/live-delivery.js';
+import type { ConnectionPusher, PostOutcome } from '../core/ports/live.js';
 
 const encoder = new TextEncoder();
 

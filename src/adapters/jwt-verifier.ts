@@ -5,7 +5,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { Unauthorized } from '../core/errors.js';
 import { IDENTIFIER_PATTERN } from '../core/keys.js';
-import type { UserRef } from '../core/ports.js';
+import type { UserRef } from '../core/ports/inbox.js';
 
 export interface TokenVerifier {
   verify(token: string): Promise<UserRef>;

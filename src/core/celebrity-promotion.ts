@@ -4,20 +4,9 @@
  * pass: each job writes one page and enqueues the job for the next page, so no invocation's work
  * grows with the follower count and a failed page is retried alone.
  */
-import * as z from 'zod';
-import type { FollowGraph, PromotionJobQueue } from './fanout-ports.js';
-import { IDENTIFIER_PATTERN } from './keys.js';
-
-const identifier = z.string().regex(IDENTIFIER_PATTERN);
-
-export const promotionJobSchema = z.object({
-  v: z.literal(1),
-  tenantId: identifier,
-  celebrityId: identifier,
-  /** Exclusive start (follower id) of this job's page; absent on the first page. */
-  after: identifier.optional(),
-});
-export type PromotionJob = z.infer<typeof promotionJobSchema>;
+import type { FollowGraph } from './ports/follow-graph.js';
+import type { PromotionJobQueue } from './ports/queues.js';
+import type { PromotionJob } from './promotion-job.js';
 
 export const PROMOTION_PAGE_SIZE = 1_000;
 

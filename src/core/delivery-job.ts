@@ -44,7 +44,3 @@ export const deliveryJobSchema = z.object({
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
-/** Port: the priority delivery queues (SQS SendMessageBatch on AWS and locally). */
-export interface DeliveryJobQueue {
-  enqueue(jobs: readonly DeliveryJob[]): Promise<void>;
-}

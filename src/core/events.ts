@@ -4,7 +4,7 @@
  * (`detail.data.postId`) so a PutEvents answer or a DLQ log line says exactly what is wrong.
  */
 import * as z from 'zod';
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from './ports/notification-type.js';
 import { prioritySchema, type Priority } from './delivery-job.js';
 import { ValidationError, type ErrorDetail } from './errors.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
@@ -89,13 +89,13 @@ export interface ValidateEventInput {
   detail: unknown;
   /** Used when the envelope has no `time` (the EventBridge event time, stable across retries). */
   fallbackTime: string | undefined;
-  findType(detailType: string): NotificationType<any> | undefined;
+  findType(detailType: string): NotificationType | undefined;
   /** The receiver's clock (epoch ms): a `time` more than MAX_EVENT_TIME_AHEAD_MS ahead is refused. */
   nowMs?: number;
 }
 
 /** Validates envelope and data against the type; throws EventValidationError naming each bad field. */
-export function validateEvent(input: ValidateEventInput): { event: NotificationEvent; type: NotificationType<any> } {
+export function validateEvent(input: ValidateEventInput): { event: NotificationEvent; type: NotificationType } {
   const type = input.findType(input.detailType);
   if (!type) throw new EventValidationError([{ path: 'detail-type', message: `unknown notification type ${JSON.stringify(input.detailType).slice(0, 80)}` }]);
   let detail = input.detail;
@@ -140,7 +140,7 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
 }
 
 /** Parses an intake SQS body (the EventBridge event JSON) and validates its detail. */
-export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType'], nowMs?: number): { event: NotificationEvent; type: NotificationType<any> } {
+export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType'], nowMs?: number): { event: NotificationEvent; type: NotificationType } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

@@ -2,13 +2,13 @@
  * Pure fan-out planning: what to write and what to enqueue for one validated event. No I/O, so the
  * rules (ids, TTL, shards, job sizes) are unit-tested without a table or a queue.
  */
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from './ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob, type RenderedNotification } from './delivery-job.js';
 import type { NotificationEvent } from './events.js';
 import { allShards } from './feed-shards.js';
 import { notificationId } from './ids.js';
 import type { StoredNotification } from './notification.js';
-import type { InboxItemToWrite } from './ports.js';
+import type { InboxItemToWrite } from './ports/inbox.js';
 
 /** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */
 export function feedRecipient(actorId: string): string {
@@ -20,7 +20,7 @@ export interface DeliveryRecipient {
   notificationId: string;
 }
 
-export function renderNotification(type: NotificationType<any>, event: NotificationEvent): RenderedNotification {
+export function renderNotification(type: NotificationType, event: NotificationEvent): RenderedNotification {
   const { title, body } = type.render({ actor: event.actor, data: event.data });
   return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data };
 }

@@ -4,7 +4,7 @@
  * function, and the fan-out's dependencies require exactly these URLs at cold start (a port for any
  * other queue throws if it is ever called). Keep it in step with `FanOutService.process`.
  */
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from './ports/notification-type.js';
 
 export type FanOutQueue = 'urgent' | 'info' | 'promotion';
 
@@ -24,7 +24,7 @@ export const FAN_OUT_QUEUE_URL_ENV: Readonly<Record<FanOutQueue, string>> = {
  *   an ordinary tier: the threshold was lowered, or a follow's promotion never completed). A type
  *   without a graph effect never changes a follower count, so it never promotes.
  */
-export function fanOutQueueNeeds(type: Pick<NotificationType<any>, 'audience' | 'graphEffect'>): readonly FanOutQueue[] {
+export function fanOutQueueNeeds(type: Pick<NotificationType, 'audience' | 'graphEffect'>): readonly FanOutQueue[] {
   const needs: FanOutQueue[] = [];
   if (type.audience !== 'none') needs.push('urgent', 'info');
   if (type.graphEffect !== undefined) needs.push('promotion');

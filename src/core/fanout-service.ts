@@ -4,10 +4,12 @@
  * are enqueued only after their items are written, so a retry after any failure redoes what is
  * missing and a delivered job always finds its notification.
  */
-import type { NotificationType } from '../notifications/notification-type.js';
-import { MAX_RECIPIENTS_PER_JOB, type DeliveryJobQueue, type RenderedNotification } from './delivery-job.js';
+import type { GraphEffect, NotificationType } from './ports/notification-type.js';
+import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from './delivery-job.js';
+import type { DeliveryJobQueue } from './ports/queues.js';
 import type { NotificationEvent } from './events.js';
-import type { AccountProfile, FollowGraph, PromotionJobQueue } from './fanout-ports.js';
+import type { AccountProfile, FollowGraph } from './ports/follow-graph.js';
+import type { PromotionJobQueue } from './ports/queues.js';
 import {
   planFeedWrites,
   planOnlineFollowersJob,
@@ -16,8 +18,9 @@ import {
   renderNotification,
   type DeliveryRecipient,
 } from './fanout-plan.js';
-import type { InboxWriter } from './ports.js';
-import { isMuted, type PreferencesReader } from './preferences.js';
+import type { InboxWriter } from './ports/inbox.js';
+import { isMuted } from './preferences.js';
+import type { PreferencesReader } from './ports/preferences.js';
 import { nextTier, type Tier } from './tier.js';
 
 export interface FanOutSettings {
@@ -70,9 +73,9 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 export class FanOutService {
   constructor(private readonly deps: FanOutDeps) {}
 
-  async process(event: NotificationEvent, type: NotificationType<any>): Promise<FanOutSummary> {
+  async process(event: NotificationEvent, type: NotificationType): Promise<FanOutSummary> {
     const summary: FanOutSummary = { inboxItems: 0, feedItems: 0, deliveryJobs: 0 };
-    if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, summary);
+    if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary);
     if (type.audience === 'none') return summary;
 
     const rendered = renderNotification(type, event);
@@ -198,9 +201,8 @@ export class FanOutService {
     if (written.length > 0) await enqueueJobs(written.splice(0));
   }
 
-  private async applyGraphEffect(event: NotificationEvent, effect: 'follow' | 'unfollow', summary: FanOutSummary): Promise<void> {
+  private async applyGraphEffect(event: NotificationEvent, effect: GraphEffect, followeeId: string, summary: FanOutSummary): Promise<void> {
     const { graph } = this.deps;
-    const followeeId = event.data.followeeId as string;
     const followerId = event.actor.id;
     if (effect === 'follow') {
       const followedAt = new Date(event.timeMs).toISOString();

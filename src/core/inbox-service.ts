@@ -8,16 +8,8 @@ import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import type { Notification } from './notification.js';
-import type {
-  Clock,
-  FollowedCelebritiesReader,
-  FollowedCelebrity,
-  InboxReader,
-  InboxSource,
-  ReadStateListener,
-  ReadStateStore,
-  UserRef,
-} from './ports.js';
+import type { Clock } from './ports/clock.js';
+import type { FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import {
   countFromIdsAboveReadMark,
   countQueryLimit,
@@ -25,6 +17,7 @@ import {
   presentNotification,
   type Counts,
 } from './read-state.js';
+import type { MutedTypesReader } from './ports/inbox.js';
 
 export interface InboxServiceDeps {
   inbox: InboxReader;
@@ -37,10 +30,6 @@ export interface InboxServiceDeps {
   readStateListener?: ReadStateListener;
   /** The user's muted types: left out of celebrity feeds at read time (their own inbox never got them). */
   mutedTypes?: MutedTypesReader;
-}
-
-export interface MutedTypesReader {
-  mutedTypesOf(user: UserRef): Promise<readonly string[]>;
 }
 
 export interface InboxPageRequest {

@@ -13,36 +13,10 @@
 import { createHash } from 'node:crypto';
 import type { DeliveryJob, Priority } from './delivery-job.js';
 import { liveNotification, planMessages, type PendingPush } from './live-messages.js';
-import type { UserRef } from './ports.js';
+import type { UserRef } from './ports/inbox.js';
 import type { GateCandidate, LiveDeliveryGate } from './live-gate.js';
 import type { Notification } from './notification.js';
-
-export interface ConnectionTarget extends UserRef {
-  connectionId: string;
-}
-
-export interface ConnectionDirectory {
-  /** Every live connection of these users (presence items, 100 users per BatchGetItem). */
-  connectionsOf(users: readonly UserRef[]): Promise<ConnectionTarget[]>;
-  /** The connections subscribed to a celebrity's live posts, page by page. */
-  onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]>;
-  /** Removes a connection and everything registered for it (idempotent). */
-  removeConnection(target: ConnectionTarget): Promise<void>;
-}
-
-export interface DeliveryLedger {
-  /** Conditional write of (notification, connection) with a TTL: true when this call claimed it first. */
-  claim(notificationId: string, connectionId: string): Promise<boolean>;
-  /** Deletes a claim whose push failed, so a retry pushes it. */
-  release(notificationId: string, connectionId: string): Promise<void>;
-}
-
-export type PostOutcome = 'sent' | 'gone';
-
-/** Port: API Gateway `PostToConnection` (the management API, identical locally and on AWS). */
-export interface ConnectionPusher {
-  post(connectionId: string, payload: string): Promise<PostOutcome>;
-}
+import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryLedger } from './ports/live.js';
 
 export interface DeliveryInput {
   /** The queue record the job came from (reported back when the job must be retried). */

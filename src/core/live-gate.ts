@@ -14,38 +14,21 @@ import * as z from 'zod';
 import type { Priority } from './delivery-job.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
 import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_MAX_HOLDS, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS, type LiveDecision } from './live-delivery-policy.js';
-import type { ConnectionDirectory, ConnectionPusher, DeliveryLedger } from './live-delivery.js';
+import type { ConnectionDirectory, ConnectionPusher, DeliveryLedger } from './ports/live.js';
 import { digestPayload, notificationPayload } from './live-messages.js';
 import type { Notification } from './notification.js';
-import type { Clock, UserRef } from './ports.js';
-import type { PreferencesLookup, PreferencesReader } from './preferences.js';
-import { scheduleName, type Scheduler } from './schedules.js';
+import type { Clock } from './ports/clock.js';
+import type { UserRef } from './ports/inbox.js';
+import type { PreferencesLookup } from './preferences.js';
+import type { PreferencesReader } from './ports/preferences.js';
+import { scheduleName } from './schedules.js';
+import type { Scheduler } from './ports/scheduler.js';
+import type { HeldPush, LiveHoldStore } from './ports/live.js';
 
 /** A held hold item keeps at most this many notifications (a digest beyond it would not fit 128 KB anyway). */
 export const MAX_HELD_PER_RELEASE = 100;
 /** Hold items and rate counters outlive their release by this much (TTL), for late redeliveries. */
 const HOLD_RETENTION_SECONDS = 2 * 86_400;
-
-export interface HeldPush {
-  notification: Notification;
-  priority: Priority;
-  /** Consecutive fail-closed holds (unreadable preferences); the push is dropped after FAIL_CLOSED_MAX_HOLDS. */
-  failClosedHolds: number;
-}
-
-export type HoldOutcome = { status: 'held'; scheduled: boolean } | { status: 'released' };
-
-/** Port: the rate counters and hold items (Idempotency table on AWS and locally). */
-export interface LiveHoldStore {
-  /** Atomically adds `count` to the user's pushes of the window; the total after. */
-  countPushes(user: UserRef, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
-  /** Appends to the user's hold released at `releaseAtMs`, unless that hold was already released. */
-  hold(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[], expiresAtSeconds: number): Promise<HoldOutcome>;
-  /** Records that the release schedule exists (saves a CreateSchedule call per further hold). */
-  markScheduled(user: UserRef, releaseAtMs: number): Promise<void>;
-  /** Marks the hold released (later holds are refused) and returns its pushes; again on a redelivery. */
-  release(user: UserRef, releaseAtMs: number): Promise<HeldPush[]>;
-}
 
 const identifier = z.string().regex(IDENTIFIER_PATTERN);
 

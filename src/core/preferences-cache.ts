@@ -2,8 +2,9 @@
  * A short-lived cache in front of the preferences store for fan-out and delivery: a change takes
  * effect within the TTL. A failed read is not cached and answers `unreadable` (callers fail closed).
  */
-import type { Clock } from './ports.js';
-import type { PreferencesLookup, PreferencesReader } from './preferences.js';
+import type { Clock } from './ports/clock.js';
+import type { PreferencesLookup } from './preferences.js';
+import type { PreferencesReader } from './ports/preferences.js';
 
 export const PREFERENCES_CACHE_TTL_MS_DEFAULT = 30_000;
 const MAX_ENTRIES_DEFAULT = 10_000;

@@ -85,15 +85,6 @@ export type PreferencesLookup =
   | { status: 'default'; preferences: Preferences }
   | { status: 'unreadable'; reason: string };
 
-export interface PreferencesReader {
-  /** Preferences of many users of one tenant (fan-out checks mutes per recipient). */
-  getPreferences(tenantId: string, userIds: readonly string[]): Promise<Map<string, PreferencesLookup>>;
-}
-
-export interface PreferencesStore extends PreferencesReader {
-  putPreferences(tenantId: string, userId: string, preferences: Preferences): Promise<void>;
-}
-
 /** Muted types get no inbox item and no push. An unreadable row mutes nothing (the inbox write is never lost). */
 export function isMuted(lookup: PreferencesLookup | undefined, type: string): boolean {
   return lookup !== undefined && lookup.status !== 'unreadable' && lookup.preferences.mutedTypes.includes(type);

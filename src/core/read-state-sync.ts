@@ -2,9 +2,9 @@
  * Read-state sync across a user's devices: after read-all, seen-all or a single read, every
  * connection of the user receives a `read_state` message with the new marks and counts.
  */
-import type { ConnectionDirectory, ConnectionPusher } from './live-delivery.js';
+import type { ConnectionDirectory, ConnectionPusher } from './ports/live.js';
 import { readStatePayload } from './live-messages.js';
-import type { ReadStateListener, ReadStateStore, UserRef } from './ports.js';
+import type { ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import type { Counts } from './read-state.js';
 
 export interface ReadStateSyncDeps {

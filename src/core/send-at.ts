@@ -6,8 +6,9 @@
  * event is sent like any other (its notifications carry `sendAt` as their time).
  */
 import type { NotificationEvent } from './events.js';
-import type { Clock } from './ports.js';
-import { scheduleName, type ScheduleOutcome, type Scheduler } from './schedules.js';
+import type { Clock } from './ports/clock.js';
+import { scheduleName } from './schedules.js';
+import type { ScheduleOutcome, Scheduler } from './ports/scheduler.js';
 
 /** EventBridge Scheduler fires within about a minute; a `sendAt` closer than that is sent now. */
 export const SEND_AT_MIN_DELAY_MS_DEFAULT = 60_000;

@@ -11,7 +11,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/events.js';
 import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/send-at.js';
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from '../core/ports/notification-type.js';
 
 /** Long enough to cover SQS retries and a same-day DLQ redrive; later redrives re-enqueue jobs (delivery dedups). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3_600;
@@ -21,8 +21,8 @@ export class WrongIntakeQueueError extends Error {
 }
 
 export interface FanOutHandlerDeps {
-  notificationType: NotificationType<any>;
-  findType(detailType: string): NotificationType<any> | undefined;
+  notificationType: NotificationType;
+  findType(detailType: string): NotificationType | undefined;
   service: FanOutService;
   logger: Logger;
   /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */

@@ -14,7 +14,7 @@ import { intEnv, requireEnv, tableNameFromEnv, ConfigError } from '../config.js'
 import { prioritySchema, type Priority } from '../core/delivery-job.js';
 import { LiveDelivery } from '../core/live-delivery.js';
 import { HeldPushReleaser, type LiveDeliveryGate } from '../core/live-gate.js';
-import type { ReadStateListener, UserRef } from '../core/ports.js';
+import type { ReadStateListener, UserRef } from '../core/ports/inbox.js';
 import { ReadStateSync } from '../core/read-state-sync.js';
 import { findNotificationType } from '../notifications/index.js';
 import { inboxServiceFromEnv } from './dependencies.js';

@@ -17,14 +17,14 @@ import { ConfigError, intEnv, requireEnv, tableNameFromEnv } from '../config.js'
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, unusedFanOutQueue, type FanOutQueue } from '../core/fanout-queues.js';
-import type { DeliveryJobQueue } from '../core/delivery-job.js';
+import type { DeliveryJobQueue } from '../core/ports/queues.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { findNotificationType } from '../notifications/index.js';
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from '../core/ports/notification-type.js';
 import { tableSpecs } from '../table-specs.js';
 import type { FanOutHandlerDeps } from './fanout-handler.js';
-import type { Scheduler } from '../core/schedules.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { cachedPreferencesReaderFromEnv, sendAtDeferralFromEnv } from './preferences-dependencies.js';
 
 export interface PipelineClients {
@@ -50,7 +50,7 @@ export function fanOutSettingsFromEnv(env: NodeJS.ProcessEnv): FanOutSettings {
  * (`fanOutQueueNeeds`, the same derivation the CDK app grants from); a queue it never uses gets a
  * port that throws if called, so a wiring mistake fails loudly instead of dropping jobs.
  */
-export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, type: NotificationType<any>, logger?: Logger): FanOutService {
+export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineClients, type: NotificationType, logger?: Logger): FanOutService {
   const needs = new Set(fanOutQueueNeeds(type));
   const queueUrl = (queue: FanOutQueue) => requireEnv(FAN_OUT_QUEUE_URL_ENV[queue], env);
   return new FanOutService({
@@ -71,7 +71,7 @@ function deliveryQueueOf(detailType: string, needs: ReadonlySet<FanOutQueue>, qu
 }
 
 /** The catalog entry this function serves: `NOTIFICATION_TYPE=<detail-type>`. */
-export function notificationTypeFromEnv(env: NodeJS.ProcessEnv): NotificationType<any> {
+export function notificationTypeFromEnv(env: NodeJS.ProcessEnv): NotificationType {
   const detailType = requireEnv('NOTIFICATION_TYPE', env);
   const type = findNotificationType(detailType);
   if (!type) throw new ConfigError(`NOTIFICATION_TYPE ${detailType} is not in the catalog`);

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalEndpoints } from './runtime.js';
 import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http-router.js';
 import type { LocalSecrets } from './signing-key.js';
@@ -30,7 +30,7 @@ export const DEV_TOKEN_TTL_SECONDS = 15 * 60;
 export interface DemoPageOptions {
   secrets: LocalSecrets;
   /** Default: the project's catalog. */
-  catalog?: readonly NotificationType<any>[];
+  catalog?: readonly NotificationType[];
   /** Read per request: the ports are known only once the servers listen. */
   endpoints(): LocalEndpoints;
 }
@@ -67,7 +67,7 @@ async function bundleApp(): Promise<string> {
 }
 
 /** A plausible value for a field of a type's data schema (JSON Schema of its zod schema). */
-function sampleValue(field: string, schema: Record<string, unknown>, context: SampleContext, type: NotificationType<any>): unknown {
+function sampleValue(field: string, schema: Record<string, unknown>, context: SampleContext, type: NotificationType): unknown {
   if (field === 'followeeId') return type.graphEffect === 'follow' ? context.userId : context.actorId;
   switch (schema.type) {
     case 'number':
@@ -104,7 +104,7 @@ interface SampleEvent {
   detail: Record<string, unknown>;
 }
 
-function sampleData(type: NotificationType<any>, context: SampleContext): Record<string, unknown> {
+function sampleData(type: NotificationType, context: SampleContext): Record<string, unknown> {
   const jsonSchema = z.toJSONSchema(type.dataSchema, { unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>> };
   const data: Record<string, unknown> = {};
   for (const [field, schema] of Object.entries(jsonSchema.properties ?? {})) data[field] = sampleValue(field, schema, context, type);
@@ -112,7 +112,7 @@ function sampleData(type: NotificationType<any>, context: SampleContext): Record
 }
 
 /** A sample envelope (CONTRACT.md, Events) that reaches `userId` (or changes the graph around them). */
-function sampleEvent(type: NotificationType<any>, context: SampleContext): SampleEvent {
+function sampleEvent(type: NotificationType, context: SampleContext): SampleEvent {
   const actorIsUser = type.graphEffect === 'unfollow';
   const actorId = actorIsUser ? context.userId : context.actorId;
   const detail: Record<string, unknown> = {
@@ -126,7 +126,7 @@ function sampleEvent(type: NotificationType<any>, context: SampleContext): Sampl
 }
 
 /** The event that makes `userId` follow `actorId` (needed before a followers-of-actor type reaches them). */
-function followActorEvent(catalog: readonly NotificationType<any>[], context: SampleContext): SampleEvent | undefined {
+function followActorEvent(catalog: readonly NotificationType[], context: SampleContext): SampleEvent | undefined {
   const follow = catalog.find((type) => type.graphEffect === 'follow');
   if (!follow) return undefined;
   const detail: Record<string, unknown> = {
@@ -139,7 +139,7 @@ function followActorEvent(catalog: readonly NotificationType<any>[], context: Sa
   return { detailType: follow.detailType, detail };
 }
 
-export function describeCatalog(catalog: readonly NotificationType<any>[], context: SampleContext) {
+export function describeCatalog(catalog: readonly NotificationType[], context: SampleContext) {
   return {
     types: catalog.map((type) => ({
       detailType: type.detailType,

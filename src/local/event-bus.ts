@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventValidationError, validateEvent } from '../core/events.js';
-import type { NotificationType } from '../notifications/notification-type.js';
+import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from './http-router.js';
 import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from './sqs-queues.js';
 
@@ -21,7 +21,7 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 export interface LocalEventBusOptions {
   busName: string;
   region: string;
-  findType(detailType: string): NotificationType<any> | undefined;
+  findType(detailType: string): NotificationType | undefined;
   /** The rule target of each detail-type. */
   intakeQueueOf(detailType: string): LocalQueue | undefined;
 }

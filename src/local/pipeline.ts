@@ -15,7 +15,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
 import { createEventBusRoute } from './event-bus.js';
 import type { LocalRoute } from './http-router.js';
 import type { LocalSettings } from './settings.js';
-import type { Scheduler } from '../core/schedules.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, type ConsumerOptions } from './sqs-queues.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */

@@ -10,6 +10,7 @@ export const followCreated = defineNotificationType({
   audience: 'recipients',
   digestible: true,
   graphEffect: 'follow',
+  followeeOf: (data) => data.followeeId,
   recipientsFromData: (data) => [data.followeeId],
   render: ({ actor }) => ({ title: `${displayName(actor)} followed you`, body: '' }),
 });

@@ -10,5 +10,6 @@ export const followDeleted = defineNotificationType({
   audience: 'none',
   digestible: false,
   graphEffect: 'unfollow',
+  followeeOf: (data) => data.followeeId,
   render: () => ({ title: '', body: '' }),
 });

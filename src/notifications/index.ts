@@ -6,14 +6,14 @@ import { commentCreated } from './comment-created.js';
 import { followCreated } from './follow-created.js';
 import { followDeleted } from './follow-deleted.js';
 import { mentionCreated } from './mention-created.js';
-import type { NotificationType } from './notification-type.js';
+import type { NotificationType } from '../core/ports/notification-type.js';
 import { postPublished } from './post-published.js';
 
-export const catalog: readonly NotificationType<any>[] = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted];
+export const catalog: readonly NotificationType[] = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted];
 
 const byDetailType = new Map(catalog.map((type) => [type.detailType, type]));
 
-export function findNotificationType(detailType: string): NotificationType<any> | undefined {
+export function findNotificationType(detailType: string): NotificationType | undefined {
   return byDetailType.get(detailType);
 }
 

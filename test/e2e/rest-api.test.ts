@@ -10,7 +10,7 @@ import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { encodeCursor } from '../../src/core/cursor.js';
 import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aNotification, alice, aliceOfGlobex, bob, feedItemsOnAllShards, idsOf, inboxItemsFor, newestFirst, SECOND } from '../support/fixtures.js';

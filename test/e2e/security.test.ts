@@ -12,7 +12,7 @@ import { SignJWT, importJWK, type JWK, type JWTPayload, type JWTHeaderParameters
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';

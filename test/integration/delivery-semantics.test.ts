@@ -15,7 +15,7 @@ import type { DeliveryJob } from '../../src/core/delivery-job.js';
 import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
 import { FanOutService } from '../../src/core/fanout-service.js';
 import { LiveDelivery } from '../../src/core/live-delivery.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { createCelebrityPromotionHandler } from '../../src/handlers/celebrity-promotion-handler.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';

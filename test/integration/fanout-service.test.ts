@@ -5,14 +5,14 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
-import { systemClock } from '../../src/core/ports.js';
+import { systemClock } from '../../src/core/ports/clock.js';
 import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
 import { FanOutService, type FanOutSettings } from '../../src/core/fanout-service.js';
 import { keys } from '../../src/core/keys.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { findNotificationType } from '../../src/notifications/index.js';
-import type { NotificationType } from '../../src/notifications/notification-type.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aNotificationEvent } from '../support/events.js';
 import { RecordingJobQueue, RecordingPromotionQueue, injectDynamoFaults } from '../support/pipeline-fakes.js';
@@ -21,7 +21,7 @@ let db: TestDynamo;
 let jobs: RecordingJobQueue;
 let promotions: RecordingPromotionQueue;
 const settings: FanOutSettings = { celebrityThreshold: 50, feedShards: 4, inboxTtlDays: 90, followerPageSize: 40 };
-const type = (detailType: string): NotificationType<any> => findNotificationType(detailType)!;
+const type = (detailType: string): NotificationType => findNotificationType(detailType)!;
 
 function serviceOn(client: DynamoDBDocumentClient): { service: FanOutService; graph: FollowGraphRepository } {
   const noWait = { sleep: async () => undefined };

@@ -4,7 +4,7 @@ import { decodeCursor } from '../../src/core/cursor.js';
 import { NotFoundError } from '../../src/core/errors.js';
 import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
 import type { StoredNotification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import {
   aNotification,
   DAY,

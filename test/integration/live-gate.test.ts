@@ -3,9 +3,10 @@ import { LiveHoldRepository } from '../../src/adapters/dynamo/live-hold-reposito
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { FAIL_CLOSED_RETRY_MS } from '../../src/core/live-delivery-policy.js';
 import { HeldPushReleaser, LiveDeliveryGate, liveReleaseMessageSchema, parseLiveReleaseMessage, type LiveReleaseMessage } from '../../src/core/live-gate.js';
-import type { ConnectionTarget, PostOutcome } from '../../src/core/live-delivery.js';
-import type { PreferencesLookup, PreferencesReader } from '../../src/core/preferences.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { ConnectionTarget, PostOutcome } from '../../src/core/ports/live.js';
+import type { PreferencesLookup } from '../../src/core/preferences.js';
+import type { PreferencesReader } from '../../src/core/ports/preferences.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aCandidate, RecordingScheduler } from '../support/live-gate-fixtures.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';

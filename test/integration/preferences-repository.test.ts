@@ -3,7 +3,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { keys } from '../../src/core/keys.js';
 import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
-import type { PreferencesLookup, PreferencesReader } from '../../src/core/preferences.js';
+import type { PreferencesLookup } from '../../src/core/preferences.js';
+import type { PreferencesReader } from '../../src/core/ports/preferences.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';
 

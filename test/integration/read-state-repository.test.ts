@@ -6,7 +6,7 @@ import { createDocumentClient } from '../../src/adapters/dynamo/document-client.
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { keys } from '../../src/core/keys.js';
 import { markAt } from '../../src/core/read-state.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 

@@ -2,7 +2,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { DeliveryJob, Priority, RenderedNotification } from '../../src/core/delivery-job.js';
 import { notificationId } from '../../src/core/ids.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { anSqsEvent, anSqsRecord, uniqueEventId } from './events.js';
 
 export function aRenderedNotification(overrides: Partial<RenderedNotification> = {}): RenderedNotification {

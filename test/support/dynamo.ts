@@ -7,7 +7,8 @@ import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-reposi
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { keys } from '../../src/core/keys.js';
 import { InboxService } from '../../src/core/inbox-service.js';
-import type { Clock, UserRef } from '../../src/core/ports.js';
+import type { Clock } from '../../src/core/ports/clock.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 
 export interface TestDynamo {

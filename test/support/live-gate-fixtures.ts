@@ -2,8 +2,8 @@
 import { notificationId } from '../../src/core/ids.js';
 import type { GateCandidate } from '../../src/core/live-gate.js';
 import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports.js';
-import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../src/core/schedules.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../src/core/ports/scheduler.js';
 
 /** Records every schedule; a name already recorded answers `already_scheduled`, like the real ones. */
 export class RecordingScheduler implements Scheduler {

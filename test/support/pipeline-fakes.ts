@@ -1,8 +1,9 @@
 /** In-memory ports and fault injection for fan-out tests. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PromotionJob } from '../../src/core/celebrity-promotion.js';
-import type { DeliveryJob, DeliveryJobQueue } from '../../src/core/delivery-job.js';
-import type { PromotionJobQueue } from '../../src/core/fanout-ports.js';
+import type { PromotionJob } from '../../src/core/promotion-job.js';
+import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { DeliveryJobQueue } from '../../src/core/ports/queues.js';
+import type { PromotionJobQueue } from '../../src/core/ports/queues.js';
 
 export class RecordingJobQueue implements DeliveryJobQueue {
   readonly jobs: DeliveryJob[] = [];

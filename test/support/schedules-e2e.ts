@@ -2,7 +2,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { EventEnvelope } from '../../src/core/events.js';
 import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports.js';
+import type { UserRef } from '../../src/core/ports/inbox.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { putEntry } from './events.js';
 import { call } from './http.js';

@@ -4,7 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { ApiGatewayConnectionPusher } from '../../src/adapters/connection-pusher.js';
 import type { ConnectionRegistration } from '../../src/adapters/dynamo/connection-repository.js';
-import type { FollowedCelebrity, UserRef } from '../../src/core/ports.js';
+import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
 import { createConnectHandler, createDefaultHandler, createDisconnectHandler } from '../../src/handlers/websocket/routes.js';
 import type { WebSocketAuthorizerContext, WebSocketEvent } from '../../src/handlers/websocket/events.js';
 import { FakePusher } from '../support/live-fakes.js';

@@ -14,9 +14,11 @@ import {
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
-import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard, type ConnectionDirectory, type ConnectionTarget } from '../../core/live-delivery.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live-delivery.js';
+import type { ConnectionDirectory, ConnectionTarget } from '../../core/ports/live.js';
 import { allShards } from '../../core/feed-shards.js';
-import { systemClock, type Clock, type UserRef } from '../../core/ports.js';
+import { systemClock, type Clock } from '../../core/ports/clock.js';
+import type { UserRef } from '../../core/ports/inbox.js';
 import { chunk, mapWithParallelism } from './batch-write.js';
 
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */

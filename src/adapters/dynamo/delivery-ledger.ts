@@ -5,8 +5,8 @@
 import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../../core/keys.js';
-import type { DeliveryLedger } from '../../core/live-delivery.js';
-import { systemClock, type Clock } from '../../core/ports.js';
+import type { DeliveryLedger } from '../../core/ports/live.js';
+import { systemClock, type Clock } from '../../core/ports/clock.js';
 
 /** Long enough to cover SQS redeliveries and a producer re-publishing the same event the same day. */
 export const DELIVERY_RECORD_TTL_SECONDS = 24 * 3600;

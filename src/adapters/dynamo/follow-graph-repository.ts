@@ -5,7 +5,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/fanout-ports.js';
+import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/keys.js';
 import type { Tier } from '../../core/tier.js';
 import { batchPutAll, type BatchWriteOptions } from './batch-write.js';

@@ -2,7 +2,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
-import type { FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports.js';
+import type { FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
 
 export class GraphRepository implements FollowedCelebritiesReader {
   constructor(

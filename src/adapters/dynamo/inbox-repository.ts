@@ -3,7 +3,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } 
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
-import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports.js';
+import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
 import { batchPutAll, chunk, type BatchWriteOptions } from './batch-write.js';
 
 const BATCH_GET_LIMIT = 100;

@@ -5,8 +5,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
-import { MAX_HELD_PER_RELEASE, type HeldPush, type HoldOutcome, type LiveHoldStore } from '../../core/live-gate.js';
-import type { UserRef } from '../../core/ports.js';
+import { MAX_HELD_PER_RELEASE } from '../../core/live-gate.js';
+import type { HeldPush, HoldOutcome, LiveHoldStore } from '../../core/ports/live.js';
+import type { UserRef } from '../../core/ports/inbox.js';
 
 /** A released hold stays (refusing late holds) this long after its release instant. */
 const RELEASED_HOLD_RETENTION_SECONDS = 2 * 86_400;

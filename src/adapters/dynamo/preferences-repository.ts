@@ -1,7 +1,8 @@
 /** Graph table: users' delivery preferences (`T#t#U#u#PROFILE` / `PREFERENCES`). */
 import { BatchGetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
-import { DEFAULT_PREFERENCES, storedPreferencesSchema, type Preferences, type PreferencesLookup, type PreferencesStore } from '../../core/preferences.js';
+import { DEFAULT_PREFERENCES, storedPreferencesSchema, type Preferences, type PreferencesLookup } from '../../core/preferences.js';
+import type { PreferencesStore } from '../../core/ports/preferences.js';
 import { chunk, mapWithParallelism } from './batch-write.js';
 
 /** BatchGetItem takes at most 100 keys. */

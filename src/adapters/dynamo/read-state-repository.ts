@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, READ_MARK_SK } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
-import type { ReadStateStore, UserRef } from '../../core/ports.js';
+import type { ReadStateStore, UserRef } from '../../core/ports/inbox.js';
 import type { ReadState } from '../../core/read-state.js';
 
 /** Exceptions read per query page; a user rarely has more above the mark. */

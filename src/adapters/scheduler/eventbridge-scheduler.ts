@@ -1,6 +1,7 @@
 /** The Scheduler port on EventBridge Scheduler: one-time `at(...)` schedules that target an SQS queue. */
 import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import { atExpression, type OneTimeSchedule, type ScheduleOutcome, type Scheduler } from '../../core/schedules.js';
+import { atExpression } from '../../core/schedules.js';
+import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../core/ports/scheduler.js';
 
 export interface EventBridgeSchedulerConfig {
   /** The schedule group every schedule is created in. */

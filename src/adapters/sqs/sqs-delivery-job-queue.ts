@@ -1,6 +1,7 @@
 /** DeliveryJobQueue on SQS: each job goes to the queue of its priority (urgent | info). */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryJob, DeliveryJobQueue, Priority } from '../../core/delivery-job.js';
+import type { DeliveryJob, Priority } from '../../core/delivery-job.js';
+import type { DeliveryJobQueue } from '../../core/ports/queues.js';
 import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
 
 export class SqsDeliveryJobQueue implements DeliveryJobQueue {

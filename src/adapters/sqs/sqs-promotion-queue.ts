@@ -1,7 +1,7 @@
 /** PromotionJobQueue on SQS: one message per page of a celebrity promotion pass. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { PromotionJob } from '../../core/celebrity-promotion.js';
-import type { PromotionJobQueue } from '../../core/fanout-ports.js';
+import type { PromotionJob } from '../../core/promotion-job.js';
+import type { PromotionJobQueue } from '../../core/ports/queues.js';
 import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
 
 export class SqsPromotionQueue implements PromotionJobQueue {

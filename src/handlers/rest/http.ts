@@ -4,7 +4,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { ZodError } from 'zod';
 import { NotFoundError, Unauthorized, ValidationError } from '../../core/errors.js';
 import { IDENTIFIER_PATTERN } from '../../core/keys.js';
-import type { UserRef } from '../../core/ports.js';
+import type { UserRef } from '../../core/ports/inbox.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 

@@ -1,7 +1,8 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Clock } from '../../core/ports.js';
-import { preferencesInputSchema, type Preferences, type PreferencesStore } from '../../core/preferences.js';
+import type { Clock } from '../../core/ports/clock.js';
+import { preferencesInputSchema, type Preferences } from '../../core/preferences.js';
+import type { PreferencesStore } from '../../core/ports/preferences.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { noQuerySchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
-/** The interfaces the core depends on; `src/adapters/` implements them with the AWS SDK. */
-import type { ReadState } from './read-state.js';
-import type { StoredNotification } from './notification.js';
+/** Ports of the inbox read and write side; `src/adapters/dynamo/` implements them. */
+import type { ReadState } from '../read-state.js';
+import type { StoredNotification } from '../notification.js';
 
 export interface UserRef {
   tenantId: string;
@@ -72,8 +72,7 @@ export interface ReadStateListener {
   readStateChanged(user: UserRef): Promise<void>;
 }
 
-export interface Clock {
-  nowMs(): number;
+/** The user's muted types, left out of celebrity feeds at read time (their own inbox never got them). */
+export interface MutedTypesReader {
+  mutedTypesOf(user: UserRef): Promise<readonly string[]>;
 }
-
-export const systemClock: Clock = { nowMs: () => Date.now() };

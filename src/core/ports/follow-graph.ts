@@ -1,6 +1,5 @@
-/** Ports of the write side (fan-out and the follow graph); adapters implement them. */
-import type { PromotionJob } from './celebrity-promotion.js';
-import type { Tier } from './tier.js';
+/** Port of the follow graph (fan-out's write side, promotion); `src/adapters/dynamo/` implements it. */
+import type { Tier } from '../tier.js';
 
 export interface AccountProfile {
   followerCount: number;
@@ -46,9 +45,4 @@ export interface FollowGraph {
   listFollowersPage(tenantId: string, userId: string, after: string | undefined, limit: number): Promise<FollowersPage>;
   putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void>;
   removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void>;
-}
-
-/** Port: the queue of paged background passes run when an account becomes a celebrity. */
-export interface PromotionJobQueue {
-  enqueue(job: PromotionJob): Promise<void>;
 }

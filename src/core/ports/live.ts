@@ -1,0 +1,52 @@
+/** Ports of live delivery: connections, the delivery ledger, `@connections` posts and held pushes. */
+import type { Priority } from '../delivery-job.js';
+import type { Notification } from '../notification.js';
+import type { UserRef } from './inbox.js';
+
+export interface ConnectionTarget extends UserRef {
+  connectionId: string;
+}
+
+export interface ConnectionDirectory {
+  /** Every live connection of these users (presence items, 100 users per BatchGetItem). */
+  connectionsOf(users: readonly UserRef[]): Promise<ConnectionTarget[]>;
+  /** The connections subscribed to a celebrity's live posts, page by page. */
+  onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]>;
+  /** Removes a connection and everything registered for it (idempotent). */
+  removeConnection(target: ConnectionTarget): Promise<void>;
+}
+
+export interface DeliveryLedger {
+  /** Conditional write of (notification, connection) with a TTL: true when this call claimed it first. */
+  claim(notificationId: string, connectionId: string): Promise<boolean>;
+  /** Deletes a claim whose push failed, so a retry pushes it. */
+  release(notificationId: string, connectionId: string): Promise<void>;
+}
+
+export type PostOutcome = 'sent' | 'gone';
+
+/** API Gateway `PostToConnection` (the management API, identical locally and on AWS). */
+export interface ConnectionPusher {
+  post(connectionId: string, payload: string): Promise<PostOutcome>;
+}
+
+export interface HeldPush {
+  notification: Notification;
+  priority: Priority;
+  /** Consecutive fail-closed holds (unreadable preferences); the push is dropped after FAIL_CLOSED_MAX_HOLDS. */
+  failClosedHolds: number;
+}
+
+export type HoldOutcome = { status: 'held'; scheduled: boolean } | { status: 'released' };
+
+/** The rate counters and hold items (Idempotency table on AWS and locally). */
+export interface LiveHoldStore {
+  /** Atomically adds `count` to the user's pushes of the window; the total after. */
+  countPushes(user: UserRef, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
+  /** Appends to the user's hold released at `releaseAtMs`, unless that hold was already released. */
+  hold(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[], expiresAtSeconds: number): Promise<HoldOutcome>;
+  /** Records that the release schedule exists (saves a CreateSchedule call per further hold). */
+  markScheduled(user: UserRef, releaseAtMs: number): Promise<void>;
+  /** Marks the hold released (later holds are refused) and returns its pushes; again on a redelivery. */
+  release(user: UserRef, releaseAtMs: number): Promise<HeldPush[]>;
+}

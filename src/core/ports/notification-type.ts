@@ -1,0 +1,41 @@
+/**
+ * What one notification type declares: the port the catalog (`src/notifications/`, one file per
+ * type) implements and the core (validation, fan-out) and the CDK app read.
+ */
+import type { z } from 'zod';
+import type { Actor } from '../notification.js';
+import type { Priority } from '../delivery-job.js';
+
+export type Audience =
+  /** The event's `recipients`. */
+  | 'recipients'
+  /** The followers of the event's actor (two-tier fan-out), plus any direct `recipients`. */
+  | 'followersOfActor'
+  /** No notification (graph-only events). */
+  | 'none';
+
+export type GraphEffect = 'follow' | 'unfollow';
+
+interface NotificationTypeFields<Data> {
+  /** EventBridge DetailType, also the `type` clients see. */
+  detailType: string;
+  dataSchema: z.ZodType<Data>;
+  defaultPriority: Priority;
+  audience: Audience;
+  /** Info notifications of a digestible type that land in one batching window collapse into one digest. */
+  digestible: boolean;
+  /** Whether an urgent notification of this type is pushed during the user's quiet hours. Default true. */
+  urgentBypassesQuietHours?: boolean;
+  /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */
+  recipientsFromData?(data: Data): string[];
+  render(input: { actor: Actor; data: Data }): { title: string; body: string };
+}
+
+/** A side effect on the follow graph, applied before fan-out, names the followee (the actor is the follower). */
+type GraphEffectFields<Data> = { graphEffect?: undefined; followeeOf?: undefined } | { graphEffect: GraphEffect; followeeOf(data: Data): string };
+
+/**
+ * `Data` is the type of the validated `data`; the catalog holds types of different data as
+ * `NotificationType` (plain records), each one's methods only ever see data its schema accepted.
+ */
+export type NotificationType<Data = Record<string, unknown>> = NotificationTypeFields<Data> & GraphEffectFields<Data>;
