@@ -2,6 +2,7 @@
  * The tables, declared once. `lib/` (CDK) and `src/local/` (dynalite table creation) both derive
  * their definitions from here, so infrastructure and code cannot drift.
  */
+import { ENV } from './app/config.js';
 
 export interface AttributeSpec {
   name: string;
@@ -23,7 +24,7 @@ export interface TableSpec {
 export const tableSpecs = {
   inbox: {
     id: 'Inbox',
-    envVar: 'INBOX_TABLE',
+    envVar: ENV.INBOX_TABLE,
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
@@ -31,7 +32,7 @@ export const tableSpecs = {
   },
   readMarks: {
     id: 'ReadMarks',
-    envVar: 'READ_MARKS_TABLE',
+    envVar: ENV.READ_MARKS_TABLE,
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
@@ -39,7 +40,7 @@ export const tableSpecs = {
   },
   connections: {
     id: 'Connections',
-    envVar: 'CONNECTIONS_TABLE',
+    envVar: ENV.CONNECTIONS_TABLE,
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
@@ -47,14 +48,14 @@ export const tableSpecs = {
   },
   graph: {
     id: 'Graph',
-    envVar: 'GRAPH_TABLE',
+    envVar: ENV.GRAPH_TABLE,
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     description: 'Followers, followed celebrities (with followedAt), follower counts and tier, preferences.',
   },
   idempotency: {
     id: 'Idempotency',
-    envVar: 'IDEMPOTENCY_TABLE',
+    envVar: ENV.IDEMPOTENCY_TABLE,
     // Powertools idempotency's default key and expiry attribute names.
     partitionKey: { name: 'id', type: 'S' },
     timeToLiveAttribute: 'expiration',

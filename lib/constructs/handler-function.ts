@@ -12,6 +12,7 @@ import { HANDLERS_DIR, LOCK_FILE, PROJECT_ROOT, bundleSettings } from '../bundli
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import type { SpecTable } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
+import { ENV } from '../../src/app/config.js';
 
 /** Settings every function of the app shares (from config). */
 export interface FunctionDefaults {
@@ -157,7 +158,7 @@ export class HandlerFunction extends NodejsFunction {
    */
   postToConnections(stage: WebSocketStage): this {
     const stack = Stack.of(this);
-    this.addEnvironment('WS_MANAGEMENT_ENDPOINT', stage.callbackUrl);
+    this.addEnvironment(ENV.WS_MANAGEMENT_ENDPOINT, stage.callbackUrl);
     const apiArn = stack.formatArn({ service: 'execute-api', resource: stage.api.apiId });
     const connections = `${apiArn}/${stage.stageName}/POST/@connections/*`;
     this.allow(['execute-api:ManageConnections'], [connections]);

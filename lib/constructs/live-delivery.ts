@@ -10,6 +10,7 @@ import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
+import { ENV } from '../../src/app/config.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -118,7 +119,7 @@ export class LiveDelivery extends Construct {
         timeout: DELIVERY_CONSUMER_TIMEOUT,
         memorySize: 512,
         // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
-        environment: { DELIVERY_MODE: mode, RELEASE_QUEUE_ARN: props.urgentDelivery.queue.queueArn },
+        environment: { [ENV.DELIVERY_MODE]: mode, [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn },
       })
         // Presence of the recipients (BatchGetItem), a celebrity's online subscribers (Query), the
         // reverse item of a 410 connection (GetItem).

@@ -3,7 +3,8 @@ import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
+import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
+import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
@@ -126,7 +127,7 @@ export class NotificationPipeline extends Construct {
         // One Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items.
         .readTable(tables.tables.graph, ['dynamodb:Query'])
         .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem'])
-        .sendTo(queue.queue, 'PROMOTION_QUEUE_URL')
+        .sendTo(queue.queue, ENV.PROMOTION_QUEUE_URL)
         .consume(queue, { batchSize: 1 });
       this.promotion = { queue, worker };
     }
@@ -142,8 +143,8 @@ export class NotificationPipeline extends Construct {
         timeout: FAN_OUT_TIMEOUT,
         memorySize: 1024,
         environment: {
-          NOTIFICATION_TYPE: type.detailType,
-          CELEBRITY_THRESHOLD: String(props.celebrityThreshold),
+          [ENV.NOTIFICATION_TYPE]: type.detailType,
+          [ENV.CELEBRITY_THRESHOLD]: String(props.celebrityThreshold),
         },
       });
       const intake = new QueueWithDlq(this, `Intake${name}`, {
@@ -158,7 +159,7 @@ export class NotificationPipeline extends Construct {
         eventPattern: { detailType: [type.detailType] },
         targets: [new SqsQueue(intake.queue, { deadLetterQueue: this.ruleDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
       });
-      // Every table env var is read at cold start (fanOutHandlerDepsFromEnv), so each is bound even
+      // Every table env var is read at cold start (src/app/config.ts, fanOutConfigFromEnv), so each is bound even
       // when this type sends nothing to it (an empty action list adds no statement).
       const access = fanOutTableAccess(type);
       fanOut
@@ -171,11 +172,11 @@ export class NotificationPipeline extends Construct {
         .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
         .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
-      // function itself uses at cold start (fanOutServiceFromEnv requires only these URLs).
+      // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).
       for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);
       fanOut.consume(intake, { batchSize: 10 });
       // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
-      fanOut.addEnvironment('INTAKE_QUEUE_ARN', intake.queue.queueArn);
+      fanOut.addEnvironment(ENV.INTAKE_QUEUE_ARN, intake.queue.queueArn);
       return { detailType: type.detailType, rule, intake, fanOut };
     });
   }

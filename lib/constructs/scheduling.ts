@@ -5,6 +5,7 @@ import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import type { HandlerFunction } from './handler-function.js';
+import { ENV } from '../../src/app/config.js';
 
 export interface SchedulingProps {
   /**
@@ -56,9 +57,9 @@ export class Scheduling extends Construct {
    */
   allowScheduling(fn: HandlerFunction): void {
     const stack = Stack.of(this);
-    fn.addEnvironment('SCHEDULE_GROUP_NAME', this.group.scheduleGroupName);
-    fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
-    fn.addEnvironment('SCHEDULER_DLQ_ARN', this.deadLetterQueue.queueArn);
+    fn.addEnvironment(ENV.SCHEDULE_GROUP_NAME, this.group.scheduleGroupName);
+    fn.addEnvironment(ENV.SCHEDULER_ROLE_ARN, this.role.roleArn);
+    fn.addEnvironment(ENV.SCHEDULER_DLQ_ARN, this.deadLetterQueue.queueArn);
     const schedules = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.group.scheduleGroupName}/*` });
     fn.allow(['scheduler:CreateSchedule'], [schedules]);
     acknowledgeWildcardResource(fn.executionRole, schedules, 'Schedule names are derived per event at run time; the grant is limited to schedules in this one schedule group.');

@@ -12,6 +12,7 @@ import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
+import { ENV } from '../../src/app/config.js';
 
 export interface AppStackProps extends StackProps {
   config: NotificationsConfig;
@@ -44,13 +45,13 @@ export class AppStack extends Stack {
       logRetention: config.logRetentionDays,
       removalPolicy: config.removalPolicy,
       environment: {
-        FEED_SHARDS: String(config.feedShards),
-        INBOX_TTL_DAYS: String(config.ttlDays),
-        TENANT_CLAIM: config.tenantClaim,
+        [ENV.FEED_SHARDS]: String(config.feedShards),
+        [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
+        [ENV.TENANT_CLAIM]: config.tenantClaim,
       },
     };
     // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
-    const corsEnvironment = { CORS_ALLOW_ORIGINS: config.corsAllowOrigins.join(',') };
+    const corsEnvironment = { [ENV.CORS_ALLOW_ORIGINS]: config.corsAllowOrigins.join(',') };
     // The cursor key is resolved by CloudFormation at deploy (dynamic reference), so it is in
     // neither the template nor the source, and handlers read it from env once per container with
     // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
@@ -71,7 +72,7 @@ export class AppStack extends Stack {
         serviceName: 'authorizer',
         description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
         defaults,
-        environment: { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWKS_URL: jwt.jwksUrl },
+        environment: { [ENV.JWT_ISSUER]: jwt.issuer, [ENV.JWT_AUDIENCE]: jwt.audience, [ENV.JWKS_URL]: jwt.jwksUrl },
       });
     }
 
@@ -96,7 +97,7 @@ export class AppStack extends Stack {
       serviceName: 'inbox-read-api',
       description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
       defaults,
-      environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
+      environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
     })
       // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
       // celebrities; muted types are one BatchGetItem of the preferences item.
@@ -108,7 +109,7 @@ export class AppStack extends Stack {
       serviceName: 'inbox-write-api',
       description: 'POST read-all, seen-all and one read: moves read marks (one write however many are unread)',
       defaults,
-      environment: { CURSOR_SECRET: cursorSecret, ...corsEnvironment },
+      environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
     })
       // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
       // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of

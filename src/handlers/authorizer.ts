@@ -1,7 +1,4 @@
-/** Lambda entry: JWT authorizer (`jwt` auth mode) for REST and WebSocket $connect. */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { createAuthorizerHandler } from './authorizer-handler.js';
-import { tokenVerifierFromEnv } from './dependencies.js';
+/** Lambda entry: JWT authorizer (`jwt` auth mode) for REST and WebSocket $connect. Wiring: src/app/authorizer.ts. */
+import { authorizerFunction } from '../app/authorizer.js';
 
-const logger = new Logger({ serviceName: 'authorizer' });
-export const handler = createAuthorizerHandler(tokenVerifierFromEnv(process.env), logger);
+export const handler = authorizerFunction(process.env);

@@ -1,7 +1,4 @@
-/** Lambda entry: WebSocket $default route (`{"action":"ping"}` -> `{"type":"pong"}`). */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { defaultRouteDepsFromEnv, managementClientFromEnv } from './live-dependencies.js';
-import { createDefaultHandler } from './websocket/routes.js';
+/** Lambda entry: WebSocket $default route (`{"action":"ping"}` -> `{"type":"pong"}`). Wiring: src/app/ws-default.ts. */
+import { wsDefaultFunction } from '../app/ws-default.js';
 
-const logger = new Logger({ serviceName: 'ws-default' });
-export const handler = createDefaultHandler(defaultRouteDepsFromEnv(managementClientFromEnv(process.env), logger));
+export const handler = wsDefaultFunction(process.env);

@@ -1,8 +1,4 @@
-/** Lambda entry: WebSocket $disconnect. */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { createDocumentClient } from '../adapters/dynamo/document-client.js';
-import { disconnectDepsFromEnv } from './live-dependencies.js';
-import { createDisconnectHandler } from './websocket/routes.js';
+/** Lambda entry: WebSocket $disconnect. Wiring: src/app/ws-disconnect.ts. */
+import { wsDisconnectFunction } from '../app/ws-disconnect.js';
 
-const logger = new Logger({ serviceName: 'ws-disconnect' });
-export const handler = createDisconnectHandler(disconnectDepsFromEnv(process.env, createDocumentClient(), logger));
+export const handler = wsDisconnectFunction(process.env);

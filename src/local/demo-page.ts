@@ -20,7 +20,7 @@ import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
-import type { LocalEndpoints } from './runtime.js';
+import type { LocalEndpoints } from './endpoints.js';
 import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http-router.js';
 import type { LocalSecrets } from './signing-key.js';
 

@@ -1,21 +1,21 @@
 /**
  * The local event pipeline, wired like the CDK app: EventBridge bus -> one intake queue (+DLQ) and
  * fan-out consumer per catalog type -> urgent / info delivery queues (+DLQs), and the promotion
- * queue (+DLQ) with its consumer. The fan-out code talks to the queues through the real SQS SDK
- * against the local HTTP server, and to DynamoDB through dynalite.
+ * queue (+DLQ) with its consumer. The consumers are the compositions of src/app; the fan-out code
+ * talks to the queues through the real SQS SDK against the local HTTP server, and to DynamoDB
+ * through dynalite.
  */
-import { createDynamoClients } from '../adapters/dynamo/document-client.js';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { composeFanOut } from '../app/fan-out.js';
+import type { Parts } from '../app/parts.js';
+import { composePromotion } from '../app/promotion.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
-import { createFanOutHandler } from '../handlers/fanout-handler.js';
-import { createCelebrityPromotionHandler } from '../handlers/celebrity-promotion-handler.js';
-import { celebrityPromotionServiceFromEnv, fanOutHandlerDepsFromEnv } from '../handlers/pipeline-dependencies.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-dynamo.js';
+import { LOCAL_REGION } from './embedded-dynamo.js';
 import { createEventBusRoute } from './event-bus.js';
+import type { LocalFunctionConfigs } from './function-configs.js';
 import type { LocalRoute } from './http-router.js';
 import type { LocalSettings } from './settings.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, type ConsumerOptions } from './sqs-queues.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
@@ -28,25 +28,11 @@ export interface LocalPipelineQueues {
   registry: LocalQueueRegistry;
 }
 
-export interface LocalPipeline {
-  routes: LocalRoute[];
-  queues: LocalPipelineQueues;
-  /** Env entries the pipeline's functions read (queue URLs). */
-  env: Record<string, string>;
-  close(): Promise<void>;
-}
-
-export interface LocalPipelineOptions {
-  /** The local HTTP server's URL: the SQS and EventBridge endpoints. */
+export interface LocalPipelineQueueOptions {
+  /** The local HTTP server's URL: the SQS endpoint the queue URLs point at. */
   httpEndpoint: string;
-  dynamoEndpoint: string;
-  /** Runtime env (table names, settings). */
-  env: NodeJS.ProcessEnv;
   settings: LocalSettings;
-  busName: string;
   logger: Logger;
-  /** The local scheduler (`sendAt` re-enters a type's intake queue through it). */
-  scheduler?: Scheduler;
   /** Directory of the queue journals (durable queues, DATA_DIR/queues); without it the queues are in memory. */
   queueDir?: string;
 }
@@ -54,7 +40,8 @@ export interface LocalPipelineOptions {
 export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = 5_000;
 export const DEFAULT_LOCAL_MAX_RECEIVE_COUNT = 5;
 
-export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline {
+/** Every queue of the pipeline (each with its DLQ), before any consumer: the configs need their URLs. */
+export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): LocalPipelineQueues {
   const { settings, logger } = options;
   const registry = new LocalQueueRegistry();
   const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS;
@@ -68,7 +55,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     );
   };
 
-  const queues: LocalPipelineQueues = {
+  return {
     // Urgent: no batching window. Info: the batching window collapses several jobs per user.
     urgent: queueWithDlq('UrgentDelivery', { batchSize: 10, batchingWindowMs: 0, functionName: 'delivery-urgent' }),
     info: queueWithDlq('InfoDelivery', { batchSize: 100, batchingWindowMs: settings.infoBatchWindowMs, functionName: 'delivery-info' }),
@@ -76,38 +63,30 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     registry,
   };
-  const pipelineEnv = { URGENT_QUEUE_URL: queues.urgent.url, INFO_QUEUE_URL: queues.info.url, PROMOTION_QUEUE_URL: queues.promotion.url };
-  const env = { ...options.env, ...pipelineEnv };
+}
 
-  const { dynamoClient, documentClient } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const sqsClient = new SQSClient({ endpoint: options.httpEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const clients = { documentClient, dynamoClient, sqsClient };
-
+/** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
+export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
   for (const type of catalog) {
-    const typeEnv = { ...env, NOTIFICATION_TYPE: type.detailType, INTAKE_QUEUE_ARN: queues.intake[type.detailType]!.arn };
-    const handler = createFanOutHandler(fanOutHandlerDepsFromEnv(typeEnv, clients, logger, undefined, options.scheduler));
+    const handler = composeFanOut(parts, configs.fanOut(type.detailType), scheduler);
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
-  queues.promotion.attachConsumer(createCelebrityPromotionHandler({ service: celebrityPromotionServiceFromEnv(env, clients), logger }));
+  queues.promotion.attachConsumer(composePromotion(parts, configs.promotion));
+}
 
-  const routes: LocalRoute[] = [
+/** PutEvents and the SQS API, served by the local HTTP server. */
+export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string): LocalRoute[] {
+  return [
     createEventBusRoute({
-      busName: options.busName,
+      busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
       intakeQueueOf: (detailType) => queues.intake[detailType],
     }),
-    createSqsRoute(registry),
+    createSqsRoute(queues.registry),
   ];
+}
 
-  return {
-    routes,
-    queues,
-    env: pipelineEnv,
-    async close() {
-      for (const queue of registry.all()) queue.close();
-      sqsClient.destroy();
-      dynamoClient.destroy();
-    },
-  };
+export function closeLocalPipelineQueues(queues: LocalPipelineQueues): void {
+  for (const queue of queues.registry.all()) queue.close();
 }

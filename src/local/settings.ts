@@ -1,6 +1,5 @@
-/** Local runtime settings from the environment (CONTRACT.md, local runtime). */
-import { intEnv } from '../config.js';
-import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/live-delivery-policy.js';
+/** Local runtime settings from the environment (CONTRACT.md, local runtime); names and defaults in src/app/config.ts. */
+import { localEnvFromEnv, type Env } from '../app/config.js';
 
 export interface LocalSettings {
   host: string;
@@ -21,23 +20,24 @@ export interface LocalSettings {
   rateLimitWindowMs?: number;
   /** A `sendAt` at most this far ahead is sent now. AWS default 60 s (Scheduler precision); local default 1 s (its timers are exact). */
   sendAtMinDelayMs?: number;
+  /** Powertools log level of the local runtime's logger. Default WARN. */
+  logLevel?: string;
 }
 
-export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
-export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
-
-export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
+  const parsed = localEnvFromEnv(env);
   return {
-    host: env.HOST || '127.0.0.1',
-    port: intEnv('PORT', 3000, env),
-    wsPort: intEnv('WS_PORT', 3001, env),
-    dataDir: env.DATA_DIR || '.local/data',
-    celebrityThreshold: intEnv('CELEBRITY_THRESHOLD', 10_000, env),
-    infoBatchWindowMs: intEnv('INFO_BATCH_WINDOW_MS', LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, env),
-    feedShards: intEnv('FEED_SHARDS', 4, env),
-    queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 5_000, env),
-    maxReceiveCount: intEnv('MAX_RECEIVE_COUNT', 5, env),
-    rateLimitPerMinute: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env),
-    sendAtMinDelayMs: intEnv('SEND_AT_MIN_DELAY_MS', LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, env),
+    host: parsed.HOST,
+    port: parsed.PORT,
+    wsPort: parsed.WS_PORT,
+    dataDir: parsed.DATA_DIR,
+    celebrityThreshold: parsed.CELEBRITY_THRESHOLD,
+    infoBatchWindowMs: parsed.INFO_BATCH_WINDOW_MS,
+    feedShards: parsed.FEED_SHARDS,
+    queueVisibilityTimeoutMs: parsed.QUEUE_VISIBILITY_TIMEOUT_MS,
+    maxReceiveCount: parsed.MAX_RECEIVE_COUNT,
+    rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    sendAtMinDelayMs: parsed.SEND_AT_MIN_DELAY_MS,
+    ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, corsAllowOriginsFromEnv } from '../../src/config.js';
+import { ConfigError, corsAllowOriginsFromEnv } from '../../src/app/config.js';
 import { corsHeaders } from '../../src/handlers/rest/http.js';
 
 describe('CORS', () => {

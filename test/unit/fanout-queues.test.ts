@@ -4,11 +4,20 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryJobQueue } from '../../src/adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../../src/adapters/sqs/sqs-promotion-queue.js';
-import { ConfigError } from '../../src/config.js';
-import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, unusedFanOutQueue } from '../../src/core/fanout-queues.js';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { ConfigError, ENV, FAN_OUT_QUEUE_URL_ENV, fanOutConfigFromEnv, type Env } from '../../src/app/config.js';
+import { fanOutService, unusedFanOutQueue } from '../../src/app/fan-out.js';
+import { createParts } from '../../src/app/parts.js';
+import { fanOutQueueNeeds } from '../../src/core/fanout-queues.js';
 import type { FanOutDeps, FanOutService } from '../../src/core/fanout-service.js';
-import { fanOutServiceFromEnv } from '../../src/handlers/pipeline-dependencies.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { catalog, findNotificationType } from '../../src/notifications/index.js';
+
+/** The fan-out service of `type` composed from `env` (src/app/fan-out.ts), without `sendAt`. */
+function fanOutServiceFromEnv(env: Env, clients: unknown, type: NotificationType): FanOutService {
+  const config = fanOutConfigFromEnv({ [ENV.NOTIFICATION_TYPE]: type.detailType, [ENV.IDEMPOTENCY_TABLE]: 'idempotency', ...env }, { sendAt: false });
+  return fanOutService(createParts({ logger: new Logger({ logLevel: 'SILENT' }) }), config, type);
+}
 
 describe('fanOutQueueNeeds', () => {
   it('gives a notifying type both delivery queues (the event may override the priority) and a graph effect the promotion queue', () => {

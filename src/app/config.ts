@@ -1,0 +1,435 @@
+/**
+ * Every environment variable the functions and the local runtime read, declared once (`ENV`), and
+ * one zod schema per deployed function. A function parses its whole environment at cold start and
+ * reports every missing or bad variable in one ConfigError. `lib/` imports the names from here, so
+ * this module imports only zod and the core (no AWS SDK).
+ */
+import * as z from 'zod';
+import { prioritySchema } from '../core/delivery-job.js';
+import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
+import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/tier.js';
+
+const ENV_NAMES = [
+  // Tables (src/table-specs.ts binds each table to its variable).
+  'INBOX_TABLE',
+  'READ_MARKS_TABLE',
+  'CONNECTIONS_TABLE',
+  'GRAPH_TABLE',
+  'IDEMPOTENCY_TABLE',
+  // Queues.
+  'URGENT_QUEUE_URL',
+  'INFO_QUEUE_URL',
+  'PROMOTION_QUEUE_URL',
+  'INTAKE_QUEUE_ARN',
+  'RELEASE_QUEUE_ARN',
+  // Scheduler.
+  'SCHEDULE_GROUP_NAME',
+  'SCHEDULER_ROLE_ARN',
+  'SCHEDULER_DLQ_ARN',
+  // WebSocket management API.
+  'WS_MANAGEMENT_ENDPOINT',
+  // Auth and REST.
+  'CURSOR_SECRET',
+  'TENANT_CLAIM',
+  'CORS_ALLOW_ORIGINS',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'JWKS_URL',
+  // Settings.
+  'NOTIFICATION_TYPE',
+  'DELIVERY_MODE',
+  'FEED_SHARDS',
+  'INBOX_TTL_DAYS',
+  'CELEBRITY_THRESHOLD',
+  'PREFERENCES_CACHE_TTL_MS',
+  'SEND_AT_MIN_DELAY_MS',
+  'RATE_LIMIT_PER_MINUTE',
+  'RATE_LIMIT_WINDOW_MS',
+  'HANDSHAKE_GRACE_SECONDS',
+  'DELIVERY_RECORD_TTL_SECONDS',
+  'DELIVERY_PARALLELISM',
+  // Local runtime only (npm start).
+  'HOST',
+  'PORT',
+  'WS_PORT',
+  'DATA_DIR',
+  'INFO_BATCH_WINDOW_MS',
+  'QUEUE_VISIBILITY_TIMEOUT_MS',
+  'MAX_RECEIVE_COUNT',
+  'LOG_LEVEL',
+] as const;
+
+export type EnvName = (typeof ENV_NAMES)[number];
+
+/** `ENV.GRAPH_TABLE === 'GRAPH_TABLE'`: names to type-check, never to retype. */
+export const ENV = Object.fromEntries(ENV_NAMES.map((name) => [name, name])) as { readonly [Name in EnvName]: Name };
+
+export type Env = Readonly<Partial<Record<string, string | undefined>>>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+// --- Variable schemas -------------------------------------------------------------------------
+
+/** Unset and empty are the same (CloudFormation cannot unset a variable, only empty it). */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+const required = z.preprocess(unsetIfEmpty, z.string({ error: 'is required' }));
+const optionalString = z.preprocess(unsetIfEmpty, z.string().optional());
+const integer = (fallback: number, min: number) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .optional()
+      .transform((raw, context) => {
+        if (raw === undefined) return fallback;
+        const value = Number(raw);
+        if (!Number.isInteger(value) || value < min) {
+          context.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got ${raw}` });
+          return z.NEVER;
+        }
+        return value;
+      }),
+  );
+const optionalInteger = (min: number) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .optional()
+      .transform((raw, context) => {
+        if (raw === undefined) return undefined;
+        const value = Number(raw);
+        if (!Number.isInteger(value) || value < min) {
+          context.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got ${raw}` });
+          return z.NEVER;
+        }
+        return value;
+      }),
+  );
+const url = z.preprocess(unsetIfEmpty, z.url({ error: 'must be a URL' }));
+
+/**
+ * `*` (the default: tokens travel in a header, not cookies, so any origin may call) or a
+ * comma-separated list of exact origins such as `https://app.example.com`.
+ */
+const corsOrigins = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim() : value) || undefined,
+  z
+    .string()
+    .optional()
+    .transform((raw, context) => {
+      const origins = (raw ?? '*').split(',').map((origin) => origin.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port])` });
+      }
+      return origins;
+    }),
+);
+
+/** Parses `env` against a schema keyed by variable names; every problem in one ConfigError. */
+function parseEnv<Shape extends Partial<Record<EnvName, z.ZodType>>>(what: string, shape: Shape, env: Env): z.output<z.ZodObject<Shape>> {
+  const parsed = z.object(shape).safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+  throw new ConfigError(`${what}: ${problems.join('; ')}`);
+}
+
+// --- Shared pieces ----------------------------------------------------------------------------
+
+export interface SchedulerConfig {
+  groupName: string;
+  roleArn: string;
+  deadLetterArn?: string;
+}
+
+export interface PreferencesCacheConfig {
+  graphTable: string;
+  cacheTtlMs: number;
+}
+
+export interface InboxConfig extends PreferencesCacheConfig {
+  inboxTable: string;
+  readMarksTable: string;
+  cursorSecret: string;
+  feedShards: number;
+  inboxTtlDays: number;
+}
+
+export interface RestConfig {
+  /** Undefined: the default claim of the token verifier. */
+  tenantClaim?: string;
+  corsAllowOrigins: string[];
+}
+
+export interface ConnectionsConfig {
+  connectionsTable: string;
+  /** Undefined: the repository's default grace. */
+  handshakeGraceSeconds?: number;
+}
+
+const schedulerShape = { SCHEDULE_GROUP_NAME: required, SCHEDULER_ROLE_ARN: required, SCHEDULER_DLQ_ARN: optionalString };
+const schedulerOf = (env: z.output<z.ZodObject<typeof schedulerShape>>): SchedulerConfig => ({
+  groupName: env.SCHEDULE_GROUP_NAME,
+  roleArn: env.SCHEDULER_ROLE_ARN,
+  ...(env.SCHEDULER_DLQ_ARN ? { deadLetterArn: env.SCHEDULER_DLQ_ARN } : {}),
+});
+const inboxShape = {
+  INBOX_TABLE: required,
+  READ_MARKS_TABLE: required,
+  GRAPH_TABLE: required,
+  CURSOR_SECRET: required,
+  FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
+  INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+};
+const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => ({
+  inboxTable: env.INBOX_TABLE,
+  readMarksTable: env.READ_MARKS_TABLE,
+  graphTable: env.GRAPH_TABLE,
+  cursorSecret: env.CURSOR_SECRET,
+  feedShards: env.FEED_SHARDS,
+  inboxTtlDays: env.INBOX_TTL_DAYS,
+  cacheTtlMs: env.PREFERENCES_CACHE_TTL_MS,
+});
+const restShape = { TENANT_CLAIM: optionalString, CORS_ALLOW_ORIGINS: corsOrigins };
+const restOf = (env: z.output<z.ZodObject<typeof restShape>>): RestConfig => ({
+  ...(env.TENANT_CLAIM ? { tenantClaim: env.TENANT_CLAIM } : {}),
+  corsAllowOrigins: env.CORS_ALLOW_ORIGINS,
+});
+const connectionsShape = { CONNECTIONS_TABLE: required, HANDSHAKE_GRACE_SECONDS: optionalInteger(0) };
+const connectionsOf = (env: z.output<z.ZodObject<typeof connectionsShape>>): ConnectionsConfig => ({
+  connectionsTable: env.CONNECTIONS_TABLE,
+  ...(env.HANDSHAKE_GRACE_SECONDS !== undefined ? { handshakeGraceSeconds: env.HANDSHAKE_GRACE_SECONDS } : {}),
+});
+
+/** `CORS_ALLOW_ORIGINS` alone (REST functions read it with the rest of their config). */
+export function corsAllowOriginsFromEnv(env: Env): string[] {
+  return parseEnv('CORS', { CORS_ALLOW_ORIGINS: corsOrigins }, env).CORS_ALLOW_ORIGINS;
+}
+
+// --- One config per deployed function ---------------------------------------------------------
+
+export interface InboxReadConfig extends InboxConfig, RestConfig {}
+
+export function inboxReadConfigFromEnv(env: Env): InboxReadConfig {
+  const parsed = parseEnv('inbox-read', { ...inboxShape, ...restShape }, env);
+  return { ...inboxOf(parsed), ...restOf(parsed) };
+}
+
+export interface InboxWriteConfig extends InboxReadConfig {
+  /** Read-state sync to connected devices; without it the REST API still works. */
+  readStateSync?: ConnectionsConfig & { managementEndpoint: string };
+}
+
+export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
+  const parsed = parseEnv('inbox-write', { ...inboxShape, ...restShape, WS_MANAGEMENT_ENDPOINT: optionalString }, env);
+  const base = { ...inboxOf(parsed), ...restOf(parsed) };
+  if (!parsed.WS_MANAGEMENT_ENDPOINT) return base;
+  const live = parseEnv('inbox-write (read-state sync)', { ...connectionsShape, WS_MANAGEMENT_ENDPOINT: url }, env);
+  return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT } };
+}
+
+export interface PreferencesApiConfig extends RestConfig {
+  graphTable: string;
+}
+
+export function preferencesApiConfigFromEnv(env: Env): PreferencesApiConfig {
+  const parsed = parseEnv('preferences', { GRAPH_TABLE: required, ...restShape }, env);
+  return { graphTable: parsed.GRAPH_TABLE, ...restOf(parsed) };
+}
+
+export interface FanOutSettingsConfig {
+  celebrityThreshold: number;
+  feedShards: number;
+  inboxTtlDays: number;
+}
+
+export interface FanOutConfig extends PreferencesCacheConfig {
+  /** The catalog type this function serves (`NOTIFICATION_TYPE`). */
+  notificationType: string;
+  inboxTable: string;
+  idempotencyTable: string;
+  settings: FanOutSettingsConfig;
+  /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
+  queueUrls: { urgent?: string; info?: string; promotion?: string };
+  /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
+  sendAt?: { intakeQueueArn: string; minDelayMs: number };
+  scheduler?: SchedulerConfig;
+}
+
+const fanOutShape = {
+  NOTIFICATION_TYPE: required,
+  INBOX_TABLE: required,
+  GRAPH_TABLE: required,
+  IDEMPOTENCY_TABLE: required,
+  CELEBRITY_THRESHOLD: integer(DEFAULT_CELEBRITY_THRESHOLD, 1),
+  FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
+  INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  URGENT_QUEUE_URL: optionalString,
+  INFO_QUEUE_URL: optionalString,
+  PROMOTION_QUEUE_URL: optionalString,
+};
+
+/** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
+export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { sendAt: true }): FanOutConfig {
+  const sendAtShape = { INTAKE_QUEUE_ARN: required, SEND_AT_MIN_DELAY_MS: integer(SEND_AT_MIN_DELAY_MS_DEFAULT, 0), ...schedulerShape };
+  const parsed = parseEnv('fan-out', { ...fanOutShape, ...(options.sendAt ? sendAtShape : {}) }, env);
+  const config: FanOutConfig = {
+    notificationType: parsed.NOTIFICATION_TYPE,
+    inboxTable: parsed.INBOX_TABLE,
+    graphTable: parsed.GRAPH_TABLE,
+    idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    settings: { celebrityThreshold: parsed.CELEBRITY_THRESHOLD, feedShards: parsed.FEED_SHARDS, inboxTtlDays: parsed.INBOX_TTL_DAYS },
+    queueUrls: {
+      ...(parsed.URGENT_QUEUE_URL ? { urgent: parsed.URGENT_QUEUE_URL } : {}),
+      ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
+      ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
+    },
+  };
+  if (!options.sendAt) return config;
+  const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
+  return { ...config, sendAt: { intakeQueueArn: sendAt.INTAKE_QUEUE_ARN, minDelayMs: sendAt.SEND_AT_MIN_DELAY_MS }, scheduler: schedulerOf(sendAt) };
+}
+
+/** The env var of each fan-out queue URL (the CDK app binds exactly the ones `fanOutQueueNeeds` names). */
+export const FAN_OUT_QUEUE_URL_ENV = { urgent: ENV.URGENT_QUEUE_URL, info: ENV.INFO_QUEUE_URL, promotion: ENV.PROMOTION_QUEUE_URL } as const;
+
+export interface PromotionConfig {
+  graphTable: string;
+  promotionQueueUrl: string;
+}
+
+export function promotionConfigFromEnv(env: Env): PromotionConfig {
+  const parsed = parseEnv('celebrity-promotion', { GRAPH_TABLE: required, PROMOTION_QUEUE_URL: required }, env);
+  return { graphTable: parsed.GRAPH_TABLE, promotionQueueUrl: parsed.PROMOTION_QUEUE_URL };
+}
+
+export interface LiveGateConfig extends PreferencesCacheConfig {
+  idempotencyTable: string;
+  /** Where release schedules deliver held pushes: the urgent delivery queue (no batching window). */
+  releaseQueueArn: string;
+  /** Live pushes per user per window (0 = off) and the window (a minute unless a test shortens it). */
+  rateLimitPerWindow: number;
+  rateLimitWindowMs: number;
+}
+
+export interface LiveDeliveryConfig extends ConnectionsConfig {
+  idempotencyTable: string;
+  deliveryRecordTtlSeconds?: number;
+  parallelism: number;
+}
+
+export interface DeliveryConfig {
+  mode: z.infer<typeof prioritySchema>;
+  managementEndpoint: string;
+  delivery: LiveDeliveryConfig;
+  gate: LiveGateConfig;
+}
+
+export const DELIVERY_PARALLELISM_DEFAULT = 16;
+
+/** With the EventBridge Scheduler of held pushes (the local runtime passes its own scheduler). */
+export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: SchedulerConfig } {
+  const parsed = parseEnv(
+    'delivery',
+    {
+      DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
+      WS_MANAGEMENT_ENDPOINT: url,
+      ...connectionsShape,
+      IDEMPOTENCY_TABLE: required,
+      GRAPH_TABLE: required,
+      RELEASE_QUEUE_ARN: required,
+      PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+      RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
+      RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
+      DELIVERY_RECORD_TTL_SECONDS: optionalInteger(1),
+      DELIVERY_PARALLELISM: integer(DELIVERY_PARALLELISM_DEFAULT, 1),
+      ...schedulerShape,
+    },
+    env,
+  );
+  return {
+    mode: parsed.DELIVERY_MODE,
+    managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
+    delivery: {
+      ...connectionsOf(parsed),
+      idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
+      parallelism: parsed.DELIVERY_PARALLELISM,
+    },
+    gate: {
+      graphTable: parsed.GRAPH_TABLE,
+      cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+      idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      releaseQueueArn: parsed.RELEASE_QUEUE_ARN,
+      rateLimitPerWindow: parsed.RATE_LIMIT_PER_MINUTE,
+      rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    },
+    scheduler: schedulerOf(parsed),
+  };
+}
+
+export interface WsConnectConfig extends ConnectionsConfig {
+  graphTable: string;
+}
+
+export function wsConnectConfigFromEnv(env: Env): WsConnectConfig {
+  const parsed = parseEnv('ws-connect', { ...connectionsShape, GRAPH_TABLE: required }, env);
+  return { ...connectionsOf(parsed), graphTable: parsed.GRAPH_TABLE };
+}
+
+export function wsDisconnectConfigFromEnv(env: Env): ConnectionsConfig {
+  return connectionsOf(parseEnv('ws-disconnect', connectionsShape, env));
+}
+
+export interface WsDefaultConfig {
+  managementEndpoint: string;
+}
+
+export function wsDefaultConfigFromEnv(env: Env): WsDefaultConfig {
+  return { managementEndpoint: parseEnv('ws-default', { WS_MANAGEMENT_ENDPOINT: url }, env).WS_MANAGEMENT_ENDPOINT };
+}
+
+export interface AuthorizerConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  tenantClaim?: string;
+}
+
+export function authorizerConfigFromEnv(env: Env): AuthorizerConfig {
+  const parsed = parseEnv('authorizer', { JWT_ISSUER: required, JWT_AUDIENCE: required, JWKS_URL: url, TENANT_CLAIM: optionalString }, env);
+  return { issuer: parsed.JWT_ISSUER, audience: parsed.JWT_AUDIENCE, jwksUrl: parsed.JWKS_URL, ...(parsed.TENANT_CLAIM ? { tenantClaim: parsed.TENANT_CLAIM } : {}) };
+}
+
+// --- Local runtime (npm start) ----------------------------------------------------------------
+
+export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
+export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+
+export const localSettingsShape = {
+  HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
+  PORT: integer(3000, 0),
+  WS_PORT: integer(3001, 0),
+  DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default('.local/data')),
+  CELEBRITY_THRESHOLD: integer(10_000, 1),
+  INFO_BATCH_WINDOW_MS: integer(LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, 0),
+  FEED_SHARDS: integer(4, 1),
+  QUEUE_VISIBILITY_TIMEOUT_MS: integer(5_000, 1),
+  MAX_RECEIVE_COUNT: integer(5, 1),
+  RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
+  SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
+  LOG_LEVEL: optionalString,
+};
+
+export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {
+  return parseEnv('local runtime', localSettingsShape, env);
+}

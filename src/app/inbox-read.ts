@@ -1,0 +1,22 @@
+/** Composition of the inbox read function: GET /notifications, GET /notifications/counts. */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
+import { createInboxReadHandler } from '../handlers/rest/inbox-api.js';
+import { inboxReadConfigFromEnv, type Env, type InboxReadConfig, type InboxWriteConfig } from './config.js';
+import { inboxService } from './inbox.js';
+import { createParts, type Parts } from './parts.js';
+
+/** The local runtime passes its inbox-write config too, so both functions share one service. */
+export function composeInboxRead(parts: Parts, config: InboxReadConfig | InboxWriteConfig) {
+  return createInboxReadHandler({
+    service: inboxService(parts, config),
+    cursorSecret: config.cursorSecret,
+    tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM,
+    corsAllowOrigins: config.corsAllowOrigins,
+    logger: parts.logger,
+  });
+}
+
+export function inboxReadFunction(env: Env) {
+  return composeInboxRead(createParts({ logger: new Logger({ serviceName: 'inbox-read-api' }) }), inboxReadConfigFromEnv(env));
+}

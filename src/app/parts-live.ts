@@ -1,0 +1,12 @@
+/** Shared builders of live delivery: the `@connections` management client and its pusher, one per endpoint. */
+import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { ApiGatewayConnectionPusher, createManagementApiClient } from '../adapters/connection-pusher.js';
+import { clientOptions, type Parts } from './parts.js';
+
+export function managementClient(parts: Parts, endpoint: string): ApiGatewayManagementApiClient {
+  return parts.once(`management-client:${endpoint}`, () => createManagementApiClient(endpoint, clientOptions(parts)));
+}
+
+export function connectionPusher(parts: Parts, endpoint: string): ApiGatewayConnectionPusher {
+  return parts.once(`connection-pusher:${endpoint}`, () => new ApiGatewayConnectionPusher(managementClient(parts, endpoint)));
+}

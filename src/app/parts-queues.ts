@@ -1,0 +1,15 @@
+/** Shared builders of the AWS queue and schedule clients (fan-out, promotion, delivery). */
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-scheduler.js';
+import type { SchedulerConfig } from './config.js';
+import { clientOptions, type Parts } from './parts.js';
+
+export function sqsClient(parts: Parts): SQSClient {
+  return parts.once('sqs-client', () => new SQSClient({ ...clientOptions(parts), ...(parts.aws.sqsEndpoint ? { endpoint: parts.aws.sqsEndpoint } : {}) }));
+}
+
+/** EventBridge Scheduler (the local runtime passes its own Scheduler instead). */
+export function eventBridgeScheduler(parts: Parts, config: SchedulerConfig): EventBridgeScheduler {
+  return parts.once('eventbridge-scheduler', () => new EventBridgeScheduler(new SchedulerClient(clientOptions(parts)), config));
+}

@@ -1,0 +1,85 @@
+/**
+ * The typed configs of every function in the local runtime, built from the local settings, the
+ * dynalite table names and the URLs of the local stand-ins: the same config types the Lambda
+ * functions parse from their environment, without a string round trip.
+ */
+import type { DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
+import { DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
+import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
+import type { Priority } from '../core/delivery-job.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
+import type { TableName } from '../table-specs.js';
+import type { LocalSettings } from './settings.js';
+
+export interface LocalFunctionInputs {
+  settings: LocalSettings;
+  tables: Record<TableName, string>;
+  cursorSecret: string;
+  /** The local gateway's `@connections` endpoint. */
+  managementEndpoint: string;
+  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string };
+}
+
+export interface LocalFunctionConfigs {
+  inbox: InboxWriteConfig;
+  preferences: PreferencesApiConfig;
+  fanOut(detailType: string): FanOutConfig;
+  promotion: PromotionConfig;
+  delivery(mode: Priority): DeliveryConfig;
+  wsConnect: WsConnectConfig;
+  wsDisconnect: ConnectionsConfig;
+  wsDefault: WsDefaultConfig;
+}
+
+export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunctionConfigs {
+  const { settings, tables, queues, managementEndpoint } = inputs;
+  const cacheTtlMs = PREFERENCES_CACHE_TTL_MS_DEFAULT;
+  // The local gateway holds posts until $connect has finished, so no post races the handshake.
+  const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
+  const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: ['*'] };
+  return {
+    inbox: {
+      inboxTable: tables.inbox,
+      readMarksTable: tables.readMarks,
+      graphTable: tables.graph,
+      cursorSecret: inputs.cursorSecret,
+      feedShards: settings.feedShards,
+      inboxTtlDays: INBOX_TTL_DAYS_DEFAULT,
+      cacheTtlMs,
+      ...rest,
+      readStateSync: { ...connections, managementEndpoint },
+    },
+    preferences: { graphTable: tables.graph, ...rest },
+    fanOut: (detailType) => ({
+      notificationType: detailType,
+      inboxTable: tables.inbox,
+      graphTable: tables.graph,
+      idempotencyTable: tables.idempotency,
+      cacheTtlMs,
+      settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
+      queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
+      sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
+    }),
+    promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl },
+    delivery: (mode) => ({
+      mode,
+      managementEndpoint,
+      delivery: { ...connections, idempotencyTable: tables.idempotency, parallelism: DELIVERY_PARALLELISM_DEFAULT },
+      gate: {
+        graphTable: tables.graph,
+        cacheTtlMs,
+        idempotencyTable: tables.idempotency,
+        // Release schedules deliver to the urgent queue (no batching window).
+        releaseQueueArn: queues.urgentArn,
+        rateLimitPerWindow: settings.rateLimitPerMinute ?? RATE_LIMIT_PER_MINUTE_DEFAULT,
+        rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
+      },
+    }),
+    wsConnect: { ...connections, graphTable: tables.graph },
+    wsDisconnect: connections,
+    wsDefault: { managementEndpoint },
+  };
+}
