@@ -1,0 +1,166 @@
+/**
+ * The layering of src/ and lib/, from their imports: core is pure (no adapter, handler, local,
+ * app, client or catalog code, no AWS SDK); adapters never reach up into handlers, app or local;
+ * handlers never import the local runtime; the browser client imports only its own files (and
+ * types); and no module imports itself through a cycle, type-only imports included.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+interface Import {
+  /** Repository-relative path of the imported file, or the package name. */
+  target: string;
+  typeOnly: boolean;
+  relative: boolean;
+}
+
+type ImportGraph = Map<string, Import[]>;
+
+const IMPORT_PATTERN = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Imports of one file: relative ones resolved to repository paths (`.js` -> `.ts`), packages by name. */
+export function importsOf(file: string, text: string): Import[] {
+  const imports: Import[] = [];
+  for (const match of text.matchAll(IMPORT_PATTERN)) {
+    const specifier = match[3] ?? match[4]!;
+    const typeOnly = match[2] !== undefined;
+    if (specifier.startsWith('.')) {
+      const target = relative(ROOT, resolve(dirname(join(ROOT, file)), specifier)).replace(/\.js$/, '.ts');
+      imports.push({ target, typeOnly, relative: true });
+    } else {
+      imports.push({ target: specifier, typeOnly, relative: false });
+    }
+  }
+  return imports;
+}
+
+function projectGraph(): ImportGraph {
+  const files = [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'lib'))].map((path) => relative(ROOT, path));
+  return new Map(files.map((file) => [file, importsOf(file, readFileSync(join(ROOT, file), 'utf8'))]));
+}
+
+/** Every import cycle (strongly connected component of more than one module, or a self-import). */
+export function findCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let counter = 0;
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const { target, relative: isRelative } of graph.get(node) ?? []) {
+      if (!isRelative || !graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      const selfImport = (graph.get(node) ?? []).some((edge) => edge.target === node);
+      if (component.length > 1 || selfImport) cycles.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+interface LayerRule {
+  /** Files the rule applies to. */
+  from: string;
+  /** What they may not import: repository paths (prefixes) or package names (prefixes). */
+  forbidden: string[];
+  /** Type-only imports are allowed (the client's contract types). */
+  allowTypeOnly?: boolean;
+  /** Relative imports must stay under this prefix. */
+  onlyWithin?: string;
+}
+
+const RULES: LayerRule[] = [
+  { from: 'src/core/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/client/', 'src/notifications/', '@aws-sdk/', 'aws-cdk-lib'] },
+  { from: 'src/adapters/', forbidden: ['src/handlers/', 'src/app/', 'src/local/'] },
+  { from: 'src/handlers/', forbidden: ['src/local/'] },
+  { from: 'src/notifications/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/client/', '@aws-sdk/'] },
+  { from: 'src/app/', forbidden: ['src/local/'] },
+  { from: 'src/client/', forbidden: ['@aws-sdk/', 'node:'], allowTypeOnly: true, onlyWithin: 'src/client/' },
+];
+
+/** Every import that breaks a rule, as `file -> target`. */
+export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] = RULES): string[] {
+  const violations: string[] = [];
+  for (const [file, imports] of graph) {
+    for (const rule of rules.filter((candidate) => file.startsWith(candidate.from))) {
+      for (const edge of imports) {
+        if (rule.allowTypeOnly && edge.typeOnly) continue;
+        const outside = rule.onlyWithin !== undefined && edge.relative && !edge.target.startsWith(rule.onlyWithin);
+        if (outside || rule.forbidden.some((prefix) => edge.target.startsWith(prefix))) violations.push(`${file} -> ${edge.target}`);
+      }
+    }
+  }
+  return violations;
+}
+
+describe('architecture', () => {
+  const graph = projectGraph();
+
+  it('reads the imports of every module of src/ and lib/', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('src/handlers/delivery.ts')!.map((edge) => edge.target)).toEqual(['src/app/delivery.ts']);
+  });
+
+  it('keeps the layers: core pure, adapters below handlers and app, handlers apart from the local runtime, the client on its own', () => {
+    expect(layerViolations(graph)).toEqual([]);
+  });
+
+  it('has no import cycle in src/ or lib/', () => {
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it('finds a cycle and a layer violation when there is one', () => {
+    const edge = (target: string, typeOnly = false): Import => ({ target, typeOnly, relative: true });
+    const synthetic: ImportGraph = new Map([
+      ['src/core/a.ts', [edge('src/core/b.ts', true)]],
+      ['src/core/b.ts', [edge('src/core/c.ts')]],
+      ['src/core/c.ts', [edge('src/core/a.ts'), edge('src/adapters/dynamo/x.ts')]],
+      ['src/adapters/dynamo/x.ts', [edge('src/adapters/dynamo/x.ts')]],
+      ['src/client/y.ts', [edge('src/core/c.ts'), edge('src/core/a.ts', true)]],
+    ]);
+    expect(findCycles(synthetic)).toEqual(expect.arrayContaining([['src/core/a.ts', 'src/core/b.ts', 'src/core/c.ts'], ['src/adapters/dynamo/x.ts']]));
+    expect(layerViolations(synthetic)).toEqual(['src/core/c.ts -> src/adapters/dynamo/x.ts', 'src/client/y.ts -> src/core/c.ts']);
+  });
+
+  it('reads static, type-only, re-export and dynamic imports', () => {
+    const text = "import type { A } from './a.js';\nimport { B } from '../b.js';\nexport { C } from './c.js';\nconst d = await import('./d.js');\nimport 'node:fs';";
+    expect(importsOf('src/core/x.ts', text)).toEqual([
+      { target: 'src/core/a.ts', typeOnly: true, relative: true },
+      { target: 'src/b.ts', typeOnly: false, relative: true },
+      { target: 'src/core/c.ts', typeOnly: false, relative: true },
+      { target: 'src/core/d.ts', typeOnly: false, relative: true },
+      { target: 'node:fs', typeOnly: false, relative: false },
+    ]);
+  });
+});
