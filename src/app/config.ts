@@ -228,10 +228,13 @@ export interface InboxWriteConfig extends InboxReadConfig {
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
-  const parsed = parseEnv('inbox-write', { ...inboxShape, ...restShape, WS_MANAGEMENT_ENDPOINT: optionalString }, env);
+  const syncShape = { ...connectionsShape, WS_MANAGEMENT_ENDPOINT: url };
+  const withSync = Boolean(env[ENV.WS_MANAGEMENT_ENDPOINT]);
+  // One parse, so a cold start reports the sync's missing variables with the others.
+  const parsed = parseEnv('inbox-write', { ...inboxShape, ...restShape, ...(withSync ? syncShape : {}) }, env);
   const base = { ...inboxOf(parsed), ...restOf(parsed) };
-  if (!parsed.WS_MANAGEMENT_ENDPOINT) return base;
-  const live = parseEnv('inbox-write (read-state sync)', { ...connectionsShape, WS_MANAGEMENT_ENDPOINT: url }, env);
+  if (!withSync) return base;
+  const live = parseEnv('inbox-write', syncShape, env);
   return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT } };
 }
 

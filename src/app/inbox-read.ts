@@ -2,12 +2,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createInboxReadHandler } from '../handlers/rest/inbox-api.js';
-import { inboxReadConfigFromEnv, type Env, type InboxReadConfig, type InboxWriteConfig } from './config.js';
+import { inboxReadConfigFromEnv, type Env, type InboxReadConfig } from './config.js';
 import { inboxService } from './inbox.js';
 import { createParts, type Parts } from './parts.js';
 
-/** The local runtime passes its inbox-write config too, so both functions share one service. */
-export function composeInboxRead(parts: Parts, config: InboxReadConfig | InboxWriteConfig) {
+export function composeInboxRead(parts: Parts, config: InboxReadConfig) {
   return createInboxReadHandler({
     service: inboxService(parts, config),
     cursorSecret: config.cursorSecret,

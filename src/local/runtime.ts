@@ -105,7 +105,6 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     },
   };
   const restGateway = createRestGateway(
-    // Read and write share one inbox service (the write config's: it syncs read state to devices).
     { inboxRead: composeInboxRead(parts, configs.inbox), inboxWrite: composeInboxWrite(parts, configs.inbox), preferences: composePreferences(parts, configs.preferences) },
     authorizer,
     configs.inbox.corsAllowOrigins,

@@ -3,7 +3,7 @@
  * grants EXACTLY the (action, resource) pairs its code sends, nothing missing (an AccessDenied only
  * a real deployment would show) and nothing extra.
  *
- * The declared access below is the audit of each entry's code path (entry -> *-dependencies.ts ->
+ * The declared access below is the audit of each entry's code path (entry -> src/app/<function>.ts ->
  * handler -> core -> adapters), written independently of `lib/`: when the code starts sending a new
  * command, add it here and grant it in `lib/`; when it stops, remove both.
  */
