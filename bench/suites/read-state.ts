@@ -3,7 +3,8 @@
  * baseline in the same run, inbox page and counts requests with k followed celebrities.
  */
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchPutAll, mapWithParallelism } from '../../src/adapters/dynamo/batch-write.js';
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
@@ -77,7 +78,7 @@ async function naiveMarkAllRead(client: DynamoDBDocumentClient, table: string, u
     for (const row of output.Items ?? []) unread.push(row.sk as string);
     exclusiveStartKey = output.LastEvaluatedKey;
   } while (exclusiveStartKey !== undefined);
-  await mapWithParallelism(unread, NAIVE_PARALLELISM, (sk) =>
+  await mapBounded(unread, NAIVE_PARALLELISM, (sk) =>
     client.send(
       new UpdateCommand({
         TableName: table,

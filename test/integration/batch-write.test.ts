@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { batchPutAll, UnprocessedItemsError } from '../../src/adapters/dynamo/batch-write.js';
+import { BatchRetriesExhaustedError, batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
@@ -115,7 +115,7 @@ describe('batchPutAll with UnprocessedItems and throttling', () => {
     const outcome = batchPutAll(flakyClient, db.dynamo.tableNames.inbox, items, { ...noWait, maxAttempts: 3, parallelism: 1 });
 
     // Assess
-    await expect(outcome).rejects.toBeInstanceOf(UnprocessedItemsError);
+    await expect(outcome).rejects.toBeInstanceOf(BatchRetriesExhaustedError);
     await expect(outcome).rejects.toMatchObject({ remaining: 25 });
     expect(flaky.commandCalls(BatchWriteCommand)).toHaveLength(3);
   });

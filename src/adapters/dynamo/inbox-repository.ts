@@ -1,12 +1,10 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
-import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
 import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports.js';
-import { batchPutAll, chunk, type BatchWriteOptions } from './batch-write.js';
-
-const BATCH_GET_LIMIT = 100;
+import { batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
 function partitionOf(source: InboxSource): string {
   return source.kind === 'own'
@@ -41,7 +39,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly batchOptions: BatchWriteOptions = {},
+    private readonly batchOptions: BatchOptions = {},
   ) {}
 
   /** listInboxPage: newest-first query of one partition in (after, before); guards: TTL and type filters. */
@@ -112,14 +110,10 @@ export class InboxRepository implements InboxReader, InboxWriter {
 
   /** findNotification: one BatchGetItem over the candidate partitions; guard: TTL. */
   async findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
-    for (const group of chunk(sources, BATCH_GET_LIMIT)) {
-      let requestKeys = group.map((source) => ({ pk: partitionOf(source), sk: id }));
-      while (requestKeys.length > 0) {
-        const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: requestKeys } } }));
-        const found = (output.Responses?.[this.tableName] ?? []).map(toStored).find((item) => !isExpired(item, nowMs));
-        if (found) return found;
-        requestKeys = (output.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof requestKeys;
-      }
+    const candidates = sources.map((source) => ({ pk: partitionOf(source), sk: id }));
+    for await (const page of batchGetPages(this.client, this.tableName, candidates, this.batchOptions)) {
+      const found = page.map(toStored).find((item) => !isExpired(item, nowMs));
+      if (found) return found;
     }
     return undefined;
   }
