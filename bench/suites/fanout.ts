@@ -153,7 +153,7 @@ not run on the fan-out's thread.
           fanOutMs.push((await timed(() => service.process(postEvent(account, `timed-${followers}-${sample}`), postPublished))).ms);
           const event = postEvent(account, `direct-${followers}-${sample}`);
           const prebuilt = planRecipientWrites(event, renderNotification(postPublished, event), naiveFollowers, 90).writes;
-          directMs.push((await timed(() => inbox.putAll(prebuilt))).ms);
+          directMs.push((await timed(() => inbox.writeInboxItems(prebuilt))).ms);
         }
         // What the fan-out reads that the direct baseline does not: the follower list, paged.
         const queryMs: number[] = [];

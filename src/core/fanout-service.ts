@@ -86,7 +86,7 @@ export class FanOutService {
     const userIds = await this.withoutMuted(event, audience);
     if (userIds.length === 0) return;
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays);
-    await this.deps.inbox.putAll(writes);
+    await this.deps.inbox.writeInboxItems(writes);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
@@ -108,7 +108,7 @@ export class FanOutService {
     if (profile.tier === 'celebrity') {
       // The follower list is never read: cost is S writes and one job, whatever the follower count.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays);
-      await this.deps.inbox.putAll(feed.writes);
+      await this.deps.inbox.writeInboxItems(feed.writes);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;
@@ -174,7 +174,7 @@ export class FanOutService {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
-          await this.deps.inbox.putAll(writes);
+          await this.deps.inbox.writeInboxItems(writes);
           summary.inboxItems += writes.length;
           written.push(...recipients);
           while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));

@@ -101,7 +101,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     );
   }
 
-  /** findConnection: GetItem of the reverse item (who owns this connection id). */
+  /** findConnection: consistent GetItem of the reverse item (who owns this connection id); no guard (TTL may lag). */
   async findConnection(connectionId: string): Promise<ConnectionRegistration | undefined> {
     const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.connectionReverse(connectionId), ConsistentRead: true }));
     const item = output.Item;
@@ -185,7 +185,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     return targets;
   }
 
-  /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence). */
+  /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence); guard: TTL. */
   async listConnections(user: UserRef): Promise<string[]> {
     const ids: string[] = [];
     const pages = queryPages(this.client, {
@@ -202,7 +202,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     return ids;
   }
 
-  /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page. */
+  /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page; guard: TTL. */
   async *onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]> {
     for (const shard of allShards(this.subscriberShards)) {
       const pages = queryPages(this.client, {

@@ -43,7 +43,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
   ) {}
 
   /** listInboxPage: newest-first query of one partition in (after, before); guards: TTL and type filters. */
-  async listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]> {
+  async listInboxPage(source: InboxSource, query: PageQuery): Promise<StoredNotification[]> {
     // An empty range (a feed followed after the cursor's position) costs no request.
     if (query.before !== undefined && query.after !== undefined && query.after >= query.before) return [];
     const range = rangeCondition(query);
@@ -85,8 +85,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return items.slice(0, query.limit);
   }
 
-  /** countUnreadAbove: ids of one partition above `after`, newest first, keys only; guards: TTL, excluded (muted) types. */
-  async listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
+  /** listUnreadIdsAbove (unread counts): keys-only newest-first query of one partition above `after`; guards: TTL, excluded (muted) types. */
+  async listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
     const range = rangeCondition({ after });
     const exclusion = excludeTypesFilter(excludeTypes);
     const ids: string[] = [];
@@ -108,8 +108,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return ids.slice(0, limit);
   }
 
-  /** findNotification: one BatchGetItem over the candidate partitions; guard: TTL. */
-  async findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
+  /** findNotification: BatchGetItem of the id in each candidate partition (100 per call, stops at the first hit); guard: TTL. */
+  async findNotification(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
     const candidates = sources.map((source) => ({ pk: partitionOf(source), sk: id }));
     for await (const page of batchGetPages(this.client, this.tableName, candidates, this.batchOptions)) {
       const found = page.map(toStored).find((item) => !isExpired(item, nowMs));
@@ -118,8 +118,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return undefined;
   }
 
-  /** writeInboxItems: idempotent puts (deterministic ids), BatchWriteItem 25 per call. */
-  async putAll(items: readonly InboxItemToWrite[]): Promise<void> {
+  /** writeInboxItems: BatchWriteItem puts, 25 per call; no guard needed: ids are deterministic, so a retry rewrites the same item. */
+  async writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void> {
     const rows = items.map(({ source, item }) => ({
       pk: partitionOf(source),
       sk: item.id,
