@@ -49,13 +49,13 @@ export interface FanOutSummary {
   tierChange?: { userId: string; from: Tier; to: Tier };
 }
 
-export const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
+const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
 /** The first follower page is small so the first writes start after a short Query. */
-export const FIRST_FOLLOWER_PAGE_SIZE = 100;
+const FIRST_FOLLOWER_PAGE_SIZE = 100;
 /** Unwritten follower ids kept in memory, in pages. */
-export const MAX_BUFFERED_PAGES = 2;
+const MAX_BUFFERED_PAGES = 2;
 /** BatchWriteItem calls in flight for one event. */
-export const DEFAULT_WRITE_PARALLELISM = 8;
+const DEFAULT_WRITE_PARALLELISM = 8;
 /** BatchWriteItem's limit: each writer takes this many follower ids per call. */
 const BATCH_WRITE_SIZE = 25;
 

@@ -9,8 +9,8 @@ import { forEachBounded, mapBounded } from '../../core/bounded-parallel.js';
 import type { TableKey } from '../../core/keys.js';
 import { fullJitterDelayMs, sleepMs } from '../backoff.js';
 
-export const BATCH_GET_LIMIT = 100;
-export const BATCH_WRITE_LIMIT = 25;
+const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
 
 export type Item = Record<string, unknown>;
 export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: TableKey } };
@@ -31,7 +31,7 @@ export interface BatchOptions extends BatchRetryPolicy {
   parallelism?: number;
 }
 
-export const DEFAULT_BATCH_RETRY = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 2_000 } as const;
+const DEFAULT_BATCH_RETRY = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 2_000 } as const;
 const DEFAULT_PARALLELISM = 8;
 
 type Operation = 'BatchGetItem' | 'BatchWriteItem';

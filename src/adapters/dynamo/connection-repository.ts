@@ -14,7 +14,7 @@ import { systemClock, type Clock, type UserRef } from '../../core/ports.js';
 import { batchGetAll, batchWriteAll, type BatchRetryPolicy, type WriteRequest } from './batch.js';
 
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */
-export const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
+const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
 /**
  * On AWS, $connect registers the connection before API Gateway completes the handshake, and a post
  * in between answers 410. A 410 for a connection younger than this is not taken as stale: the

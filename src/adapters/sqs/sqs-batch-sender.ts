@@ -5,9 +5,9 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { fullJitterDelayMs, sleepMs } from '../backoff.js';
 
-export const SEND_BATCH_LIMIT = 10;
+const SEND_BATCH_LIMIT = 10;
 /** Total payload of one SendMessageBatch call. */
-export const SEND_BATCH_MAX_BYTES = 256 * 1024;
+const SEND_BATCH_MAX_BYTES = 256 * 1024;
 
 export interface SqsSendOptions {
   maxAttempts?: number;
@@ -28,7 +28,7 @@ export class SqsSendError extends Error {
 }
 
 /** Groups bodies into batches of at most 10 entries and 256 KiB. */
-export function planSendBatches(bodies: readonly string[]): string[][] {
+function planSendBatches(bodies: readonly string[]): string[][] {
   const batches: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
