@@ -131,6 +131,7 @@ export async function batchPutAll(client: DynamoDBDocumentClient, tableName: str
   await batchWriteAll(client, tableName, items.map((item) => ({ PutRequest: { Item: item } })), options);
 }
 
+/** Runs every round of a write (a write's rounds answer nothing to collect). */
 async function drain(rounds: AsyncIterable<unknown>): Promise<void> {
-  for await (const _ of rounds);
+  for await (const round of rounds) void round;
 }
