@@ -19,7 +19,7 @@ export const promotionJobSchema = z.object({
 });
 export type PromotionJob = z.infer<typeof promotionJobSchema>;
 
-export const PROMOTION_PAGE_SIZE = 1_000;
+const PROMOTION_PAGE_SIZE = 1_000;
 
 export interface CelebrityPromotionDeps {
   graph: FollowGraph;

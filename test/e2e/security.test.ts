@@ -103,7 +103,7 @@ beforeAll(async () => {
   aliceToken = await runtime.secrets.issueToken(alice);
   const stored = JSON.parse(await readFile(join(dataDir, 'local-secrets.json'), 'utf8')) as { privateJwk: JWK };
   signingKey = (await importJWK(stored.privateJwk, 'ES256')) as CryptoKey;
-  await new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox).putAll(inboxItemsFor(alice, aliceOwn));
+  await new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox).writeInboxItems(inboxItemsFor(alice, aliceOwn));
 });
 
 afterAll(async () => {

@@ -90,7 +90,7 @@ const failedIds = (response: SQSBatchResponse) => response.batchItemFailures.map
 
 async function inboxIds(user: UserRef): Promise<string[]> {
   const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
-  const items = await inbox.listNewestFirst({ kind: 'own', tenantId: user.tenantId, userId: user.userId }, { limit: 100, nowMs: Date.now() });
+  const items = await inbox.listInboxPage({ kind: 'own', tenantId: user.tenantId, userId: user.userId }, { limit: 100, nowMs: Date.now() });
   return items.map((item) => item.id);
 }
 
