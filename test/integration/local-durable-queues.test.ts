@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COMPACT_MIN_RECORDS } from '../../src/local/queue-journal.js';
-import { LocalQueue, QueueClosedError } from '../../src/local/sqs-queues.js';
+import { COMPACT_MIN_RECORDS } from '../../src/local/sqs/queue-journal.js';
+import { LocalQueue, QueueClosedError } from '../../src/local/sqs/index.js';
 import { pollUntil } from '../support/poll-until.js';
 
 const VISIBILITY_MS = 60;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { LocalQueue, type ConsumerOptions } from '../../src/local/sqs-queues.js';
+import { LocalQueue, type ConsumerOptions } from '../../src/local/sqs/index.js';
 import { pollUntil } from '../support/poll-until.js';
 
 const VISIBILITY_MS = 60;
