@@ -40,7 +40,8 @@ export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Loca
     infoBatchWindowMs: intEnv('INFO_BATCH_WINDOW_MS', LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, env),
     feedShards: intEnv('FEED_SHARDS', 4, env),
     functionTimeoutMs: intEnv('FUNCTION_TIMEOUT_MS', LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, env),
-    queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 6 * intEnv('FUNCTION_TIMEOUT_MS', LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, env), env),
+    // Unset: the pipeline derives it from functionTimeoutMs (6x), so overriding the timeout alone keeps AWS's rule.
+    ...(env.QUEUE_VISIBILITY_TIMEOUT_MS ? { queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 0, env) } : {}),
     maxReceiveCount: intEnv('MAX_RECEIVE_COUNT', 5, env),
     rateLimitPerMinute: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env),
     sendAtMinDelayMs: intEnv('SEND_AT_MIN_DELAY_MS', LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, env),
