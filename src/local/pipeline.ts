@@ -16,7 +16,7 @@ import { createEventBusRoute } from './event-bus.js';
 import type { LocalRoute } from './http-router.js';
 import type { LocalSettings } from './settings.js';
 import type { Scheduler } from '../core/schedules.js';
-import { LocalQueue, LocalQueueRegistry, createSqsRoute, type ConsumerOptions } from './sqs-queues.js';
+import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs-queues.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
 export interface LocalPipelineQueues {
@@ -33,6 +33,8 @@ export interface LocalPipeline {
   queues: LocalPipelineQueues;
   /** Env entries the pipeline's functions read (queue URLs). */
   env: Record<string, string>;
+  /** The SigV4 credentials the local SQS endpoint requires (kept in the queue directory); the runtime's SQS clients sign with them. */
+  sqsCredentials: LocalSqsCredentials;
   close(): Promise<void>;
 }
 
@@ -51,20 +53,24 @@ export interface LocalPipelineOptions {
   queueDir?: string;
 }
 
-export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = 5_000;
+/** Local function timeout; the queues' visibility timeout is VISIBILITY_FACTOR times it, as the CDK app derives it on AWS. */
+export const DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS = 5_000;
+export const VISIBILITY_FACTOR = 6;
+export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = VISIBILITY_FACTOR * DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
 export const DEFAULT_LOCAL_MAX_RECEIVE_COUNT = 5;
 
 export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline {
   const { settings, logger } = options;
   const registry = new LocalQueueRegistry();
-  const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS;
+  const functionTimeoutMs = settings.functionTimeoutMs ?? DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
+  const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? VISIBILITY_FACTOR * functionTimeoutMs;
   const maxReceiveCount = settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT;
   const onError = (error: unknown) => logger.error('local consumer invocation failed', { error: error as Error });
   const journalDir = options.queueDir;
   const queueWithDlq = (name: string, consumerDefaults: ConsumerOptions = {}) => {
-    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, journalDir, onError }));
+    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, journalDir, onError }));
     return registry.add(
-      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
+      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
     );
   };
 
@@ -80,7 +86,8 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   const env = { ...options.env, ...pipelineEnv };
 
   const { dynamoClient, documentClient } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const sqsClient = new SQSClient({ endpoint: options.httpEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const sqsCredentials = loadLocalSqsCredentials(journalDir);
+  const sqsClient = new SQSClient({ endpoint: options.httpEndpoint, region: LOCAL_REGION, credentials: sqsCredentials });
   const clients = { documentClient, dynamoClient, sqsClient };
 
   for (const type of catalog) {
@@ -96,14 +103,16 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
       region: LOCAL_REGION,
       findType: findNotificationType,
       intakeQueueOf: (detailType) => queues.intake[detailType],
+      logger,
     }),
-    createSqsRoute(registry),
+    createSqsRoute(registry, { credentials: sqsCredentials, serverHost: new URL(options.httpEndpoint).hostname }),
   ];
 
   return {
     routes,
     queues,
     env: pipelineEnv,
+    sqsCredentials,
     async close() {
       for (const queue of registry.all()) queue.close();
       sqsClient.destroy();

@@ -11,7 +11,9 @@ export interface LocalSettings {
   /** Info queue batching window; AWS default 30 s, local default 2 s so a demo feels live. */
   infoBatchWindowMs: number;
   feedShards: number;
-  /** Local queues: visibility timeout of every queue (a failed record reappears after it). Default 5 s. */
+  /** Timeout of the local functions: their Lambda context's remaining time (idempotency records expire with it). Default 5 s. */
+  functionTimeoutMs?: number;
+  /** Local queues: visibility timeout of every queue (a failed record reappears after it). Default 6 x functionTimeoutMs (AWS's rule). */
   queueVisibilityTimeoutMs?: number;
   /** Local queues: receives before a message moves to its DLQ. Default 5 (AWS advice for Lambda consumers). */
   maxReceiveCount?: number;
@@ -25,6 +27,8 @@ export interface LocalSettings {
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+/** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
+export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
 
 export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalSettings {
   return {
@@ -35,7 +39,9 @@ export function localSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Loca
     celebrityThreshold: intEnv('CELEBRITY_THRESHOLD', 10_000, env),
     infoBatchWindowMs: intEnv('INFO_BATCH_WINDOW_MS', LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, env),
     feedShards: intEnv('FEED_SHARDS', 4, env),
-    queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 5_000, env),
+    functionTimeoutMs: intEnv('FUNCTION_TIMEOUT_MS', LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, env),
+    // Unset: the pipeline derives it from functionTimeoutMs (6x), so overriding the timeout alone keeps AWS's rule.
+    ...(env.QUEUE_VISIBILITY_TIMEOUT_MS ? { queueVisibilityTimeoutMs: intEnv('QUEUE_VISIBILITY_TIMEOUT_MS', 0, env) } : {}),
     maxReceiveCount: intEnv('MAX_RECEIVE_COUNT', 5, env),
     rateLimitPerMinute: intEnv('RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE_DEFAULT, env),
     sendAtMinDelayMs: intEnv('SEND_AT_MIN_DELAY_MS', LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, env),
