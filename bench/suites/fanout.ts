@@ -4,7 +4,8 @@
  * directly; and a celebrity post's writes for F = 100,000 (S shard writes, follower list never read).
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchPutAll, mapWithParallelism } from '../../src/adapters/dynamo/batch-write.js';
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
@@ -139,7 +140,7 @@ not run on the fan-out's thread.
         const naiveFollowers = Array.from({ length: followers }, (_, i) => `f${String(i).padStart(6, '0')}`);
         const { writes } = planRecipientWrites(naiveEvent, renderNotification(postPublished, naiveEvent), naiveFollowers, 90);
         meter.reset();
-        await mapWithParallelism(writes, NAIVE_PARALLELISM, async ({ source, item }) => {
+        await mapBounded(writes, NAIVE_PARALLELISM, async ({ source, item }) => {
           if (source.kind !== 'own') return;
           const { id, ...fields } = item;
           await client.send(new PutCommand({ TableName: dynamo.tableNames.inbox, Item: { ...keys.inboxItem(TENANT, source.userId, id), ...fields } }));
@@ -153,7 +154,7 @@ not run on the fan-out's thread.
           fanOutMs.push((await timed(() => service.process(postEvent(account, `timed-${followers}-${sample}`), postPublished))).ms);
           const event = postEvent(account, `direct-${followers}-${sample}`);
           const prebuilt = planRecipientWrites(event, renderNotification(postPublished, event), naiveFollowers, 90).writes;
-          directMs.push((await timed(() => inbox.putAll(prebuilt))).ms);
+          directMs.push((await timed(() => inbox.writeInboxItems(prebuilt))).ms);
         }
         // What the fan-out reads that the direct baseline does not: the follower list, paged.
         const queryMs: number[] = [];

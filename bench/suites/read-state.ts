@@ -3,7 +3,8 @@
  * baseline in the same run, inbox page and counts requests with k followed celebrities.
  */
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchPutAll, mapWithParallelism } from '../../src/adapters/dynamo/batch-write.js';
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
@@ -78,7 +79,7 @@ async function naiveMarkAllRead(client: DynamoDBDocumentClient, table: string, u
     for (const row of output.Items ?? []) unread.push(row.sk as string);
     exclusiveStartKey = output.LastEvaluatedKey;
   } while (exclusiveStartKey !== undefined);
-  await mapWithParallelism(unread, NAIVE_PARALLELISM, (sk) =>
+  await mapBounded(unread, NAIVE_PARALLELISM, (sk) =>
     client.send(
       new UpdateCommand({
         TableName: table,
@@ -139,7 +140,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
         const user: UserRef = { tenantId: TENANT, userId: `mark-n${n}` };
         const naiveUser: UserRef = { tenantId: TENANT, userId: `naive-n${n}` };
         const own = recentItems(user.userId, n, 'mark');
-        await inbox.putAll(own.map((stored) => ({ source: { kind: 'own', ...user }, item: stored })));
+        await inbox.writeInboxItems(own.map((stored) => ({ source: { kind: 'own', ...user }, item: stored })));
         const naiveRows = recentItems(naiveUser.userId, n, 'naive').map((stored) => ({
           ...keys.inboxItem(naiveUser.tenantId, naiveUser.userId, stored.id),
           ...stored,
@@ -175,7 +176,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
         if (n === 10_000) {
           // Counts on a user with n unread (before marking would be ideal; a fresh user with the same items).
           const counted: UserRef = { tenantId: TENANT, userId: `count-n${n}` };
-          await inbox.putAll(recentItems(counted.userId, n, 'count').map((stored) => ({ source: { kind: 'own', ...counted }, item: stored })));
+          await inbox.writeInboxItems(recentItems(counted.userId, n, 'count').map((stored) => ({ source: { kind: 'own', ...counted }, item: stored })));
           const count = await metered(meter, () => service.counts(counted));
           results.push({ name: `counts.requests.n${n}`, value: count.totals.requests, unit: 'requests', note: '10,000 unread, answer capped at 99' });
         }
@@ -189,10 +190,10 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
           for (let shard = 0; shard < DEFAULT_FEED_SHARDS; shard += 1) feeds.push({ source: { kind: 'feed', tenantId: TENANT, actorId: `celeb-${c}`, shard }, item: stored });
         }
       }
-      await inbox.putAll(feeds);
+      await inbox.writeInboxItems(feeds);
       for (const k of FOLLOWED) {
         const user: UserRef = { tenantId: TENANT, userId: `reader-k${k}` };
-        await inbox.putAll(recentItems(user.userId, 50, 'own').map((stored) => ({ source: { kind: 'own', ...user }, item: stored })));
+        await inbox.writeInboxItems(recentItems(user.userId, 50, 'own').map((stored) => ({ source: { kind: 'own', ...user }, item: stored })));
         const followedAt = new Date(Date.now() - 7_200_000).toISOString();
         await batchPutAll(
           client,

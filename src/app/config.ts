@@ -58,6 +58,7 @@ const ENV_NAMES = [
   'WS_PORT',
   'DATA_DIR',
   'INFO_BATCH_WINDOW_MS',
+  'FUNCTION_TIMEOUT_MS',
   'QUEUE_VISIBILITY_TIMEOUT_MS',
   'MAX_RECEIVE_COUNT',
   'LOG_LEVEL',
@@ -417,6 +418,8 @@ export function authorizerConfigFromEnv(env: Env): AuthorizerConfig {
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+/** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
+export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
 
 export const localSettingsShape = {
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
@@ -426,7 +429,9 @@ export const localSettingsShape = {
   CELEBRITY_THRESHOLD: integer(10_000, 1),
   INFO_BATCH_WINDOW_MS: integer(LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, 0),
   FEED_SHARDS: integer(4, 1),
-  QUEUE_VISIBILITY_TIMEOUT_MS: integer(5_000, 1),
+  FUNCTION_TIMEOUT_MS: integer(LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, 1),
+  // Unset: the pipeline derives it from FUNCTION_TIMEOUT_MS (6x), so overriding the timeout alone keeps AWS's rule.
+  QUEUE_VISIBILITY_TIMEOUT_MS: optionalInteger(1),
   MAX_RECEIVE_COUNT: integer(5, 1),
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),

@@ -6,7 +6,11 @@ import type { SchedulerConfig } from './config.js';
 import { clientOptions, type Parts } from './parts.js';
 
 export function sqsClient(parts: Parts): SQSClient {
-  return parts.once('sqs-client', () => new SQSClient({ ...clientOptions(parts), ...(parts.aws.sqsEndpoint ? { endpoint: parts.aws.sqsEndpoint } : {}) }));
+  return parts.once('sqs-client', () => new SQSClient({
+      ...clientOptions(parts),
+      ...(parts.aws.sqsEndpoint ? { endpoint: parts.aws.sqsEndpoint } : {}),
+      ...(parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
+    }));
 }
 
 /** EventBridge Scheduler (the local runtime passes its own Scheduler instead). */

@@ -28,6 +28,8 @@ export interface AwsTarget {
   dynamoEndpoint?: string;
   /** The local SQS endpoint (the local runtime's HTTP server). */
   sqsEndpoint?: string;
+  /** The local SQS endpoint's own SigV4 credentials (generated per DATA_DIR); other clients keep `credentials`. */
+  sqsCredentials?: AwsCredentialIdentity;
 }
 
 export interface Parts {

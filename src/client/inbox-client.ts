@@ -4,7 +4,8 @@
  *
  * How it keeps its promises:
  * - no duplicates: every path (push, digest, catch-up, history page) goes through one store keyed by id;
- * - no losses: after every (re)connect it asks `GET /notifications?since=` for what it may have missed;
+ * - no losses: after every (re)connect it asks `GET /notifications?since=` for what it may have missed,
+ *   and it fetches what a push only names (a `notification_ref`, the ids of a digest beyond its bodies);
  * - no drifting badge: counts come from the server (REST or `read_state`) and are only adjusted
  *   locally for live arrivals in between; a count answer that raced an arrival is asked again.
  */
@@ -14,7 +15,10 @@ import { LiveConnection, type ConnectionStatus, type LiveConnectionTimings } fro
 import { createInboxRest, type InboxRest } from './rest.js';
 import type { Clock, Counts, FetchLike, Notification, ServerMessage, TimerHandle, TokenSource, WebSocketLike } from './types.js';
 import { systemClock } from './types.js';
-import { lowestIdAt, timeOfId } from './ulid-time.js';
+import { idJustBelow, lowestIdAt, timeOfId } from './ulid-time.js';
+
+/** Tries to fetch a notification a push only named; a miss may be a read that lagged the write. */
+const MISSING_FETCH_ATTEMPTS = 3;
 
 export interface InboxClientOptions extends LiveConnectionTimings {
   /** REST base URL (`http` of `.local/endpoints.json`, or the API Gateway stage URL). */
@@ -68,14 +72,17 @@ export interface InboxState {
 
 export interface DigestEvent {
   count: number;
-  /** The digest's notifications this client did not hold yet. */
+  /**
+   * The digest's notifications this client did not hold yet, newest first, including the ones it
+   * fetched because they did not fit in the message.
+   */
   notifications: Notification[];
 }
 
 export interface InboxClientEvents {
   /** Any change of `getState()`. */
   change: InboxState;
-  /** A notification pushed live that this client did not hold yet (toast it). */
+  /** A notification pushed live (or fetched after a `notification_ref`) that this client did not hold yet (toast it). */
   notification: Notification;
   /** A digest pushed live with at least one notification this client did not hold yet. */
   digest: DigestEvent;
@@ -122,6 +129,8 @@ export class InboxClient {
   private readFlagsRefresh: Promise<void> | undefined;
   private state: InboxState | undefined;
   private readonly detachLifecycle: Array<() => void> = [];
+  /** Waits between attempts to fetch a named notification; cleared by `stop()`. */
+  private readonly fetchRetryTimers = new Set<TimerHandle>();
 
   constructor(private readonly options: InboxClientOptions) {
     this.clock = options.clock ?? systemClock;
@@ -170,6 +179,8 @@ export class InboxClient {
     this.connection?.stop();
     this.clock.clearTimeout(this.syncRetryTimer);
     this.clock.clearTimeout(this.countsRecheckTimer);
+    for (const timer of this.fetchRetryTimers) this.clock.clearTimeout(timer);
+    this.fetchRetryTimers.clear();
     for (const detach of this.detachLifecycle.splice(0)) detach();
   }
 
@@ -359,11 +370,32 @@ export class InboxClient {
         for (const notification of added) this.emit('notification', notification);
         break;
       }
-      case 'digest': {
-        const added = this.arrive(message.notifications ?? []);
-        if (added.length > 0) this.emit('digest', { count: message.count, notifications: added });
+      case 'notification_ref': {
+        this.lastArrivalAt = this.clock.now();
+        void this.fetchNamed([message.id], message.notificationType).then((added) => {
+          for (const notification of added) this.emit('notification', notification);
+        });
         break;
       }
+      case 'digest': {
+        const bodies = message.notifications ?? [];
+        const added = this.arrive(bodies);
+        const withBody = new Set(bodies.map((notification) => notification.id));
+        const missing = (message.ids ?? []).filter((id) => !withBody.has(id) && !this.store.has(id));
+        if (missing.length === 0) {
+          if (added.length > 0) this.emit('digest', { count: message.count, notifications: added });
+          break;
+        }
+        // One digest event once the rest is fetched, so a product toasts the digest once.
+        void this.fetchNamed(missing).then((fetched) => {
+          const all = [...added, ...fetched].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+          if (all.length > 0) this.emit('digest', { count: message.count, notifications: all });
+        });
+        break;
+      }
+      case 'error':
+        this.emit('error', new Error(`server refused a message: ${message.code}: ${message.message}`));
+        break;
       case 'read_state': {
         this.changeSequence += 1;
         this.store.applyReadMark(message.readAt);
@@ -382,6 +414,54 @@ export class InboxClient {
       default:
         break;
     }
+  }
+
+  /**
+   * Fetches notifications a push named without carrying them and merges them as live arrivals;
+   * returns the ones not held before. `since=<just below the oldest>` starts at exactly that id; the
+   * type narrows the pages when all are of one type. An id held meanwhile (a catch-up got it) is
+   * not fetched again; one still missing after a few attempts is left to the next catch-up.
+   */
+  private async fetchNamed(ids: readonly string[], type?: string): Promise<Notification[]> {
+    const wanted = new Set(ids);
+    const arrived: Notification[] = [];
+    for (let attempt = 0; ; attempt += 1) {
+      for (const id of wanted) if (this.store.has(id)) wanted.delete(id);
+      if (wanted.size === 0 || this.stopped) return arrived;
+      try {
+        const found = await this.listByIds(wanted, type);
+        for (const item of found) wanted.delete(item.id);
+        arrived.push(...this.arrive(found));
+      } catch (error) {
+        this.emit('error', toError(error));
+      }
+      if (wanted.size === 0 || attempt + 1 >= MISSING_FETCH_ATTEMPTS) return arrived;
+      await this.waitBeforeRetry(backoffDelay(attempt, this.random, this.options.backoff));
+    }
+  }
+
+  /** The wanted ids found in `GET /notifications?since=` pages, newest first. */
+  private async listByIds(wanted: ReadonlySet<string>, type: string | undefined): Promise<Notification[]> {
+    const oldest = [...wanted].sort()[0]!;
+    const since = idJustBelow(oldest);
+    const found: Notification[] = [];
+    let cursor: string | undefined;
+    for (let pages = 1; ; pages += 1) {
+      const page = await this.rest.listPage({ limit: this.settings.catchUpPageSize, since, cursor, type });
+      for (const item of page.items) if (wanted.has(item.id)) found.push(item);
+      if (found.length >= wanted.size || page.nextCursor === null || pages >= this.settings.maxCatchUpPages) return found;
+      cursor = page.nextCursor;
+    }
+  }
+
+  private waitBeforeRetry(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimeout(() => {
+        this.fetchRetryTimers.delete(timer);
+        resolve();
+      }, ms);
+      this.fetchRetryTimers.add(timer);
+    });
   }
 
   /** Merges live notifications; the ones not held before are counted and returned. */

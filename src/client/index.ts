@@ -11,6 +11,6 @@ export { LiveConnection } from './live-connection.js';
 export type { ConnectionStatus, LiveConnectionOptions, LiveConnectionTimings } from './live-connection.js';
 export { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
-export { lowestIdAt, timeOfId } from './ulid-time.js';
+export { idJustBelow, lowestIdAt, timeOfId } from './ulid-time.js';
 export { systemClock } from './types.js';
 export type * from './types.js';

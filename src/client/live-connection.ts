@@ -6,7 +6,9 @@
  */
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { resolveToken } from './rest.js';
-import type { Clock, ServerMessage, TimerHandle, TokenSource, WebSocketFactory, WebSocketLike } from './types.js';
+import type { ClientMessage, Clock, ServerMessage, TimerHandle, TokenSource, WebSocketFactory, WebSocketLike } from './types.js';
+
+const PING: ClientMessage = { action: 'ping' };
 
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
 
@@ -206,7 +208,7 @@ export class LiveConnection {
     const socket = this.socket;
     if (!socket || socket.readyState !== OPEN) return;
     try {
-      socket.send(JSON.stringify({ action: 'ping' }));
+      socket.send(JSON.stringify(PING));
     } catch {
       this.lost(socket);
       return;

@@ -1,5 +1,5 @@
 /** The REST half of the contract (CONTRACT.md, REST), over an injectable `fetch`. */
-import type { Counts, FetchLike, InboxPage, TokenSource } from './types.js';
+import type { Counts, FetchLike, InboxPage, ReadAllAnswer, SeenAllAnswer, TokenSource } from './types.js';
 
 /** A non-2xx answer: `status` and the contract's `{"error": {"code", "message"}}` when present. */
 export class InboxApiError extends Error {
@@ -31,8 +31,8 @@ export interface ListPageRequest {
 export interface InboxRest {
   listPage(request?: ListPageRequest): Promise<InboxPage>;
   counts(): Promise<Counts>;
-  markAllRead(): Promise<{ readAt: string }>;
-  markAllSeen(): Promise<{ seenAt: string }>;
+  markAllRead(): Promise<ReadAllAnswer>;
+  markAllSeen(): Promise<SeenAllAnswer>;
   markRead(id: string): Promise<void>;
 }
 
@@ -90,10 +90,10 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & { setTok
       return (await call('GET', '/notifications/counts')) as Counts;
     },
     async markAllRead() {
-      return (await call('POST', '/notifications/read-all')) as { readAt: string };
+      return (await call('POST', '/notifications/read-all')) as ReadAllAnswer;
     },
     async markAllSeen() {
-      return (await call('POST', '/notifications/seen-all')) as { seenAt: string };
+      return (await call('POST', '/notifications/seen-all')) as SeenAllAnswer;
     },
     async markRead(id) {
       await call('POST', `/notifications/${encodeURIComponent(id)}/read`);

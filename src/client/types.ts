@@ -1,65 +1,30 @@
 /**
- * The wire types of the public contract (CONTRACT.md, REST and WebSocket), declared here so the
- * client stays self-contained: it imports nothing from the server side, no AWS SDK, no Node module.
+ * The client's types. The wire shapes (REST and WebSocket) are the contract module's, re-exported
+ * under the client's public names; importing them is types-only, so nothing of the server's
+ * runtime (zod, AWS SDK, Node modules) reaches a browser bundle.
  */
+import type { NotificationPage } from '../contract/wire.js';
 
-export interface Actor {
-  id: string;
-  name?: string;
-  [key: string]: unknown;
-}
+export type {
+  Actor,
+  ClientMessage,
+  Counts,
+  DigestMessage,
+  ErrorMessage,
+  Notification,
+  NotificationMessage,
+  NotificationPage,
+  NotificationRefMessage,
+  PingMessage,
+  PongMessage,
+  ReadAllAnswer,
+  ReadStateMessage,
+  SeenAllAnswer,
+  ServerMessage,
+} from '../contract/wire.js';
 
-/** `Notification` of the REST and WebSocket contract. `id` is a ULID: sorting ids sorts by time. */
-export interface Notification {
-  id: string;
-  type: string;
-  createdAt: string;
-  read: boolean;
-  seen: boolean;
-  actor: Actor;
-  title: string;
-  body: string;
-  data: Record<string, unknown>;
-}
-
-/** `GET /notifications/counts`. Both counts stop at a cap (99) and `capped` says so. */
-export interface Counts {
-  unread: number;
-  unseen: number;
-  capped: boolean;
-}
-
-export interface InboxPage {
-  items: Notification[];
-  nextCursor: string | null;
-}
-
-export interface NotificationMessage {
-  type: 'notification';
-  notification: Notification;
-}
-
-export interface DigestMessage {
-  type: 'digest';
-  count: number;
-  notifications: Notification[];
-}
-
-export interface ReadStateMessage {
-  type: 'read_state';
-  readAt: string | null;
-  seenAt: string | null;
-  unread: number;
-  unseen: number;
-  /** Not in the contract today; honoured when a server sends it. */
-  capped?: boolean;
-}
-
-export interface PongMessage {
-  type: 'pong';
-}
-
-export type ServerMessage = NotificationMessage | DigestMessage | ReadStateMessage | PongMessage;
+/** A page of `GET /notifications` (the client's name for the contract's `NotificationPage`). */
+export type InboxPage = NotificationPage;
 
 /**
  * Where the client gets its JWT. A function is called before every connect and request (cache in

@@ -29,3 +29,21 @@ function encodeTime(timeMs: number): string {
 export function lowestIdAt(timeMs: number): string {
   return encodeTime(timeMs) + '0'.repeat(RANDOM_LENGTH);
 }
+
+/**
+ * The greatest ULID below `id` (the same id with its last character stepped down, borrowing), so
+ * `since=<it>` starts exactly at `id`. Undefined for the lowest id, which nothing precedes.
+ */
+export function idJustBelow(id: string): string | undefined {
+  const chars = id.toUpperCase().split('');
+  for (let i = chars.length - 1; i >= 0; i -= 1) {
+    const value = CROCKFORD.indexOf(chars[i]!);
+    if (value < 0) throw new Error(`not a ULID: ${id}`);
+    if (value > 0) {
+      chars[i] = CROCKFORD.charAt(value - 1);
+      return chars.join('');
+    }
+    chars[i] = CROCKFORD.charAt(CROCKFORD.length - 1);
+  }
+  return undefined;
+}

@@ -8,7 +8,7 @@ import type { FollowGraph } from './ports/follow-graph.js';
 import type { PromotionJobQueue } from './ports/queues.js';
 import type { PromotionJob } from './promotion-job.js';
 
-export const PROMOTION_PAGE_SIZE = 1_000;
+const PROMOTION_PAGE_SIZE = 1_000;
 
 export interface CelebrityPromotionDeps {
   graph: FollowGraph;

@@ -15,7 +15,7 @@ const notificationId = z.string().regex(ULID_PATTERN);
 export const prioritySchema = z.enum(['urgent', 'info']);
 export type Priority = z.infer<typeof prioritySchema>;
 
-export const renderedNotificationSchema = z.object({
+const renderedNotificationSchema = z.object({
   type: z.string(),
   createdAt: z.string(),
   actor: z.object({ id: identifier }).catchall(z.unknown()),

@@ -11,24 +11,24 @@ import { IDENTIFIER_PATTERN } from './keys.js';
 import type { Actor } from './notification.js';
 
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
-export const MAX_DIRECT_RECIPIENTS = 1_000;
+const MAX_DIRECT_RECIPIENTS = 1_000;
 
 /**
  * How far ahead of the receiver's clock an event `time` may be (clock skew). A later time would put
  * the notification above every read mark (read-all could never clear it) and at the top of the inbox
  * until then; deliveries in the future are what `sendAt` is for.
  */
-export const MAX_EVENT_TIME_AHEAD_MS = 5 * 60 * 1000;
+const MAX_EVENT_TIME_AHEAD_MS = 5 * 60 * 1000;
 
 /** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
-export const MAX_ACTOR_BYTES = 4 * 1024;
+const MAX_ACTOR_BYTES = 4 * 1024;
 
 const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
 
 /** Notification ids are ULIDs: their time part cannot hold an instant before 1970. */
 const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
 
-export const eventEnvelopeSchema = z
+const eventEnvelopeSchema = z
   .object({
     id: z.string().min(1).max(256),
     tenantId: identifier,
@@ -47,14 +47,13 @@ export const eventEnvelopeSchema = z
 export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;
 
 /** The SQS body of an intake queue: the EventBridge event as the rule delivers it. */
-export const eventBridgeEventSchema = z.object({
+const eventBridgeEventSchema = z.object({
   id: z.string().optional(),
   'detail-type': z.string().min(1),
   source: z.string().optional(),
   time: z.string().optional(),
   detail: z.unknown(),
 });
-export type EventBridgeEvent = z.infer<typeof eventBridgeEventSchema>;
 
 /** A validated event, plain JSON (it is the idempotency payload and survives a round trip). */
 export interface NotificationEvent {

@@ -26,7 +26,7 @@ export function renderNotification(type: NotificationType, event: NotificationEv
 }
 
 /** Expiry from the event time (not the processing time), so a retried write is byte-identical. */
-export function expiresAtOf(event: NotificationEvent, ttlDays: number): number {
+function expiresAtOf(event: NotificationEvent, ttlDays: number): number {
   return Math.floor(event.timeMs / 1000) + ttlDays * 86_400;
 }
 

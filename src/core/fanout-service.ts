@@ -52,13 +52,13 @@ export interface FanOutSummary {
   tierChange?: { userId: string; from: Tier; to: Tier };
 }
 
-export const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
+const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
 /** The first follower page is small so the first writes start after a short Query. */
-export const FIRST_FOLLOWER_PAGE_SIZE = 100;
+const FIRST_FOLLOWER_PAGE_SIZE = 100;
 /** Unwritten follower ids kept in memory, in pages. */
-export const MAX_BUFFERED_PAGES = 2;
+const MAX_BUFFERED_PAGES = 2;
 /** BatchWriteItem calls in flight for one event. */
-export const DEFAULT_WRITE_PARALLELISM = 8;
+const DEFAULT_WRITE_PARALLELISM = 8;
 /** BatchWriteItem's limit: each writer takes this many follower ids per call. */
 const BATCH_WRITE_SIZE = 25;
 
@@ -89,7 +89,7 @@ export class FanOutService {
     const userIds = await this.withoutMuted(event, audience);
     if (userIds.length === 0) return;
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays);
-    await this.deps.inbox.putAll(writes);
+    await this.deps.inbox.writeInboxItems(writes);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
@@ -111,7 +111,7 @@ export class FanOutService {
     if (profile.tier === 'celebrity') {
       // The follower list is never read: cost is S writes and one job, whatever the follower count.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays);
-      await this.deps.inbox.putAll(feed.writes);
+      await this.deps.inbox.writeInboxItems(feed.writes);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;
@@ -177,7 +177,7 @@ export class FanOutService {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
-          await this.deps.inbox.putAll(writes);
+          await this.deps.inbox.writeInboxItems(writes);
           summary.inboxItems += writes.length;
           written.push(...recipients);
           while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));

@@ -87,13 +87,13 @@ export class InboxService {
     const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
     const [celebrities, own, state, muted] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
-      this.deps.inbox.listNewestFirst(ownSource, pageQuery()),
+      this.deps.inbox.listInboxPage(ownSource, pageQuery()),
       this.deps.readState.getReadState(user),
       this.mutedTypesOf(user),
     ]);
     const feedSources = this.viewSources(user, celebrities).slice(1);
     const feeds = await Promise.all(
-      feedSources.map(({ source, floor }) => this.deps.inbox.listNewestFirst(source, pageQuery(floor, muted))),
+      feedSources.map(({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))),
     );
     const merged = mergeNewestFirst([own, ...feeds], request.limit + 1);
     const page = merged.slice(0, request.limit);
@@ -118,8 +118,8 @@ export class InboxService {
     const idLists = await Promise.all(
       this.viewSources(user, celebrities).map(({ source, floor }) =>
         source.kind === 'feed' && muted.length > 0
-          ? this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
-          : this.deps.inbox.listIdsAbove(source, maxId(readMark, floor), limit, nowMs),
+          ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
+          : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
       ),
     );
     return countFromIdsAboveReadMark(new Set(idLists.flat()), state);
@@ -150,14 +150,14 @@ export class InboxService {
   async markOneRead(user: UserRef, id: string): Promise<void> {
     const nowMs = this.deps.clock.nowMs();
     const own: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
-    let found = await this.deps.inbox.findInSources([own], id, nowMs);
+    let found = await this.deps.inbox.findNotification([own], id, nowMs);
     if (!found) {
       const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
       const visibleFeeds = this.viewSources(user, celebrities)
         .slice(1)
         .filter(({ floor }) => floor === undefined || id > floor)
         .map(({ source }) => source);
-      if (visibleFeeds.length > 0) found = await this.deps.inbox.findInSources(visibleFeeds, id, nowMs);
+      if (visibleFeeds.length > 0) found = await this.deps.inbox.findNotification(visibleFeeds, id, nowMs);
     }
     if (!found) throw new NotFoundError(`notification ${id} is not in your inbox`);
     const expiresAt = Math.ceil(nowMs / 1000) + this.deps.inboxTtlDays * 86_400;

@@ -35,7 +35,7 @@ const READ_EXCEPTION_PREFIX = 'READ#';
 /** API Gateway connection ids are short base64-like strings; no `#`. */
 export const CONNECTION_ID_PATTERN = /^[A-Za-z0-9+/=_-]{1,128}$/;
 
-export function assertConnectionId(value: string): string {
+function assertConnectionId(value: string): string {
   return assertIdentifierMatching('connectionId', value, CONNECTION_ID_PATTERN);
 }
 

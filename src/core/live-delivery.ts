@@ -12,11 +12,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { DeliveryJob, Priority } from './delivery-job.js';
-import { liveNotification, planMessages, type PendingPush } from './live-messages.js';
+import { forEachBounded } from './bounded-parallel.js';
+import { pushToConnection } from './connection-push.js';
+import { liveNotification, type PendingPush } from './live-messages.js';
 import type { UserRef } from './ports/inbox.js';
 import type { GateCandidate, LiveDeliveryGate } from './live-gate.js';
 import type { Notification } from './notification.js';
-import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryLedger } from './ports/live.js';
+import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger } from './ports/live.js';
 
 export interface DeliveryInput {
   /** The queue record the job came from (reported back when the job must be retried). */
@@ -33,7 +35,6 @@ export interface DeliveryReport {
   goneConnections: number;
 }
 
-export type DeliveryErrorReporter = (message: string, error: unknown, context: Record<string, unknown>) => void;
 
 export interface LiveDeliveryDeps {
   directory: ConnectionDirectory;
@@ -49,14 +50,6 @@ export interface LiveDeliveryDeps {
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
-
-async function forEachWithParallelism<T>(inputs: Iterable<T>, parallelism: number, work: (input: T) => Promise<void>): Promise<void> {
-  const iterator = inputs[Symbol.iterator]();
-  const worker = async () => {
-    for (let next = iterator.next(); !next.done; next = iterator.next()) await work(next.value);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, parallelism) }, worker));
-}
 
 export class LiveDelivery {
   private readonly parallelism: number;
@@ -114,7 +107,7 @@ export class LiveDelivery {
         }
       }
     }
-    await forEachWithParallelism(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report));
+    await forEachBounded(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report));
   }
 
   /**
@@ -159,7 +152,7 @@ export class LiveDelivery {
       try {
         for await (const subscribers of this.deps.directory.onlineSubscriberPages(job.tenantId, job.target.actorId)) {
           const page = await this.admitFollowers(subscribers, job, notification);
-          await forEachWithParallelism(page, this.parallelism, (target) => this.pushToConnection(target, [{ notification, digestible, tag: recordId }], report));
+          await forEachBounded(page, this.parallelism, (target) => this.pushToConnection(target, [{ notification, digestible, tag: recordId }], report));
         }
       } catch (error) {
         this.onError('online subscriber paging failed', error, { recordId, actorId: job.target.actorId });
@@ -168,48 +161,13 @@ export class LiveDelivery {
     }
   }
 
-  /** Claims each pair, then posts the planned messages in order; stops at 410 Gone. */
+  /** The push routine, its outcome added to the report: a failed push fails (only) its record. */
   private async pushToConnection(target: ConnectionTarget, pushes: readonly PendingPush<string>[], report: DeliveryReport): Promise<void> {
-    const claimed: PendingPush<string>[] = [];
-    await Promise.all(
-      pushes.map(async (push) => {
-        try {
-          if (await this.deps.ledger.claim(push.notification.id, target.connectionId)) claimed.push(push);
-          else report.duplicatesSkipped += 1;
-        } catch (error) {
-          // Fail closed: without a claim we do not push; the record is retried.
-          this.onError('delivery claim failed', error, { notificationId: push.notification.id, connectionId: target.connectionId });
-          report.failedRecordIds.add(push.tag);
-        }
-      }),
-    );
-    for (const message of planMessages(claimed)) {
-      let outcome: 'sent' | 'gone';
-      try {
-        outcome = await this.deps.pusher.post(target.connectionId, message.payload);
-      } catch (error) {
-        this.onError('push failed, will retry', error, { connectionId: target.connectionId });
-        for (const push of message.pushes) report.failedRecordIds.add(push.tag);
-        await this.releaseClaims(target, message.pushes);
-        continue;
-      }
-      if (outcome === 'gone') {
-        report.goneConnections += 1;
-        await this.deps.directory.removeConnection(target).catch((error: unknown) => this.onError('stale connection cleanup failed', error, { connectionId: target.connectionId }));
-        return;
-      }
-      report.messagesSent += 1;
-    }
-  }
-
-  private async releaseClaims(target: ConnectionTarget, pushes: readonly PendingPush<string>[]): Promise<void> {
-    await Promise.all(
-      pushes.map((push) =>
-        // A claim that cannot be released keeps the pair "delivered" (fail closed): no duplicate,
-        // and the client catches the notification up over REST.
-        this.deps.ledger.release(push.notification.id, target.connectionId).catch((error: unknown) => this.onError('claim release failed', error, { notificationId: push.notification.id, connectionId: target.connectionId })),
-      ),
-    );
+    const result = await pushToConnection({ ...this.deps, onError: this.onError }, target, pushes, 'message');
+    report.messagesSent += result.messagesSent;
+    report.duplicatesSkipped += result.duplicatesSkipped;
+    if (result.gone) report.goneConnections += 1;
+    for (const push of result.failed) report.failedRecordIds.add(push.tag);
   }
 }
 

@@ -11,11 +11,12 @@
  * schedule (deterministic name), whose message comes back to a delivery queue at the release time.
  */
 import * as z from 'zod';
+import { forEachBounded } from './bounded-parallel.js';
+import { pushToConnection } from './connection-push.js';
 import type { Priority } from './delivery-job.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
 import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_MAX_HOLDS, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS, type LiveDecision } from './live-delivery-policy.js';
 import type { ConnectionDirectory, ConnectionPusher, DeliveryLedger } from './ports/live.js';
-import { digestPayload, notificationPayload } from './live-messages.js';
 import type { Notification } from './notification.js';
 import type { Clock } from './ports/clock.js';
 import type { UserRef } from './ports/inbox.js';
@@ -72,18 +73,6 @@ export interface LiveGateDeps {
 
 /** Counter and hold writes in flight at once (an info batch may hold thousands of recipients). */
 const COUNTER_PARALLELISM = 16;
-
-async function forEachBounded<T>(inputs: readonly T[], parallelism: number, work: (input: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const index = next;
-      next += 1;
-      await work(inputs[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
-}
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
 const byIdAscending = (a: { notification: Notification }, b: { notification: Notification }) => (a.notification.id < b.notification.id ? -1 : a.notification.id > b.notification.id ? 1 : 0);
@@ -238,28 +227,13 @@ export class HeldPushReleaser {
     const notifications = await this.deps.gate.takeRelease(message);
     if (notifications.length === 0) return { notifications: 0, messagesSent: 0 };
     const connections = await this.deps.directory.connectionsOf([{ tenantId: message.tenantId, userId: message.userId }]);
-    let messagesSent = 0;
-    const failures: unknown[] = [];
-    await Promise.all(
-      connections.map(async (target) => {
-        const claimed: Notification[] = [];
-        try {
-          for (const notification of notifications) {
-            if (await this.deps.ledger.claim(notification.id, target.connectionId)) claimed.push(notification);
-          }
-          if (claimed.length === 0) return;
-          const payload = claimed.length === 1 ? notificationPayload(claimed[0]!) : digestPayload(claimed);
-          const outcome = await this.deps.pusher.post(target.connectionId, payload);
-          if (outcome === 'gone') await this.deps.directory.removeConnection(target);
-          else messagesSent += 1;
-        } catch (error) {
-          // A failed claim or push gives back this connection's claims, so the retried release pushes them all.
-          await Promise.allSettled(claimed.map((notification) => this.deps.ledger.release(notification.id, target.connectionId)));
-          failures.push(error);
-        }
-      }),
-    );
-    if (failures.length > 0) throw failures[0];
+    // Held pushes collapse into one message per connection (a digest for several); a failure gives
+    // back the connection's claims, so the retried release pushes them all.
+    const pushes = notifications.map((notification) => ({ notification, digestible: true, tag: notification.id }));
+    const results = await Promise.all(connections.map((target) => pushToConnection(this.deps, target, pushes, 'connection')));
+    const failure = results.find((result) => result.errors.length > 0);
+    if (failure) throw failure.errors[0];
+    const messagesSent = results.reduce((sum, result) => sum + result.messagesSent, 0);
     return { notifications: notifications.length, messagesSent };
   }
 }

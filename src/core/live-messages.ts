@@ -2,59 +2,18 @@
  * The server -> client WebSocket messages (CONTRACT.md, WebSocket) and the rules that shape them:
  * the 128 KB message limit of API Gateway WebSocket APIs and the info digest collapse.
  */
+import type { DigestMessage, NotificationMessage, NotificationRefMessage, ReadStateMessage, ServerMessage } from '../contract/wire.js';
 import type { RenderedNotification } from './delivery-job.js';
 import type { Notification } from './notification.js';
 import type { Counts } from './read-state.js';
 
+export type { DigestMessage, ErrorMessage, NotificationMessage, NotificationRefMessage, PongMessage, ReadStateMessage } from '../contract/wire.js';
+
 /** API Gateway WebSocket APIs refuse a message above 128 KB (PostToConnection answers 413). */
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 128 * 1024;
 
-export interface NotificationMessage {
-  type: 'notification';
-  notification: Notification;
-}
-
-/** Sent instead of a notification too large for one message; the client fetches it over REST. */
-export interface NotificationRefMessage {
-  type: 'notification_ref';
-  id: string;
-  notificationType: string;
-  createdAt: string;
-}
-
-/**
- * Several info notifications for one user collapsed into one message, newest first. `ids` lists
- * every notification of the digest; `notifications` holds them all unless that would exceed the
- * message limit, in which case it holds the newest that fit and the client fetches the rest.
- */
-export interface DigestMessage {
-  type: 'digest';
-  count: number;
-  ids: string[];
-  notifications: Notification[];
-}
-
-export interface ReadStateMessage {
-  type: 'read_state';
-  readAt: string | null;
-  seenAt: string | null;
-  unread: number;
-  unseen: number;
-  capped: boolean;
-}
-
-export interface PongMessage {
-  type: 'pong';
-}
-
-/** Answer to a client message the server does not understand. */
-export interface ErrorMessage {
-  type: 'error';
-  code: string;
-  message: string;
-}
-
-export type LiveMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage | ErrorMessage;
+/** Every server -> client message: the wire contract's `ServerMessage`, under the server's name. */
+export type LiveMessage = ServerMessage;
 
 const encoder = new TextEncoder();
 
@@ -82,14 +41,18 @@ export function liveNotification(id: string, rendered: RenderedNotification): No
 }
 
 /** `notification`, or a `notification_ref` when the full message would exceed `limitBytes`. */
+export function notificationMessage(notification: Notification, limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): NotificationMessage | NotificationRefMessage {
+  const full: NotificationMessage = { type: 'notification', notification };
+  if (utf8Length(encodeLiveMessage(full)) <= limitBytes) return full;
+  return { type: 'notification_ref', id: notification.id, notificationType: notification.type, createdAt: notification.createdAt };
+}
+
 export function notificationPayload(notification: Notification, limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): string {
-  const full = encodeLiveMessage({ type: 'notification', notification });
-  if (utf8Length(full) <= limitBytes) return full;
-  return encodeLiveMessage({ type: 'notification_ref', id: notification.id, notificationType: notification.type, createdAt: notification.createdAt });
+  return encodeLiveMessage(notificationMessage(notification, limitBytes));
 }
 
 /** `digest` of the notifications, newest first, holding as many full notifications as fit in `limitBytes`. */
-export function digestPayload(notifications: readonly Notification[], limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): string {
+export function digestMessage(notifications: readonly Notification[], limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): DigestMessage {
   const newestFirst = [...notifications].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const ids = newestFirst.map((notification) => notification.id);
   const envelope = utf8Length(encodeLiveMessage({ type: 'digest', count: ids.length, ids, notifications: [] }));
@@ -102,11 +65,19 @@ export function digestPayload(notifications: readonly Notification[], limitBytes
     size = next;
     fitting += 1;
   }
-  return encodeLiveMessage({ type: 'digest', count: ids.length, ids, notifications: newestFirst.slice(0, fitting) });
+  return { type: 'digest', count: ids.length, ids, notifications: newestFirst.slice(0, fitting) };
+}
+
+export function digestPayload(notifications: readonly Notification[], limitBytes = MAX_WEBSOCKET_MESSAGE_BYTES): string {
+  return encodeLiveMessage(digestMessage(notifications, limitBytes));
+}
+
+export function readStateMessage(state: { readAt: string | null; seenAt: string | null }, counts: Counts): ReadStateMessage {
+  return { type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped };
 }
 
 export function readStatePayload(state: { readAt: string | null; seenAt: string | null }, counts: Counts): string {
-  return encodeLiveMessage({ type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped });
+  return encodeLiveMessage(readStateMessage(state, counts));
 }
 
 export const PONG_PAYLOAD = encodeLiveMessage({ type: 'pong' });

@@ -1,10 +1,7 @@
-/** The stored notification and the shape clients receive (CONTRACT.md `Notification`). */
+/** The stored notification; the shape clients receive (`Notification`) is the wire contract's. */
+import type { Actor } from '../contract/wire.js';
 
-export interface Actor {
-  id: string;
-  name?: string;
-  [key: string]: unknown;
-}
+export type { Actor, Notification } from '../contract/wire.js';
 
 /** What an inbox or feed item holds. Written once, never updated. */
 export interface StoredNotification {
@@ -17,18 +14,6 @@ export interface StoredNotification {
   data: Record<string, unknown>;
   /** Epoch seconds; DynamoDB TTL deletes lazily, so reads filter on it too. */
   expiresAt: number;
-}
-
-export interface Notification {
-  id: string;
-  type: string;
-  createdAt: string;
-  read: boolean;
-  seen: boolean;
-  actor: Actor;
-  title: string;
-  body: string;
-  data: Record<string, unknown>;
 }
 
 export const INBOX_TTL_DAYS_DEFAULT = 90;

@@ -61,7 +61,6 @@ export function preferencesInputSchema(knownTypes: readonly string[]) {
     })
     .strict();
 }
-export type PreferencesInput = z.infer<ReturnType<typeof preferencesInputSchema>>;
 
 /**
  * A stored preferences row as read back. Lenient about types (a type removed from the catalog is

@@ -3,6 +3,7 @@
  * connection of the user receives a `read_state` message with the new marks and counts.
  */
 import type { ConnectionDirectory, ConnectionPusher } from './ports/live.js';
+import { postOrRemoveStale } from './connection-push.js';
 import { readStatePayload } from './live-messages.js';
 import type { ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import type { Counts } from './read-state.js';
@@ -27,7 +28,7 @@ export class ReadStateSync implements ReadStateListener {
     await Promise.all(
       connections.map(async (connection) => {
         try {
-          if ((await this.deps.pusher.post(connection.connectionId, payload)) === 'gone') await this.deps.directory.removeConnection(connection);
+          await postOrRemoveStale(this.deps, connection, payload);
         } catch (error) {
           failures.push(error);
         }

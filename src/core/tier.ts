@@ -6,7 +6,7 @@
 export type Tier = 'ordinary' | 'celebrity';
 
 export const DEFAULT_CELEBRITY_THRESHOLD = 10_000;
-export const DEMOTION_RATIO = 0.9;
+const DEMOTION_RATIO = 0.9;
 
 /** Follower count below which a celebrity goes back to write fan-out. */
 export function demotionThreshold(threshold: number): number {

@@ -21,7 +21,7 @@ import { IDENTIFIER_PATTERN } from '../core/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalEndpoints } from './endpoints.js';
-import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http-router.js';
+import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http/router.js';
 import type { LocalSecrets } from './signing-key.js';
 
 /** Dev tokens are short-lived so the page exercises the client's token refresh. */

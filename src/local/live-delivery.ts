@@ -12,7 +12,7 @@ import { composeWsDefault } from '../app/ws-default.js';
 import { composeWsDisconnect } from '../app/ws-disconnect.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
-import { startWebSocketGateway, type LocalWebSocketGateway } from './websocket-gateway.js';
+import { startWebSocketGateway, type LocalWebSocketGateway } from './apigateway/websocket-gateway.js';
 
 type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 

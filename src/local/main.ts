@@ -1,6 +1,7 @@
 /** `npm start`: runs the whole system locally, prints the endpoints and writes .local/endpoints.json. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startLocalRuntime } from './runtime.js';
+import { DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS } from './pipeline.js';
 import { localSettingsFromEnv } from './settings.js';
 
 const settings = localSettingsFromEnv();
@@ -21,11 +22,23 @@ process.stdout.write(
   ].join('\n'),
 );
 
+// Graceful stop: running batches finish (at most one function timeout, a batch's own limit) before
+// the queues close; what is still running then is redelivered after a restart (at-least-once).
+const drainCapMs = settings.functionTimeoutMs ?? DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      process.stderr.write('stopping now; unfinished batches are redelivered after a restart\n');
+      process.exit(130);
+    }
     stopping = true;
-    void runtime.close().then(() => process.exit(0));
+    process.stderr.write(`stopping: waiting up to ${drainCapMs} ms for running batches (${signal} again stops now)\n`);
+    void (async () => {
+      const drained = await runtime.queues.registry.drainAll(drainCapMs);
+      if (!drained) process.stderr.write('some batches were still running; their messages are redelivered after a restart\n');
+      await runtime.close();
+      process.exit(0);
+    })();
   });
 }

@@ -12,11 +12,11 @@ import { composePromotion } from '../app/promotion.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
-import { createEventBusRoute } from './event-bus.js';
+import { createEventBusRoute } from './eventbridge/put-events.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
-import type { LocalRoute } from './http-router.js';
+import type { LocalRoute } from './http/router.js';
 import type { LocalSettings } from './settings.js';
-import { LocalQueue, LocalQueueRegistry, createSqsRoute, type ConsumerOptions } from './sqs-queues.js';
+import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs/index.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
 export interface LocalPipelineQueues {
@@ -26,6 +26,8 @@ export interface LocalPipelineQueues {
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
   registry: LocalQueueRegistry;
+  /** The SigV4 credentials the local SQS endpoint requires (kept in the queue directory); the runtime's SQS clients sign with them. */
+  sqsCredentials: LocalSqsCredentials;
 }
 
 export interface LocalPipelineQueueOptions {
@@ -37,21 +39,25 @@ export interface LocalPipelineQueueOptions {
   queueDir?: string;
 }
 
-export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = 5_000;
+/** Local function timeout; the queues' visibility timeout is VISIBILITY_FACTOR times it, as the CDK app derives it on AWS. */
+export const DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS = 5_000;
+export const VISIBILITY_FACTOR = 6;
+export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = VISIBILITY_FACTOR * DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
 export const DEFAULT_LOCAL_MAX_RECEIVE_COUNT = 5;
 
 /** Every queue of the pipeline (each with its DLQ), before any consumer: the configs need their URLs. */
 export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): LocalPipelineQueues {
   const { settings, logger } = options;
   const registry = new LocalQueueRegistry();
-  const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS;
+  const functionTimeoutMs = settings.functionTimeoutMs ?? DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
+  const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? VISIBILITY_FACTOR * functionTimeoutMs;
   const maxReceiveCount = settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT;
   const onError = (error: unknown) => logger.error('local consumer invocation failed', { error: error as Error });
   const journalDir = options.queueDir;
   const queueWithDlq = (name: string, consumerDefaults: ConsumerOptions = {}) => {
-    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, journalDir, onError }));
+    const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, journalDir, onError }));
     return registry.add(
-      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
+      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
     );
   };
 
@@ -62,6 +68,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     promotion: queueWithDlq('Promotion', { batchSize: 1, functionName: 'celebrity-promotion' }),
     intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     registry,
+    sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
 }
 
@@ -75,15 +82,17 @@ export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Part
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */
-export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string): LocalRoute[] {
+/** `serverHost`: the host the HTTP server listens on (the SQS endpoint answers callers on this machine only). */
+export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger): LocalRoute[] {
   return [
     createEventBusRoute({
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
       intakeQueueOf: (detailType) => queues.intake[detailType],
+      logger,
     }),
-    createSqsRoute(queues.registry),
+    createSqsRoute(queues.registry, { credentials: queues.sqsCredentials, serverHost }),
   ];
 }
 

@@ -19,11 +19,11 @@ import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
-import { createRequestListener, type LocalRoute } from './http-router.js';
+import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
-import { LocalScheduler } from './local-scheduler.js';
+import { LocalScheduler } from './scheduler/local-scheduler.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
-import { createRestGateway } from './rest-gateway.js';
+import { createRestGateway } from './apigateway/rest-gateway.js';
 import type { LocalSettings } from './settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 
@@ -95,7 +95,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
     },
   });
-  const parts = createParts({ logger, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http } });
+  const parts = createParts({ logger, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
   const jwksRoute: LocalRoute = {
@@ -111,7 +111,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME), jwksRoute, restGateway, demoPage];
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger), jwksRoute, restGateway, demoPage];
   scheduler.start(async (targetArn, payload) => {
     queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
   });

@@ -10,7 +10,9 @@ export interface LocalSettings {
   /** Info queue batching window; AWS default 30 s, local default 2 s so a demo feels live. */
   infoBatchWindowMs: number;
   feedShards: number;
-  /** Local queues: visibility timeout of every queue (a failed record reappears after it). Default 5 s. */
+  /** Timeout of the local functions: their Lambda context's remaining time (idempotency records expire with it). Default 5 s. */
+  functionTimeoutMs?: number;
+  /** Local queues: visibility timeout of every queue (a failed record reappears after it). Default 6 x functionTimeoutMs (AWS's rule). */
   queueVisibilityTimeoutMs?: number;
   /** Local queues: receives before a message moves to its DLQ. Default 5 (AWS advice for Lambda consumers). */
   maxReceiveCount?: number;
@@ -34,7 +36,8 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     celebrityThreshold: parsed.CELEBRITY_THRESHOLD,
     infoBatchWindowMs: parsed.INFO_BATCH_WINDOW_MS,
     feedShards: parsed.FEED_SHARDS,
-    queueVisibilityTimeoutMs: parsed.QUEUE_VISIBILITY_TIMEOUT_MS,
+    functionTimeoutMs: parsed.FUNCTION_TIMEOUT_MS,
+    ...(parsed.QUEUE_VISIBILITY_TIMEOUT_MS !== undefined ? { queueVisibilityTimeoutMs: parsed.QUEUE_VISIBILITY_TIMEOUT_MS } : {}),
     maxReceiveCount: parsed.MAX_RECEIVE_COUNT,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     sendAtMinDelayMs: parsed.SEND_AT_MIN_DELAY_MS,

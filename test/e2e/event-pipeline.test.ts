@@ -16,7 +16,7 @@ import type { UserRef } from '../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import type { LocalQueue } from '../../src/local/sqs-queues.js';
+import { loadLocalSqsCredentials, type LocalQueue } from '../../src/local/sqs/index.js';
 import { aFollow, aMention, aPost, eventBridgeBody, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
@@ -227,7 +227,8 @@ describe('When an entry has a bad envelope or bad data', () => {
 describe('When a poison record arrives in a batch', () => {
   it('moves it to the DLQ after maxReceiveCount while its neighbours succeed', async () => {
     // Prepare: bypass PutEvents validation, as a bad event reaching the queue on AWS would
-    const sqs = new SQSClient({ endpoint: runtime.endpoints.http, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    // The local SQS endpoint requires the runtime's own SigV4 credentials (kept beside the queue journals).
+    const sqs = new SQSClient({ endpoint: runtime.endpoints.http, region: LOCAL_REGION, credentials: loadLocalSqsCredentials(join(dataDir, 'queues')) });
     const intake = runtime.queues.intake['mention.created']!;
     const good = [aMention({ recipients: ['p-alice'] }), aMention({ recipients: ['p-carol'] })];
     const poison = eventBridgeBody('mention.created', { ...aMention({ recipients: ['p-bob'] }), data: { postId: 'p' } });

@@ -79,7 +79,7 @@ describe('npm start', () => {
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const beforeMark = [1, 2, 3].map((i) => aNotification(readAt - i * SECOND, { eventId: `before-${i}` }));
     const afterMark = [1, 2].map((i) => aNotification(readAt + i * SECOND, { eventId: `after-${i}` }));
-    await new InboxRepository(client, dynamo.tableNames.inbox).putAll(inboxItemsFor(alice, [...beforeMark, ...afterMark]));
+    await new InboxRepository(client, dynamo.tableNames.inbox).writeInboxItems(inboxItemsFor(alice, [...beforeMark, ...afterMark]));
     client.destroy();
     await dynamo.close();
 

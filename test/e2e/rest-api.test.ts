@@ -60,7 +60,7 @@ beforeAll(async () => {
   runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: await freePort(), dataDir });
   base = runtime.endpoints.http;
   const inbox = new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox);
-  await inbox.putAll([
+  await inbox.writeInboxItems([
     ...inboxItemsFor(alice, aliceOwn),
     ...inboxItemsFor(bob, bobOwn),
     ...inboxItemsFor(aliceOfGlobex, globexAliceOwn),

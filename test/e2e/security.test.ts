@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK, type JWTPayload, type JWTHeaderParameters } from 'jose';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
@@ -16,6 +17,8 @@ import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
+import { loadLocalSqsCredentials, type LocalQueue } from '../../src/local/sqs/index.js';
 import { aMention } from '../support/events.js';
 import { aNotification, alice, bob, inboxItemsFor, SECOND } from '../support/fixtures.js';
 import { call, isErrorBody, type HttpAnswer } from '../support/http.js';
@@ -87,7 +90,7 @@ interface PutEventsAnswer {
 }
 
 async function putEvent(detailType: string, detail: unknown): Promise<PutEventsAnswer> {
-  const answer = await putEventsRaw(JSON.stringify({ Entries: [{ Source: 'test.security', DetailType: detailType, Detail: JSON.stringify(detail) }] }));
+  const answer = await putEventsRaw(JSON.stringify({ Entries: [{ EventBusName: runtime.endpoints.eventBusName, Source: 'test.security', DetailType: detailType, Detail: JSON.stringify(detail) }] }));
   expect(answer.status).toBe(200);
   return answer.body as PutEventsAnswer;
 }
@@ -103,7 +106,7 @@ beforeAll(async () => {
   aliceToken = await runtime.secrets.issueToken(alice);
   const stored = JSON.parse(await readFile(join(dataDir, 'local-secrets.json'), 'utf8')) as { privateJwk: JWK };
   signingKey = (await importJWK(stored.privateJwk, 'ES256')) as CryptoKey;
-  await new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox).putAll(inboxItemsFor(alice, aliceOwn));
+  await new InboxRepository(runtime.documentClient, runtime.dynamo.tableNames.inbox).writeInboxItems(inboxItemsFor(alice, aliceOwn));
 });
 
 afterAll(async () => {
@@ -353,5 +356,194 @@ describe('the local @connections management API', () => {
 
     // Assess
     expect(answer.status).toBe(400);
+  });
+});
+
+/** Bodies sent to any local queue while `act` runs (a refused request must queue nothing). */
+async function queuedDuring(act: () => Promise<void>): Promise<string[]> {
+  const queued: string[] = [];
+  const stops = runtime.queues.registry.all().map((queue: LocalQueue) => queue.onSend((message) => queued.push(message.body)));
+  try {
+    await act();
+  } finally {
+    for (const stop of stops) stop();
+  }
+  return queued;
+}
+
+const runtimeSqsCredentials = () => loadLocalSqsCredentials(join(dataDir, 'queues'));
+
+/** An SQS client signing with `credentials`; `target` rewrites X-Amz-Target before signing (so the signature is valid). */
+function sqsClient(credentials: { accessKeyId: string; secretAccessKey: string }, target?: string): SQSClient {
+  const client = new SQSClient({ endpoint: base, region: LOCAL_REGION, credentials, maxAttempts: 1 });
+  if (target !== undefined) {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        (args.request as { headers: Record<string, string> }).headers['x-amz-target'] = target;
+        return next(args);
+      },
+      { step: 'build', name: 'rewriteTarget' },
+    );
+  }
+  return client;
+}
+
+async function sqsFailure(send: () => Promise<unknown>): Promise<{ status: number | undefined; code: string }> {
+  try {
+    await send();
+  } catch (error) {
+    if (error instanceof SQSServiceException) return { status: error.$metadata.httpStatusCode, code: error.name };
+    throw error;
+  }
+  throw new Error('the request was accepted');
+}
+
+describe('the local SQS endpoint (only the runtime itself may call it)', () => {
+  it('refuses a forged SendMessage to the delivery queue from another process: unsigned, foreign key or wrong secret get a 403, nothing is queued or pushed', async () => {
+    // Prepare
+    const socket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken({ tenantId: 'acme', userId: 'forge-target' }));
+    sockets.push(socket);
+    const forgedJob = JSON.stringify({ tenantId: 'acme', userId: 'forge-target', notification: { id: 'forged', type: 'mention.created', title: 'pwned' } });
+    const own = runtimeSqsCredentials();
+    const answers: Array<{ status: number | undefined; code: string }> = [];
+
+    // Act
+    const queued = await queuedDuring(async () => {
+      const unsigned = await call(base, 'POST', '/', {
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },
+        body: JSON.stringify({ QueueUrl: runtime.queues.urgent.url, MessageBody: forgedJob }),
+      });
+      answers.push({ status: unsigned.status, code: String(unsigned.text) });
+      for (const credentials of [LOCAL_CREDENTIALS, { accessKeyId: own.accessKeyId, secretAccessKey: `${own.secretAccessKey}x` }]) {
+        const client = sqsClient(credentials);
+        answers.push(await sqsFailure(() => client.send(new SendMessageCommand({ QueueUrl: runtime.queues.urgent.url, MessageBody: forgedJob }))));
+        client.destroy();
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Assess
+    expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403]);
+    expect(answers[0]!.code).toContain('MissingAuthenticationToken');
+    expect(answers[1]!.code).toBe('InvalidClientTokenId');
+    expect(answers[2]!.code).toBe('SignatureDoesNotMatch');
+    expect(queued).toEqual([]);
+    expect(socket.messages).toEqual([]);
+  });
+
+  it("answers the runtime's own SigV4 credentials, and refuses them from a rebound Host", async () => {
+    // Prepare
+    const client = sqsClient(runtimeSqsCredentials());
+
+    // Act
+    const attributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queues.urgent.url, AttributeNames: ['All'] }));
+    client.destroy();
+    const rebound = await rawRequest(`${base}/`, {
+      method: 'POST',
+      headers: { host: `evil.example:${new URL(base).port}`, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },
+      body: JSON.stringify({ QueueUrl: runtime.queues.urgent.url, MessageBody: '{}' }),
+    });
+
+    // Assess
+    expect(attributes.Attributes?.QueueArn).toBe(runtime.queues.urgent.arn);
+    expect(rebound.status).toBe(403);
+  });
+
+  it.each(['AmazonSQS.toString', 'AmazonSQS.constructor', 'AmazonSQS.__proto__', 'AmazonSQS.hasOwnProperty', 'AmazonSQS.Nope'])('answers %s with a 400 InvalidAction, not a 500', async (target) => {
+    // Prepare
+    const client = sqsClient(runtimeSqsCredentials(), target);
+
+    // Act
+    const failure = await sqsFailure(() => client.send(new GetQueueUrlCommand({ QueueName: 'UrgentDelivery' })));
+    client.destroy();
+
+    // Assess
+    expect(failure).toEqual({ status: 400, code: 'InvalidAction' });
+  });
+});
+
+describe('PutEvents answers per entry like AWS', () => {
+  const entry = (detail: string, extra: Record<string, unknown> = {}) => ({ EventBusName: 'notifications', Source: 'test.security', DetailType: 'mention.created', Detail: detail, ...extra });
+  const aGoodDetail = () => JSON.stringify(aMention({ recipients: ['per-entry'] }));
+  const deeplyNested = `{"id":"deep","tenantId":"acme","actor":{"id":"bob","extras":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}},"recipients":["x"],"data":{"postId":"p"}}`;
+
+  it('accepts the good entries and fails an out-of-range Time or a deeply nested Detail individually: 200, never a 500, nothing of the bad ones queued', async () => {
+    // Act
+    let answer: HttpAnswer | undefined;
+    const queued = await queuedDuring(async () => {
+      answer = await putEventsRaw(JSON.stringify({ Entries: [entry(aGoodDetail()), entry(aGoodDetail(), { Time: 1e300 }), entry(aGoodDetail(), { Time: '+275760-09-14T00:00:00Z' }), entry(deeplyNested), entry(aGoodDetail())] }));
+    });
+
+    // Assess
+    expect(answer!.status).toBe(200);
+    const body = answer!.body as PutEventsAnswer;
+    expect(body.FailedEntryCount).toBe(3);
+    expect(body.Entries.map((result) => (result.EventId ? 'ok' : result.ErrorCode))).toEqual(['ok', 'InvalidArgument', 'InvalidArgument', 'InvalidArgument', 'ok']);
+    expect(body.Entries[1]!.ErrorMessage).toContain('Time');
+    expect(body.Entries[3]!.ErrorMessage).toContain('nested deeper');
+    expect(queued.map((queuedBody) => (JSON.parse(queuedBody) as { id: string }).id).sort()).toEqual([body.Entries[0]!.EventId, body.Entries[4]!.EventId].sort());
+  });
+
+  it('an entry without EventBusName goes to the default bus: accepted, not delivered; an unknown bus is a per-entry ResourceNotFoundException', async () => {
+    // Act
+    let answer: HttpAnswer | undefined;
+    const queued = await queuedDuring(async () => {
+      const { EventBusName: _bus, ...withoutBus } = entry(aGoodDetail());
+      answer = await putEventsRaw(JSON.stringify({ Entries: [withoutBus, entry(aGoodDetail(), { EventBusName: 'default' }), entry(aGoodDetail(), { EventBusName: 'no-such-bus' })] }));
+    });
+
+    // Assess
+    expect(answer!.status).toBe(200);
+    const body = answer!.body as PutEventsAnswer;
+    expect(body.FailedEntryCount).toBe(1);
+    expect(body.Entries[0]!.EventId).toMatch(/.+/);
+    expect(body.Entries[1]!.EventId).toMatch(/.+/);
+    expect(body.Entries[2]).toMatchObject({ ErrorCode: 'ResourceNotFoundException', ErrorMessage: expect.stringContaining('no-such-bus') });
+    expect(queued).toEqual([]);
+  });
+
+  it('refuses per entry a Detail with a __proto__ key or a constructor.prototype, and a Detail that is a JSON string inside the string', async () => {
+    // Prepare: written as text, since a JS object literal would not keep a __proto__ key
+    const withProto = aGoodDetail().replace('{', '{"__proto__":{"isAdmin":true},');
+    const withNestedProto = aGoodDetail().replace('"data":{', '"data":{"__proto__":{"polluted":1},');
+    const withConstructor = aGoodDetail().replace('{', '{"constructor":{"prototype":{"polluted":1}},');
+    const doubleEncoded = JSON.stringify(aGoodDetail());
+
+    // Act
+    let answer: HttpAnswer | undefined;
+    const queued = await queuedDuring(async () => {
+      answer = await putEventsRaw(JSON.stringify({ Entries: [entry(withProto), entry(withNestedProto), entry(withConstructor), entry(doubleEncoded)] }));
+    });
+
+    // Assess
+    expect(answer!.status).toBe(200);
+    const body = answer!.body as PutEventsAnswer;
+    expect(body.FailedEntryCount).toBe(4);
+    expect(body.Entries[0]!.ErrorMessage).toContain('__proto__');
+    expect(body.Entries[1]!.ErrorMessage).toContain('__proto__');
+    expect(body.Entries[2]!.ErrorMessage).toContain('constructor');
+    expect(body.Entries[3]).toMatchObject({ ErrorCode: 'MalformedDetail', ErrorMessage: expect.stringContaining('JSON string') });
+    expect(queued).toEqual([]);
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
+  it('refuses a rebound Host (a DNS-rebinding page) before reading the request', async () => {
+    // Act
+    const answer = await rawRequest(`${base}/`, {
+      method: 'POST',
+      headers: { host: `evil.example:${new URL(base).port}`, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSEvents.PutEvents' },
+      body: JSON.stringify({ Entries: [entry(aGoodDetail())] }),
+    });
+
+    // Assess
+    expect(answer.status).toBe(403);
+  });
+
+  it('answers another AWSEvents target (including Object.prototype names) with a 400', async () => {
+    // Act
+    const answers = await Promise.all(['AWSEvents.toString', 'AWSEvents.__proto__'].map((target) => call(base, 'POST', '/', { headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target }, body: '{}' })));
+
+    // Assess
+    for (const answer of answers) expect(answer.status).toBe(400);
   });
 });

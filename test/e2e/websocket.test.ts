@@ -63,7 +63,8 @@ async function refusal(token: string | undefined): Promise<number> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'notifications-ws-e2e-'));
-  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: INFO_WINDOW_MS });
+  // A short function timeout (visibility 6x it): a duplicate held back by an IN_PROGRESS idempotency record is retried within the poll.
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: INFO_WINDOW_MS, functionTimeoutMs: 500 });
   events = new EventBridgeClient({ endpoint: runtime.endpoints.events, region: 'us-east-1', credentials: { accessKeyId: 'any', secretAccessKey: 'any' } });
   connections = new ConnectionRepository(runtime.documentClient, runtime.dynamo.tableNames.connections);
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { batchPutAll, UnprocessedItemsError } from '../../src/adapters/dynamo/batch-write.js';
+import { BatchRetriesExhaustedError, batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
@@ -62,10 +62,10 @@ describe('batchPutAll with UnprocessedItems and throttling', () => {
     const repository = new InboxRepository(flakyClient, db.dynamo.tableNames.inbox, { ...noWait, parallelism: 1 });
 
     // Act
-    await repository.putAll(inboxItemsFor(user, items));
+    await repository.writeInboxItems(inboxItemsFor(user, items));
 
     // Assess
-    const stored = await new InboxRepository(db.client, db.dynamo.tableNames.inbox).listNewestFirst(ownSource(user), { limit: 100, nowMs: T0 });
+    const stored = await new InboxRepository(db.client, db.dynamo.tableNames.inbox).listInboxPage(ownSource(user), { limit: 100, nowMs: T0 });
     expect(idsOf(stored)).toEqual(idsOf(newestFirst(items)));
     // 25 -> 18 -> 11 -> 4 -> 0 for two full chunks, 10 -> 3 -> 0 for the last: 4 + 4 + 2 calls.
     expect(flaky.commandCalls(BatchWriteCommand)).toHaveLength(10);
@@ -98,10 +98,10 @@ describe('batchPutAll with UnprocessedItems and throttling', () => {
     const repository = new InboxRepository(flakyClient, db.dynamo.tableNames.inbox, { ...noWait, parallelism: 1 });
 
     // Act
-    await repository.putAll(inboxItemsFor(user, items));
+    await repository.writeInboxItems(inboxItemsFor(user, items));
 
     // Assess
-    const stored = await new InboxRepository(db.client, db.dynamo.tableNames.inbox).listIdsAbove(ownSource(user), undefined, 100, T0);
+    const stored = await new InboxRepository(db.client, db.dynamo.tableNames.inbox).listUnreadIdsAbove(ownSource(user), undefined, 100, T0);
     expect(stored).toEqual(idsOf(newestFirst(items)));
     expect(sleeps).toHaveLength(2);
   });
@@ -115,7 +115,7 @@ describe('batchPutAll with UnprocessedItems and throttling', () => {
     const outcome = batchPutAll(flakyClient, db.dynamo.tableNames.inbox, items, { ...noWait, maxAttempts: 3, parallelism: 1 });
 
     // Assess
-    await expect(outcome).rejects.toBeInstanceOf(UnprocessedItemsError);
+    await expect(outcome).rejects.toBeInstanceOf(BatchRetriesExhaustedError);
     await expect(outcome).rejects.toMatchObject({ remaining: 25 });
     expect(flaky.commandCalls(BatchWriteCommand)).toHaveLength(3);
   });

@@ -20,7 +20,7 @@ import { createCelebrityPromotionHandler } from '../../src/handlers/celebrity-pr
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
-import { localLambdaContext } from '../../src/local/sqs-queues.js';
+import { localLambdaContext } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
 import { aDeliveryEvent } from '../support/delivery-fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
@@ -90,7 +90,7 @@ const failedIds = (response: SQSBatchResponse) => response.batchItemFailures.map
 
 async function inboxIds(user: UserRef): Promise<string[]> {
   const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
-  const items = await inbox.listNewestFirst({ kind: 'own', tenantId: user.tenantId, userId: user.userId }, { limit: 100, nowMs: Date.now() });
+  const items = await inbox.listInboxPage({ kind: 'own', tenantId: user.tenantId, userId: user.userId }, { limit: 100, nowMs: Date.now() });
   return items.map((item) => item.id);
 }
 

@@ -7,7 +7,7 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { FanOutService } from '../../src/core/fanout-service.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
-import { localLambdaContext } from '../../src/local/sqs-queues.js';
+import { localLambdaContext } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aMention, anSqsEvent, anSqsRecord, eventBridgeBody } from '../support/events.js';

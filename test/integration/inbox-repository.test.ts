@@ -34,19 +34,19 @@ beforeEach(() => db.meter.reset());
 /** Ten notifications one second apart, seeded in `user`'s inbox; returned newest first. */
 async function seedTen(user: UserRef) {
   const items = notificationsEverySecond(10, T0, { recipient: user.userId });
-  await inbox.putAll(inboxItemsFor(user, items));
+  await inbox.writeInboxItems(inboxItemsFor(user, items));
   db.meter.reset();
   return newestFirst(items);
 }
 
-describe('listNewestFirst', () => {
+describe('listInboxPage', () => {
   it('returns the newest items first, at most limit', async () => {
     // Prepare
     const user = freshUser();
     const seeded = await seedTen(user);
 
     // Act
-    const page = await inbox.listNewestFirst(ownSource(user), { limit: 4, nowMs: NOW });
+    const page = await inbox.listInboxPage(ownSource(user), { limit: 4, nowMs: NOW });
 
     // Assess
     expect(idsOf(page)).toEqual(idsOf(seeded.slice(0, 4)));
@@ -60,7 +60,7 @@ describe('listNewestFirst', () => {
     const seeded = await seedTen(user);
 
     // Act
-    const page = await inbox.listNewestFirst(ownSource(user), { limit: 3, before: seeded[4]!.id, nowMs: NOW });
+    const page = await inbox.listInboxPage(ownSource(user), { limit: 3, before: seeded[4]!.id, nowMs: NOW });
 
     // Assess
     expect(idsOf(page)).toEqual(idsOf(seeded.slice(5, 8)));
@@ -72,8 +72,8 @@ describe('listNewestFirst', () => {
     const seeded = await seedTen(user);
 
     // Act
-    const all = await inbox.listNewestFirst(ownSource(user), { limit: 100, after: seeded[6]!.id, nowMs: NOW });
-    const limited = await inbox.listNewestFirst(ownSource(user), { limit: 2, after: seeded[6]!.id, nowMs: NOW });
+    const all = await inbox.listInboxPage(ownSource(user), { limit: 100, after: seeded[6]!.id, nowMs: NOW });
+    const limited = await inbox.listInboxPage(ownSource(user), { limit: 2, after: seeded[6]!.id, nowMs: NOW });
 
     // Assess
     expect(idsOf(all)).toEqual(idsOf(seeded.slice(0, 6)));
@@ -86,8 +86,8 @@ describe('listNewestFirst', () => {
     const seeded = await seedTen(user);
 
     // Act
-    const inside = await inbox.listNewestFirst(ownSource(user), { limit: 100, before: seeded[1]!.id, after: seeded[8]!.id, nowMs: NOW });
-    const limited = await inbox.listNewestFirst(ownSource(user), { limit: 3, before: seeded[1]!.id, after: seeded[8]!.id, nowMs: NOW });
+    const inside = await inbox.listInboxPage(ownSource(user), { limit: 100, before: seeded[1]!.id, after: seeded[8]!.id, nowMs: NOW });
+    const limited = await inbox.listInboxPage(ownSource(user), { limit: 3, before: seeded[1]!.id, after: seeded[8]!.id, nowMs: NOW });
 
     // Assess
     expect(idsOf(inside)).toEqual(idsOf(seeded.slice(2, 8)));
@@ -100,8 +100,8 @@ describe('listNewestFirst', () => {
     const seeded = await seedTen(user);
 
     // Act
-    const equal = await inbox.listNewestFirst(ownSource(user), { limit: 5, before: seeded[3]!.id, after: seeded[3]!.id, nowMs: NOW });
-    const inverted = await inbox.listNewestFirst(ownSource(user), { limit: 5, before: seeded[5]!.id, after: seeded[2]!.id, nowMs: NOW });
+    const equal = await inbox.listInboxPage(ownSource(user), { limit: 5, before: seeded[3]!.id, after: seeded[3]!.id, nowMs: NOW });
+    const inverted = await inbox.listInboxPage(ownSource(user), { limit: 5, before: seeded[5]!.id, after: seeded[2]!.id, nowMs: NOW });
 
     // Assess
     expect(equal).toEqual([]);
@@ -115,10 +115,10 @@ describe('listNewestFirst', () => {
     const items = notificationsEverySecond(10, T0, { recipient: user.userId }).map((item, index) =>
       index % 2 === 0 ? item : { ...item, type: 'comment.created' },
     );
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Act
-    const comments = await inbox.listNewestFirst(ownSource(user), { limit: 100, type: 'comment.created', nowMs: NOW });
+    const comments = await inbox.listInboxPage(ownSource(user), { limit: 100, type: 'comment.created', nowMs: NOW });
 
     // Assess
     expect(idsOf(comments)).toEqual(idsOf(newestFirst(items.filter((item) => item.type === 'comment.created'))));
@@ -130,11 +130,11 @@ describe('listNewestFirst', () => {
     const items = notificationsEverySecond(6, T0, { recipient: user.userId }).map((item, index) =>
       index < 3 ? { ...item, expiresAt: Math.floor(NOW / 1000) - 1 } : item,
     );
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Act
-    const page = await inbox.listNewestFirst(ownSource(user), { limit: 100, nowMs: NOW });
-    const ids = await inbox.listIdsAbove(ownSource(user), undefined, 100, NOW);
+    const page = await inbox.listInboxPage(ownSource(user), { limit: 100, nowMs: NOW });
+    const ids = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 100, NOW);
 
     // Assess
     expect(idsOf(page)).toEqual(idsOf(newestFirst(items.slice(3))));
@@ -145,10 +145,10 @@ describe('listNewestFirst', () => {
     // Prepare
     const user = freshUser();
     const item = { ...aNotification(T0, { recipient: user.userId }), expiresAt: NOW / 1000 };
-    await inbox.putAll(inboxItemsFor(user, [item]));
+    await inbox.writeInboxItems(inboxItemsFor(user, [item]));
 
     // Act
-    const page = await inbox.listNewestFirst(ownSource(user), { limit: 10, nowMs: NOW });
+    const page = await inbox.listInboxPage(ownSource(user), { limit: 10, nowMs: NOW });
 
     // Assess
     expect(page).toEqual([]);
@@ -162,12 +162,12 @@ describe('listNewestFirst', () => {
       type: index < 3 ? 'comment.created' : 'mention.created',
       expiresAt: index >= 30 ? Math.floor(NOW / 1000) - 60 : item.expiresAt,
     }));
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
     db.meter.reset();
 
     // Act
-    const comments = await inbox.listNewestFirst(ownSource(user), { limit: 3, type: 'comment.created', nowMs: NOW });
-    const unexpired = await inbox.listNewestFirst(ownSource(user), { limit: 5, nowMs: NOW });
+    const comments = await inbox.listInboxPage(ownSource(user), { limit: 3, type: 'comment.created', nowMs: NOW });
+    const unexpired = await inbox.listInboxPage(ownSource(user), { limit: 5, nowMs: NOW });
 
     // Assess
     expect(idsOf(comments)).toEqual(idsOf(newestFirst(items.slice(0, 3))));
@@ -182,11 +182,11 @@ describe('listNewestFirst', () => {
     const mine = notificationsEverySecond(3, T0, { recipient: user.userId });
     const theirs = notificationsEverySecond(3, T0 + 500, { recipient: other.userId });
     const feed = notificationsEverySecond(3, T0 + 250, { recipient: 'feed' });
-    await inbox.putAll([...inboxItemsFor(user, mine), ...inboxItemsFor(other, theirs), ...feedItemsOnAllShards('acme', 'star-repo', 2, feed)]);
+    await inbox.writeInboxItems([...inboxItemsFor(user, mine), ...inboxItemsFor(other, theirs), ...feedItemsOnAllShards('acme', 'star-repo', 2, feed)]);
 
     // Act
-    const page = await inbox.listNewestFirst(ownSource(user), { limit: 100, nowMs: NOW });
-    const shard1 = await inbox.listNewestFirst(feedSource('acme', 'star-repo', 1), { limit: 100, nowMs: NOW });
+    const page = await inbox.listInboxPage(ownSource(user), { limit: 100, nowMs: NOW });
+    const shard1 = await inbox.listInboxPage(feedSource('acme', 'star-repo', 1), { limit: 100, nowMs: NOW });
 
     // Assess
     expect(idsOf(page)).toEqual(idsOf(newestFirst(mine)));
@@ -194,15 +194,15 @@ describe('listNewestFirst', () => {
   });
 });
 
-describe('listIdsAbove', () => {
+describe('listUnreadIdsAbove', () => {
   it('returns the ids above the bound, newest first, at most limit, in one request', async () => {
     // Prepare
     const user = freshUser();
     const seeded = await seedTen(user);
 
     // Act
-    const above = await inbox.listIdsAbove(ownSource(user), seeded[5]!.id, 100, NOW);
-    const limited = await inbox.listIdsAbove(ownSource(user), undefined, 3, NOW);
+    const above = await inbox.listUnreadIdsAbove(ownSource(user), seeded[5]!.id, 100, NOW);
+    const limited = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 3, NOW);
 
     // Assess
     expect(above).toEqual(idsOf(seeded.slice(0, 5)));
@@ -216,28 +216,28 @@ describe('listIdsAbove', () => {
     const items = notificationsEverySecond(10, T0, { recipient: user.userId }).map((item, index) =>
       index >= 5 ? { ...item, expiresAt: Math.floor(NOW / 1000) - 1 } : item,
     );
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Act
-    const ids = await inbox.listIdsAbove(ownSource(user), undefined, 3, NOW);
+    const ids = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 3, NOW);
 
     // Assess
     expect(ids).toEqual(idsOf(newestFirst(items.slice(0, 5)).slice(0, 3)));
   });
 
   it('an empty partition gives no ids', async () => {
-    expect(await inbox.listIdsAbove(ownSource(freshUser()), undefined, 100, NOW)).toEqual([]);
+    expect(await inbox.listUnreadIdsAbove(ownSource(freshUser()), undefined, 100, NOW)).toEqual([]);
   });
 });
 
-describe('findInSources', () => {
+describe('findNotification', () => {
   it('finds an item in the own partition', async () => {
     // Prepare
     const user = freshUser();
     const seeded = await seedTen(user);
 
     // Act
-    const found = await inbox.findInSources([ownSource(user)], seeded[2]!.id, NOW);
+    const found = await inbox.findNotification([ownSource(user)], seeded[2]!.id, NOW);
 
     // Assess
     expect(found).toEqual(seeded[2]);
@@ -247,12 +247,12 @@ describe('findInSources', () => {
   it('finds an item in any of several feed sources with one request', async () => {
     // Prepare
     const feedItem = aNotification(T0, { recipient: 'feed-find' });
-    await inbox.putAll([{ source: feedSource('acme', 'star-b', 1), item: feedItem }]);
+    await inbox.writeInboxItems([{ source: feedSource('acme', 'star-b', 1), item: feedItem }]);
     db.meter.reset();
     const sources = [feedSource('acme', 'star-a', 1), feedSource('acme', 'star-b', 1), feedSource('acme', 'star-c', 1)];
 
     // Act
-    const found = await inbox.findInSources(sources, feedItem.id, NOW);
+    const found = await inbox.findNotification(sources, feedItem.id, NOW);
 
     // Assess
     expect(found).toEqual(feedItem);
@@ -265,35 +265,35 @@ describe('findInSources', () => {
     const other = freshUser();
     const theirs = aNotification(T0, { recipient: other.userId });
     const expired = { ...aNotification(T0 + 1, { recipient: user.userId }), expiresAt: Math.floor(NOW / 1000) - 1 };
-    await inbox.putAll([...inboxItemsFor(other, [theirs]), ...inboxItemsFor(user, [expired])]);
+    await inbox.writeInboxItems([...inboxItemsFor(other, [theirs]), ...inboxItemsFor(user, [expired])]);
 
     // Act
-    const unknown = await inbox.findInSources([ownSource(user)], aNotification(T0 + 2).id, NOW);
-    const foreign = await inbox.findInSources([ownSource(user)], theirs.id, NOW);
-    const gone = await inbox.findInSources([ownSource(user)], expired.id, NOW);
+    const unknown = await inbox.findNotification([ownSource(user)], aNotification(T0 + 2).id, NOW);
+    const foreign = await inbox.findNotification([ownSource(user)], theirs.id, NOW);
+    const gone = await inbox.findNotification([ownSource(user)], expired.id, NOW);
 
     // Assess
     expect([unknown, foreign, gone]).toEqual([undefined, undefined, undefined]);
   });
 
   it('no sources: not found, no request', async () => {
-    expect(await inbox.findInSources([], aNotification(T0).id, NOW)).toBeUndefined();
+    expect(await inbox.findNotification([], aNotification(T0).id, NOW)).toBeUndefined();
     expect(db.meter.snapshot().requests).toBe(0);
   });
 });
 
-describe('putAll', () => {
+describe('writeInboxItems', () => {
   it('writes more than 25 items in chunks of 25, each item as given', async () => {
     // Prepare
     const user = freshUser();
     const items = notificationsEverySecond(60, T0, { recipient: user.userId });
 
     // Act
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Assess
     expect(db.meter.snapshot().byCommand).toEqual({ BatchWriteItemCommand: 3 });
-    const stored = await inbox.listNewestFirst(ownSource(user), { limit: 100, nowMs: NOW });
+    const stored = await inbox.listInboxPage(ownSource(user), { limit: 100, nowMs: NOW });
     expect(stored).toEqual(newestFirst(items));
   });
 
@@ -303,11 +303,11 @@ describe('putAll', () => {
     const items = notificationsEverySecond(30, T0, { recipient: user.userId });
 
     // Act
-    await inbox.putAll(inboxItemsFor(user, items));
-    await inbox.putAll(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
+    await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Assess
-    expect(await inbox.listIdsAbove(ownSource(user), undefined, 1000, NOW)).toHaveLength(30);
+    expect(await inbox.listUnreadIdsAbove(ownSource(user), undefined, 1000, NOW)).toHaveLength(30);
   });
 
   it('stores the keys from the key module', async () => {
@@ -316,7 +316,7 @@ describe('putAll', () => {
     const item = aNotification(T0, { recipient: user.userId });
 
     // Act
-    await inbox.putAll(inboxItemsFor(user, [item]));
+    await inbox.writeInboxItems(inboxItemsFor(user, [item]));
 
     // Assess
     const raw = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.inbox, Key: keys.inboxItem(user.tenantId, user.userId, item.id) }));
@@ -324,7 +324,7 @@ describe('putAll', () => {
   });
 
   it('nothing to write: no request', async () => {
-    await inbox.putAll([]);
+    await inbox.writeInboxItems([]);
     expect(db.meter.snapshot().requests).toBe(0);
   });
 });

@@ -69,7 +69,7 @@ async function seedView(): Promise<View> {
     aNotification(T0 + 7 * SECOND + i * 30 * SECOND, { recipient: 'feed', eventId: `early-${user.userId}-${i}`, type: 'post.published', actor: { id: 'star-early' } }),
   );
   const followedLateAt = T0 + 100 * SECOND;
-  await repositories.inbox.putAll([
+  await repositories.inbox.writeInboxItems([
     ...inboxItemsFor(user, own),
     ...feedItemsOnAllShards('acme', `star-late-${user.userId}`, TEST_FEED_SHARDS, lateFeed),
     ...feedItemsOnAllShards('acme', `star-early-${user.userId}`, TEST_FEED_SHARDS, earlyFeed),
@@ -235,7 +235,7 @@ describe('counts', () => {
 
     const newOwn = aNotification(clock.nowMs() + SECOND, { recipient: view.user.userId, eventId: 'after-mark' });
     const newFeed = aNotification(clock.nowMs() + 2 * SECOND, { recipient: 'feed', eventId: `after-mark-${view.user.userId}` });
-    await repositories.inbox.putAll([...inboxItemsFor(view.user, [newOwn]), ...feedItemsOnAllShards('acme', `star-early-${view.user.userId}`, TEST_FEED_SHARDS, [newFeed])]);
+    await repositories.inbox.writeInboxItems([...inboxItemsFor(view.user, [newOwn]), ...feedItemsOnAllShards('acme', `star-early-${view.user.userId}`, TEST_FEED_SHARDS, [newFeed])]);
     clock.advance(MINUTE);
     expect(await service.counts(view.user)).toEqual({ unread: 2, unseen: 2, capped: false });
   });
@@ -244,7 +244,7 @@ describe('counts', () => {
     // Prepare
     const user = freshUser();
     const items = Array.from({ length: 150 }, (_, i) => aNotification(T0 + i * SECOND, { recipient: user.userId, eventId: `cap-${i}` }));
-    await repositories.inbox.putAll(inboxItemsFor(user, items));
+    await repositories.inbox.writeInboxItems(inboxItemsFor(user, items));
     for (const item of newestFirst(items).slice(0, 5)) await service.markOneRead(user, item.id);
     db.meter.reset();
 
@@ -260,7 +260,7 @@ describe('counts', () => {
     // Prepare
     const user = freshUser();
     const items = Array.from({ length: 100 }, (_, i) => aNotification(T0 + i * SECOND, { recipient: user.userId, eventId: `c100-${i}` }));
-    await repositories.inbox.putAll(inboxItemsFor(user, items));
+    await repositories.inbox.writeInboxItems(inboxItemsFor(user, items));
     await service.markOneRead(user, items[0]!.id);
 
     // Act

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COMPACT_MIN_RECORDS } from '../../src/local/queue-journal.js';
-import { LocalQueue, QueueClosedError } from '../../src/local/sqs-queues.js';
+import { COMPACT_MIN_RECORDS } from '../../src/local/sqs/queue-journal.js';
+import { LocalQueue, QueueClosedError } from '../../src/local/sqs/index.js';
 import { pollUntil } from '../support/poll-until.js';
 
 const VISIBILITY_MS = 60;
@@ -205,5 +205,32 @@ describe('A local queue without a journal directory', () => {
 
     // Assess
     expect(second.peek()).toEqual([]);
+  });
+});
+
+describe('A durable local queue with a function timeout', () => {
+  it('holds a message a killed run had received until that run would have timed out, then redelivers it', async () => {
+    // Prepare
+    const common = { name: 'Timed', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 6 * 300, functionTimeoutMs: 300, journalDir: dir };
+    const first = new LocalQueue(common);
+    first.send('in flight when killed');
+    first.send('never received');
+    first.receive(1, 60_000, true);
+    const receivedAt = Date.now();
+    first.close();
+
+    // Act
+    const second = new LocalQueue(common);
+    open.push(second);
+    const seen: Array<{ body: string; at: number }> = [];
+    second.attachConsumer(async (event) => {
+      for (const record of event.Records) seen.push({ body: record.body, at: Date.now() });
+    });
+
+    // Assess
+    await pollUntil(() => seen.length === 2, poll, 'both delivered');
+    expect(seen[0]!.body).toBe('never received');
+    expect(seen[1]!.body).toBe('in flight when killed');
+    expect(seen[1]!.at - receivedAt).toBeGreaterThanOrEqual(290);
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { scheduleName } from '../../src/core/schedules.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
-import { LocalScheduler } from '../../src/local/local-scheduler.js';
+import { LocalScheduler } from '../../src/local/scheduler/local-scheduler.js';
 import { pollUntil } from '../support/poll-until.js';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'ERROR' });

@@ -1,7 +1,7 @@
 /**
  * Fakes for the client SDK's unit tests: a clock whose timers run only when the test advances it,
  * a WebSocket the test opens, feeds and drops, and an in-memory inbox server behind `fetch` that
- * follows the REST contract (pages newest first, `since`, cursors, capped counts, read/seen marks).
+ * follows the REST contract (pages newest first, `since`, `type`, cursors, capped counts, read/seen marks).
  */
 import { notificationId } from '../../src/core/ids.js';
 import type { Clock, FetchLike, Notification, ServerMessage, TimerHandle } from '../../src/client/index.js';
@@ -220,9 +220,10 @@ export class FakeInboxServer {
     const cursor = cursorText ? (JSON.parse(atob(cursorText)) as FakeCursor) : undefined;
     const since = cursor?.since ?? query.get('since') ?? undefined;
     const before = cursor?.before;
+    const type = query.get('type') ?? undefined;
     const matching = [...this.items]
       .sort((a, b) => (a.id < b.id ? 1 : -1))
-      .filter((item) => (since === undefined || item.id > since) && (before === undefined || item.id < before));
+      .filter((item) => (since === undefined || item.id > since) && (before === undefined || item.id < before) && (type === undefined || item.type === type));
     const page = matching.slice(0, limit);
     const last = page[page.length - 1];
     const nextCursor = matching.length > limit && last ? btoa(JSON.stringify({ before: last.id, since })) : null;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createInboxClient, type InboxClientOptions, type Notification, type TokenSource } from '../../src/client/index.js';
+import { createInboxClient, idJustBelow, type DigestEvent, type InboxClientOptions, type Notification, type TokenSource } from '../../src/client/index.js';
 import { FakeClock, FakeInboxServer, FakeWebSocket, aClientNotification, flush } from '../support/client-fakes.js';
 import { SECOND, T0 } from '../support/fixtures.js';
 
@@ -157,8 +157,8 @@ describe('InboxClient', () => {
     server.add(...comments);
 
     // Act
-    socket.serverSend({ type: 'digest', count: 3, notifications: comments.map((item) => server.pushed(item.id)) });
-    socket.serverSend({ type: 'digest', count: 3, notifications: comments.map((item) => server.pushed(item.id)) });
+    socket.serverSend({ type: 'digest', count: 3, ids: newestFirst(comments), notifications: comments.map((item) => server.pushed(item.id)) });
+    socket.serverSend({ type: 'digest', count: 3, ids: newestFirst(comments), notifications: comments.map((item) => server.pushed(item.id)) });
 
     // Assess
     expect(digests).toEqual([3]);
@@ -344,5 +344,107 @@ describe('InboxClient', () => {
     expect(seen[0]).toBe(0);
     expect(seen[seen.length - 1]).toBe(1);
     expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+});
+
+describe('InboxClient, pushes that name notifications without carrying them', () => {
+  beforeEach(() => FakeWebSocket.reset());
+
+  function aComment(timeMs: number, eventId: string): Notification {
+    return aClientNotification(timeMs, eventId, { type: 'comment.created', title: 'Carol commented' });
+  }
+
+  it('fetches a notification_ref by since= and type=, stores it once in order, toasts and counts it once', async () => {
+    // Prepare: newer notifications of the same type landed after the big one, so the fetch pages
+    const { client, server, toasts } = aClient({ catchUpPageSize: 2 });
+    server.add(...history(2));
+    const socket = await startAndOpen(client);
+    const big = aClientNotification(T0 + 60 * SECOND, 'big', { body: 'x'.repeat(1_000) });
+    const newer = history(3, T0 + 61 * SECOND, 'newer');
+    const otherType = aComment(T0 + 62 * SECOND, 'other-type');
+    server.add(big, ...newer, otherType);
+    const requestsBefore = server.requests.length;
+
+    // Act: the server sends a reference (too large for one message), twice (at-least-once delivery)
+    socket.serverSend({ type: 'notification_ref', id: big.id, notificationType: big.type, createdAt: big.createdAt });
+    socket.serverSend({ type: 'notification_ref', id: big.id, notificationType: big.type, createdAt: big.createdAt });
+    await flush();
+
+    // Assess
+    const state = client.getState();
+    expect(ids(state.notifications)).toEqual(newestFirst([...history(2), big]));
+    expect(state.notifications.find((item) => item.id === big.id)).toEqual(server.pushed(big.id));
+    expect(ids(toasts)).toEqual([big.id]);
+    expect(state.counts).toEqual({ unread: 3, unseen: 3, capped: false });
+    const fetches = server.requests.slice(requestsBefore);
+    expect(fetches[0]).toBe(`GET /notifications?limit=2&since=${idJustBelow(big.id)}&type=mention.created`);
+    expect(fetches.every((request) => request.includes('type=mention.created'))).toBe(true);
+  });
+
+  it('fetches the ids of a digest that did not fit in the message and reports the digest once, whole', async () => {
+    // Prepare
+    const { client, server } = aClient();
+    server.add(...history(1));
+    const socket = await startAndOpen(client);
+    const comments = Array.from({ length: 5 }, (_, index) => aComment(T0 + (100 + index) * SECOND, `comment-${index}`));
+    server.add(...comments);
+    const digests: DigestEvent[] = [];
+    client.on('digest', (digest) => digests.push(digest));
+    const digestIds = newestFirst(comments);
+    // The newest two fit in the message; the other three are named only
+    const bodies = digestIds.slice(0, 2).map((id) => server.pushed(id));
+
+    // Act
+    socket.serverSend({ type: 'digest', count: 5, ids: digestIds, notifications: bodies });
+    socket.serverSend({ type: 'digest', count: 5, ids: digestIds, notifications: bodies });
+    await flush();
+
+    // Assess
+    const state = client.getState();
+    expect(ids(state.notifications)).toEqual(newestFirst([...history(1), ...comments]));
+    expect(new Set(ids(state.notifications)).size).toBe(6);
+    expect(digests).toHaveLength(1);
+    expect(digests[0]!.count).toBe(5);
+    expect(ids(digests[0]!.notifications)).toEqual(digestIds);
+    expect(state.counts).toEqual({ unread: 6, unseen: 6, capped: false });
+  });
+
+  it('asks again after a backoff when the named notification is not readable yet', async () => {
+    // Prepare
+    const { client, server, clock, toasts } = aClient();
+    server.add(...history(1));
+    const socket = await startAndOpen(client);
+    const big = aClientNotification(T0 + 60 * SECOND, 'big');
+
+    // Act: the reference arrives before the read side returns the notification
+    socket.serverSend({ type: 'notification_ref', id: big.id, notificationType: big.type, createdAt: big.createdAt });
+    await flush();
+    const afterFirstTry = ids(client.getState().notifications);
+    server.add(big);
+    await clock.advance(clock.pendingDelays()[0]!);
+
+    // Assess
+    expect(afterFirstTry).not.toContain(big.id);
+    expect(ids(client.getState().notifications)).toEqual(newestFirst([...history(1), big]));
+    expect(ids(toasts)).toEqual([big.id]);
+  });
+
+  it('does not fetch or toast a named notification a catch-up already brought', async () => {
+    // Prepare
+    const { client, server, toasts } = aClient();
+    const socket = await startAndOpen(client);
+    const big = aClientNotification(T0 + 60 * SECOND, 'big');
+    server.add(big);
+    await client.requestSync();
+    const requestsBefore = server.requests.length;
+
+    // Act
+    socket.serverSend({ type: 'notification_ref', id: big.id, notificationType: big.type, createdAt: big.createdAt });
+    await flush();
+
+    // Assess
+    expect(server.requests.slice(requestsBefore)).toEqual([]);
+    expect(toasts).toEqual([]);
+    expect(ids(client.getState().notifications)).toEqual([big.id]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InboxStore, lowestIdAt, timeOfId, type Notification } from '../../src/client/index.js';
+import { InboxStore, idJustBelow, lowestIdAt, timeOfId, type Notification } from '../../src/client/index.js';
 import type { Notification as ServerNotification } from '../../src/core/notification.js';
 import { notificationId } from '../../src/core/ids.js';
 import { aClientNotification } from '../support/client-fakes.js';
@@ -14,6 +14,18 @@ describe('ULID time helpers of the client', () => {
     expect(timeOfId(id)).toBe(T0 + 1234);
     expect(lowestIdAt(T0 + 1234) <= id).toBe(true);
     expect(lowestIdAt(T0 + 1235) > id).toBe(true);
+  });
+
+  it('steps an id down to the greatest id below it, so since=<it> starts exactly at the id', () => {
+    const id = notificationId({ tenantId: 'acme', eventId: 'e', recipient: 'alice', timeMs: T0 });
+    const below = idJustBelow(id)!;
+
+    expect(below < id).toBe(true);
+    expect(below).toHaveLength(26);
+    expect(idJustBelow('01ARZ3NDEKTSV4RRFFQ69G5FAW')).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(idJustBelow('01ARZ3NDEKTSV4RRFFQ69G5FA0')).toBe('01ARZ3NDEKTSV4RRFFQ69G5F9Z');
+    expect(idJustBelow('01ARZ3NDEKTSV4RRFFQ69G5F00')).toBe('01ARZ3NDEKTSV4RRFFQ69G5EZZ');
+    expect(idJustBelow('0'.repeat(26))).toBeUndefined();
   });
 
   it('uses the contract Notification shape (the server type is assignable to the client type)', () => {

@@ -1,9 +1,30 @@
-import { describe, expect, it } from 'vitest';
-import { MAX_WEBSOCKET_MESSAGE_BYTES, digestPayload, liveNotification, notificationPayload, planMessages, utf8Length, type LiveMessage, type PendingPush } from '../../src/core/live-messages.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type * as Client from '../../src/client/index.js';
+import type { ClientMessage, ReadAllAnswer, SeenAllAnswer } from '../../src/contract/wire.js';
+import type { clientMessageSchema } from '../../src/handlers/websocket/events.js';
+import {
+  MAX_WEBSOCKET_MESSAGE_BYTES,
+  PONG_PAYLOAD,
+  digestMessage,
+  digestPayload,
+  liveNotification,
+  notificationMessage,
+  notificationPayload,
+  planMessages,
+  readStateMessage,
+  utf8Length,
+  type LiveMessage,
+  type PendingPush,
+} from '../../src/core/live-messages.js';
 import type { Notification } from '../../src/core/notification.js';
+import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
+import type { Counts } from '../../src/core/read-state.js';
+import type * as z from 'zod';
 import { notificationId } from '../../src/core/ids.js';
 import { aRenderedNotification } from '../support/delivery-fixtures.js';
 import { T0, SECOND } from '../support/fixtures.js';
+
+const T0_ISO = new Date(T0).toISOString();
 
 const parse = (payload: string) => JSON.parse(payload) as LiveMessage;
 
@@ -111,5 +132,44 @@ describe('planMessages', () => {
 
   it('plans nothing for no pushes', () => {
     expect(planMessages([])).toEqual([]);
+  });
+});
+
+describe('wire contract: the server and the client SDK read the same types', () => {
+  // The type assertions are checked by `tsc` (npm run typecheck); the runtime ones by vitest.
+  it('has one Notification and one set of WebSocket messages on both sides', () => {
+    expectTypeOf<Notification>().toEqualTypeOf<Client.Notification>();
+    expectTypeOf<LiveMessage>().toEqualTypeOf<Client.ServerMessage>();
+    expectTypeOf<Extract<LiveMessage, { type: 'digest' }>>().toEqualTypeOf<Client.DigestMessage>();
+    expectTypeOf<Extract<LiveMessage, { type: 'notification_ref' }>>().toEqualTypeOf<Client.NotificationRefMessage>();
+    expectTypeOf<z.infer<typeof clientMessageSchema>>().toEqualTypeOf<ClientMessage>();
+    expectTypeOf<Client.ClientMessage>().toEqualTypeOf<ClientMessage>();
+  });
+
+  it('has the REST answers the server builds on both sides', () => {
+    expectTypeOf<InboxPage>().toEqualTypeOf<Client.InboxPage>();
+    expectTypeOf<Counts>().toEqualTypeOf<Client.Counts>();
+    expectTypeOf<Awaited<ReturnType<InboxService['markAllRead']>>>().toEqualTypeOf<ReadAllAnswer>();
+    expectTypeOf<Awaited<ReturnType<InboxService['markAllSeen']>>>().toEqualTypeOf<SeenAllAnswer>();
+  });
+
+  it('hands every message the server builds to the client type without a cast, as it goes on the wire', () => {
+    // Prepare
+    const small = aLiveNotification(1);
+    const large = aLiveNotification(2, { body: 'x'.repeat(MAX_WEBSOCKET_MESSAGE_BYTES) });
+
+    // Act
+    const built: Client.ServerMessage[] = [
+      notificationMessage(small),
+      notificationMessage(large),
+      digestMessage([small, aLiveNotification(3)], 2_000),
+      readStateMessage({ readAt: null, seenAt: T0_ISO }, { unread: 1, unseen: 0, capped: false }),
+    ];
+
+    // Assess
+    expect(built.map((message) => message.type)).toEqual(['notification', 'notification_ref', 'digest', 'read_state']);
+    expect(built.map((message) => parse(JSON.stringify(message)))).toEqual(built);
+    expect(parse(notificationPayload(large))).toEqual(built[1]);
+    expect(parse(PONG_PAYLOAD)).toEqual({ type: 'pong' });
   });
 });

@@ -3,7 +3,7 @@
  * name this server (the `@connections` API), loopback callers that name a loopback host (`/dev/token`).
  */
 import { describe, expect, it } from 'vitest';
-import { hostNameOf, isCallerOnThisMachine, isLoopbackCaller, type LocalRequest } from '../../src/local/http-router.js';
+import { hostNameOf, isCallerOnThisMachine, isLoopbackCaller, type LocalRequest } from '../../src/local/http/router.js';
 
 function aRequest(remoteAddress: string, localAddress: string, host: string | undefined): LocalRequest {
   return { method: 'POST', url: new URL('http://x/local/@connections/abc='), headers: host === undefined ? {} : { host }, body: Buffer.alloc(0), remoteAddress, localAddress };

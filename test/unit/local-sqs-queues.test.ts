@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { LocalQueue, type ConsumerOptions } from '../../src/local/sqs-queues.js';
+import { LocalQueue, type ConsumerOptions } from '../../src/local/sqs/index.js';
 import { pollUntil } from '../support/poll-until.js';
 
 const VISIBILITY_MS = 60;
@@ -139,5 +139,65 @@ describe('LocalQueue consumer (Lambda event source mapping semantics)', () => {
     // Assess
     await pollUntil(() => harness.handled.length === 7 && settled(harness), poll, 'all handled');
     expect(harness.batchSizes).toEqual([4, 3]);
+  });
+});
+
+describe('LocalQueue drain (Ctrl+C / SIGTERM)', () => {
+  it('waits for the running batch, starts no new one, and leaves the rest queued', async () => {
+    // Prepare
+    let release: () => void = () => undefined;
+    const { queue } = aQueuePair();
+    let finished = false;
+    queue.attachConsumer(async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      finished = true;
+    }, { batchSize: 2, maxConcurrency: 1 });
+    sendAll(queue, bodies(4));
+    await pollUntil(() => queue.peek().some((message) => message.inFlight), poll, 'first batch running');
+
+    // Act
+    const drained = queue.drain(5_000);
+    setTimeout(() => release(), 50);
+
+    // Assess
+    expect(await drained).toBe(true);
+    expect(finished).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queue.peek().map((message) => message.body)).toEqual(['m2', 'm3']);
+  });
+
+  it('gives up after the cap when a batch is still running', async () => {
+    // Prepare
+    const { queue } = aQueuePair();
+    queue.attachConsumer(() => new Promise(() => undefined), { batchSize: 1, maxConcurrency: 1 });
+    queue.send('stuck');
+    await pollUntil(() => queue.peek().some((message) => message.inFlight), poll, 'batch running');
+
+    // Act
+    const drained = await queue.drain(30);
+
+    // Assess
+    expect(drained).toBe(false);
+  });
+});
+
+describe('Lambda context of a local invocation', () => {
+  it('reports the function timeout minus the time since the batch was received', async () => {
+    // Prepare
+    const { queue } = aQueuePair();
+    const remaining: number[] = [];
+    queue.attachConsumer(async (_event, context) => {
+      remaining.push(context.getRemainingTimeInMillis());
+    }, { functionTimeoutMs: 2_000 });
+
+    // Act
+    queue.send('a');
+
+    // Assess
+    await pollUntil(() => remaining.length === 1, poll, 'invoked');
+    expect(remaining[0]).toBeLessThanOrEqual(2_000);
+    expect(remaining[0]).toBeGreaterThan(1_500);
   });
 });

@@ -4,13 +4,7 @@
  * BatchGetItem) and celebrities' online subscriptions (`T#t#U#celeb#ONLINE#S<n>` / `C#<id>`).
  * Every read is a GetItem, BatchGetItem or a Query of one partition; nothing scans.
  */
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  GetCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
@@ -19,11 +13,10 @@ import type { ConnectionDirectory, ConnectionTarget } from '../../core/ports/liv
 import { allShards } from '../../core/feed-shards.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import type { UserRef } from '../../core/ports/inbox.js';
-import { chunk, mapWithParallelism } from './batch-write.js';
+import { batchGetAll, batchWriteAll, type BatchRetryPolicy, type WriteRequest } from './batch.js';
 
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */
-export const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
-export const BATCH_GET_LIMIT = 100;
+const CONNECTION_TTL_SECONDS = 2 * 3600 + 10 * 60;
 /**
  * On AWS, $connect registers the connection before API Gateway completes the handshake, and a post
  * in between answers 410. A 410 for a connection younger than this is not taken as stale: the
@@ -31,12 +24,6 @@ export const BATCH_GET_LIMIT = 100;
  * the next 410 or TTL.
  */
 export const HANDSHAKE_GRACE_SECONDS = 10;
-const BATCH_WRITE_LIMIT = 25;
-const MAX_UNPROCESSED_ROUNDS = 8;
-
-export class UnprocessedKeysError extends Error {
-  override readonly name = 'UnprocessedKeysError';
-}
 
 export interface ConnectionRegistration extends ConnectionTarget {
   /** Celebrities the user follows: the connection subscribes to their live posts. */
@@ -55,11 +42,10 @@ export interface ConnectionRepositoryOptions {
   parallelism?: number;
   /** See HANDSHAKE_GRACE_SECONDS; 0 where posts cannot race the handshake (the local gateway). */
   handshakeGraceSeconds?: number;
+  /** Retries of BatchGetItem / BatchWriteItem (unprocessed keys and items, throttling). */
+  batchRetry?: BatchRetryPolicy;
 }
 
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: TableKey } };
-
-const backoff = (round: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(1_000, 20 * 2 ** round))));
 
 export class ConnectionRepository implements ConnectionDirectory {
   private readonly clock: Clock;
@@ -68,6 +54,7 @@ export class ConnectionRepository implements ConnectionDirectory {
   private readonly subscriberPageSize: number;
   private readonly parallelism: number;
   private readonly handshakeGraceSeconds: number;
+  private readonly batchRetry: BatchRetryPolicy;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -80,6 +67,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     this.subscriberPageSize = options.subscriberPageSize ?? 500;
     this.parallelism = options.parallelism ?? 8;
     this.handshakeGraceSeconds = options.handshakeGraceSeconds ?? HANDSHAKE_GRACE_SECONDS;
+    this.batchRetry = options.batchRetry ?? {};
   }
 
   private nowSeconds(): number {
@@ -115,7 +103,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     );
   }
 
-  /** findConnection: GetItem of the reverse item (who owns this connection id). */
+  /** findConnection: consistent GetItem of the reverse item (who owns this connection id); no guard (TTL may lag). */
   async findConnection(connectionId: string): Promise<ConnectionRegistration | undefined> {
     const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.connectionReverse(connectionId), ConsistentRead: true }));
     const item = output.Item;
@@ -181,12 +169,15 @@ export class ConnectionRepository implements ConnectionDirectory {
   async connectionsOf(users: readonly UserRef[]): Promise<ConnectionTarget[]> {
     const unique = new Map(users.map((user) => [`${user.tenantId}\u0000${user.userId}`, user]));
     const now = this.nowSeconds();
-    const pages = await mapWithParallelism(chunk([...unique.values()], BATCH_GET_LIMIT), this.parallelism, (batch) =>
-      this.batchGet(batch.map((user) => keys.presence(user.tenantId, user.userId))),
+    const presence = await batchGetAll(
+      this.client,
+      this.tableName,
+      [...unique.values()].map((user) => keys.presence(user.tenantId, user.userId)),
+      { ...this.batchRetry, parallelism: this.parallelism },
     );
     const owners = new Map([...unique.values()].map((user) => [keys.presence(user.tenantId, user.userId).pk, user]));
     const targets: ConnectionTarget[] = [];
-    for (const item of pages.flat()) {
+    for (const item of presence) {
       if (typeof item.expiresAt === 'number' && item.expiresAt <= now) continue;
       const owner = owners.get(item.pk as string);
       const connectionIds = item.connectionIds as Set<string> | undefined;
@@ -196,7 +187,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     return targets;
   }
 
-  /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence). */
+  /** listConnections: Query of the user's partition, `C#` items (operations and tests; delivery reads presence); guard: TTL. */
   async listConnections(user: UserRef): Promise<string[]> {
     const ids: string[] = [];
     const pages = queryPages(this.client, {
@@ -213,7 +204,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     return ids;
   }
 
-  /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page. */
+  /** onlineSubscriberPages: Query of each subscriber shard of the celebrity, `subscriberPageSize` items per page; guard: TTL. */
   async *onlineSubscriberPages(tenantId: string, actorId: string): AsyncIterable<ConnectionTarget[]> {
     for (const shard of allShards(this.subscriberShards)) {
       const pages = queryPages(this.client, {
@@ -235,32 +226,7 @@ export class ConnectionRepository implements ConnectionDirectory {
     }
   }
 
-  private async batchGet(keysToGet: TableKey[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let pending: Record<string, unknown>[] = keysToGet.map((key) => ({ ...key }));
-    for (let round = 0; pending.length > 0; round += 1) {
-      if (round > 0) {
-        if (round > MAX_UNPROCESSED_ROUNDS) throw new UnprocessedKeysError(`${pending.length} presence keys still unprocessed`);
-        await backoff(round);
-      }
-      const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }));
-      items.push(...(output.Responses?.[this.tableName] ?? []));
-      pending = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-    }
-    return items;
-  }
-
   private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {
-    await mapWithParallelism(chunk(requests, BATCH_WRITE_LIMIT), this.parallelism, async (batch) => {
-      let pending = batch;
-      for (let round = 0; pending.length > 0; round += 1) {
-        if (round > 0) {
-          if (round > MAX_UNPROCESSED_ROUNDS) throw new UnprocessedKeysError(`${pending.length} connection writes still unprocessed`);
-          await backoff(round);
-        }
-        const output = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = (output.UnprocessedItems?.[this.tableName] ?? []) as WriteRequest[];
-      }
-    });
+    await batchWriteAll(this.client, this.tableName, requests, { ...this.batchRetry, parallelism: this.parallelism });
   }
 }

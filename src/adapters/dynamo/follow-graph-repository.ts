@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDo
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/keys.js';
 import type { Tier } from '../../core/tier.js';
-import { batchPutAll, type BatchWriteOptions } from './batch-write.js';
+import { batchPutAll, type BatchOptions } from './batch.js';
 import { GraphRepository } from './graph-repository.js';
 
 function profileOf(item: Record<string, unknown> | undefined): AccountProfile {
@@ -19,7 +19,7 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
   constructor(
     client: DynamoDBDocumentClient,
     tableName: string,
-    private readonly batchOptions: BatchWriteOptions = {},
+    private readonly batchOptions: BatchOptions = {},
   ) {
     super(client, tableName);
   }

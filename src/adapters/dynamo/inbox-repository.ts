@@ -1,12 +1,10 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
-import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
 import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
-import { batchPutAll, chunk, type BatchWriteOptions } from './batch-write.js';
-
-const BATCH_GET_LIMIT = 100;
+import { batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
 function partitionOf(source: InboxSource): string {
   return source.kind === 'own'
@@ -41,11 +39,11 @@ export class InboxRepository implements InboxReader, InboxWriter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly batchOptions: BatchWriteOptions = {},
+    private readonly batchOptions: BatchOptions = {},
   ) {}
 
   /** listInboxPage: newest-first query of one partition in (after, before); guards: TTL and type filters. */
-  async listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]> {
+  async listInboxPage(source: InboxSource, query: PageQuery): Promise<StoredNotification[]> {
     // An empty range (a feed followed after the cursor's position) costs no request.
     if (query.before !== undefined && query.after !== undefined && query.after >= query.before) return [];
     const range = rangeCondition(query);
@@ -87,8 +85,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return items.slice(0, query.limit);
   }
 
-  /** countUnreadAbove: ids of one partition above `after`, newest first, keys only; guards: TTL, excluded (muted) types. */
-  async listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
+  /** listUnreadIdsAbove (unread counts): keys-only newest-first query of one partition above `after`; guards: TTL, excluded (muted) types. */
+  async listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
     const range = rangeCondition({ after });
     const exclusion = excludeTypesFilter(excludeTypes);
     const ids: string[] = [];
@@ -110,22 +108,18 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return ids.slice(0, limit);
   }
 
-  /** findNotification: one BatchGetItem over the candidate partitions; guard: TTL. */
-  async findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
-    for (const group of chunk(sources, BATCH_GET_LIMIT)) {
-      let requestKeys = group.map((source) => ({ pk: partitionOf(source), sk: id }));
-      while (requestKeys.length > 0) {
-        const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: requestKeys } } }));
-        const found = (output.Responses?.[this.tableName] ?? []).map(toStored).find((item) => !isExpired(item, nowMs));
-        if (found) return found;
-        requestKeys = (output.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof requestKeys;
-      }
+  /** findNotification: BatchGetItem of the id in each candidate partition (100 per call, stops at the first hit); guard: TTL. */
+  async findNotification(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined> {
+    const candidates = sources.map((source) => ({ pk: partitionOf(source), sk: id }));
+    for await (const page of batchGetPages(this.client, this.tableName, candidates, this.batchOptions)) {
+      const found = page.map(toStored).find((item) => !isExpired(item, nowMs));
+      if (found) return found;
     }
     return undefined;
   }
 
-  /** writeInboxItems: idempotent puts (deterministic ids), BatchWriteItem 25 per call. */
-  async putAll(items: readonly InboxItemToWrite[]): Promise<void> {
+  /** writeInboxItems: BatchWriteItem puts, 25 per call; no guard needed: ids are deterministic, so a retry rewrites the same item. */
+  async writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void> {
     const rows = items.map(({ source, item }) => ({
       pk: partitionOf(source),
       sk: item.id,

@@ -1,27 +1,18 @@
 /** Graph table: users' delivery preferences (`T#t#U#u#PROFILE` / `PREFERENCES`). */
-import { BatchGetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { DEFAULT_PREFERENCES, storedPreferencesSchema, type Preferences, type PreferencesLookup } from '../../core/preferences.js';
 import type { PreferencesStore } from '../../core/ports/preferences.js';
-import { chunk, mapWithParallelism } from './batch-write.js';
+import { batchGetAll, type BatchOptions } from './batch.js';
 
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_LIMIT = 100;
-const MAX_UNPROCESSED_ROUNDS = 8;
-
-export class UnprocessedKeysError extends Error {
-  override readonly name = 'UnprocessedKeysError';
-}
-
-export interface PreferencesRepositoryOptions {
-  sleep?: (ms: number) => Promise<void>;
-}
+/** BatchGetItem calls in flight for one lookup. */
+const LOOKUP_PARALLELISM = 4;
 
 export class PreferencesRepository implements PreferencesStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly options: PreferencesRepositoryOptions = {},
+    private readonly batchOptions: BatchOptions = {},
   ) {}
 
   /**
@@ -31,17 +22,13 @@ export class PreferencesRepository implements PreferencesStore {
    */
   async getPreferences(tenantId: string, userIds: readonly string[]): Promise<Map<string, PreferencesLookup>> {
     const unique = [...new Set(userIds)];
-    const found = new Map<string, Record<string, unknown>>();
-    await mapWithParallelism(chunk(unique, BATCH_GET_LIMIT), 4, async (users) => {
-      let requested: Record<string, unknown>[] = users.map((userId) => ({ ...keys.preferences(tenantId, userId) }));
-      for (let round = 0; requested.length > 0; round += 1) {
-        if (round === MAX_UNPROCESSED_ROUNDS) throw new UnprocessedKeysError(`${requested.length} preferences keys unprocessed`);
-        if (round > 0) await (this.options.sleep ?? defaultSleep)(Math.min(1_000, 25 * 2 ** round));
-        const output = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: requested } } }));
-        for (const item of output.Responses?.[this.tableName] ?? []) found.set(item.pk as string, item);
-        requested = (output.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-    });
+    const items = await batchGetAll(
+      this.client,
+      this.tableName,
+      unique.map((userId) => keys.preferences(tenantId, userId)),
+      { parallelism: LOOKUP_PARALLELISM, ...this.batchOptions },
+    );
+    const found = new Map(items.map((item) => [item.pk as string, item]));
     const result = new Map<string, PreferencesLookup>();
     for (const userId of unique) result.set(userId, toLookup(found.get(keys.preferences(tenantId, userId).pk)));
     return result;
@@ -71,5 +58,3 @@ function toLookup(item: Record<string, unknown> | undefined): PreferencesLookup 
   if (!parsed.success) return { status: 'unreadable', reason: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') };
   return { status: 'saved', preferences: parsed.data };
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -3,10 +3,11 @@
  * most 256 KiB per call, failed entries retried with exponential backoff and full jitter.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { fullJitterDelayMs, sleepMs } from '../backoff.js';
 
-export const SEND_BATCH_LIMIT = 10;
+const SEND_BATCH_LIMIT = 10;
 /** Total payload of one SendMessageBatch call. */
-export const SEND_BATCH_MAX_BYTES = 256 * 1024;
+const SEND_BATCH_MAX_BYTES = 256 * 1024;
 
 export interface SqsSendOptions {
   maxAttempts?: number;
@@ -26,10 +27,8 @@ export class SqsSendError extends Error {
   }
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Groups bodies into batches of at most 10 entries and 256 KiB. */
-export function planSendBatches(bodies: readonly string[]): string[][] {
+function planSendBatches(bodies: readonly string[]): string[][] {
   const batches: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
@@ -48,7 +47,7 @@ export function planSendBatches(bodies: readonly string[]): string[][] {
 }
 
 export async function sendAllMessages(client: SQSClient, queueUrl: string, bodies: readonly string[], options: SqsSendOptions = {}): Promise<void> {
-  const { maxAttempts = 5, baseDelayMs = 50, maxDelayMs = 2_000, sleep = defaultSleep, random = Math.random } = options;
+  const { maxAttempts = 5, baseDelayMs = 50, maxDelayMs = 2_000, sleep = sleepMs, random = Math.random } = options;
   for (const batch of planSendBatches(bodies)) {
     let pending = batch.map((body, index) => ({ Id: String(index), MessageBody: body }));
     for (let attempt = 1; ; attempt += 1) {
@@ -62,7 +61,7 @@ export async function sendAllMessages(client: SQSClient, queueUrl: string, bodie
       }
       const failedIds = new Set(retryable.map((failure) => failure.Id));
       pending = pending.filter((entry) => failedIds.has(entry.Id));
-      await sleep(Math.floor(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1))));
+      await sleep(fullJitterDelayMs(attempt, { baseDelayMs, maxDelayMs, random }));
     }
   }
 }

@@ -29,11 +29,11 @@ export interface PageQuery extends IdRange {
 
 export interface InboxReader {
   /** Newest-first items of one source within the range, expired items and other types filtered out. */
-  listNewestFirst(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
+  listInboxPage(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
   /** Newest-first ids of one source above `after` (unexpired), at most `limit`. */
-  listIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]>;
+  listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]>;
   /** The item with this id in any of the sources, if present and unexpired. */
-  findInSources(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
+  findNotification(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
 }
 
 export interface InboxItemToWrite {
@@ -42,8 +42,8 @@ export interface InboxItemToWrite {
 }
 
 export interface InboxWriter {
-  /** Idempotent puts (deterministic ids): BatchWriteItem, 25 per call, retries UnprocessedItems. */
-  putAll(items: readonly InboxItemToWrite[]): Promise<void>;
+  /** Idempotent puts (deterministic ids): BatchWriteItem, 25 per call, retries unprocessed and throttled calls. */
+  writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void>;
 }
 
 export interface FollowedCelebrity {

@@ -50,3 +50,6 @@ export interface LiveHoldStore {
   /** Marks the hold released (later holds are refused) and returns its pushes; again on a redelivery. */
   release(user: UserRef, releaseAtMs: number): Promise<HeldPush[]>;
 }
+
+/** Where delivery code reports a failure it handled (the composition logs it at WARN). */
+export type DeliveryErrorReporter = (message: string, error: unknown, context: Record<string, unknown>) => void;

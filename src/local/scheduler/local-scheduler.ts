@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../core/ports/scheduler.js';
+import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../core/ports/scheduler.js';
 
 /** Delivers a fired schedule's payload to its target (a local queue found by ARN). */
 export type ScheduleTargetDispatcher = (targetArn: string, payload: string) => Promise<void>;

@@ -1,5 +1,6 @@
 /** A minimal HTTP router for the local runtime: each local service registers the routes it serves. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 
 export interface LocalRequest {
   method: string;
@@ -37,6 +38,20 @@ export function isCallerOnThisMachine(request: LocalRequest, serverHost: string)
   return sameMachine && (LOOPBACK_HOST_NAMES.has(hostName) || hostName === serverHost.toLowerCase());
 }
 
+/** An IP literal (`127.0.0.1`, `[::1]`): a browser sends one only for a page loaded from that address, so it cannot be a rebound DNS name. */
+function isIpLiteral(hostName: string): boolean {
+  return isIP(hostName.startsWith('[') ? hostName.slice(1, -1) : hostName) !== 0;
+}
+
+/**
+ * The Host check of every local endpoint (no DNS rebinding from a browser tab): a loopback name,
+ * an IP literal, or one of `extraHostNames` (e.g. a HOST the runtime listens on by name).
+ */
+export function isAllowedHost(host: string | undefined, extraHostNames: readonly string[] = []): boolean {
+  const hostName = hostNameOf(host);
+  return LOOPBACK_HOST_NAMES.has(hostName) || isIpLiteral(hostName) || extraHostNames.some((name) => name.toLowerCase() === hostName);
+}
+
 export interface LocalResponse {
   status: number;
   headers?: Record<string, string>;
@@ -65,8 +80,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function createRequestListener(routes: () => readonly LocalRoute[], onError: (error: unknown) => void) {
+export interface RequestListenerOptions {
+  /** Host names accepted besides loopback names and IP literals (the listen HOST when it is a name). */
+  extraHostNames?: readonly string[];
+}
+
+export function createRequestListener(routes: () => readonly LocalRoute[], onError: (error: unknown) => void, options: RequestListenerOptions = {}) {
   return async (req: IncomingMessage, res: ServerResponse) => {
+    if (!isAllowedHost(req.headers.host, options.extraHostNames)) {
+      // A page whose own name was rebound to this machine: refused before the body is read.
+      res.writeHead(403, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ error: { code: 'forbidden', message: 'Host is not a name of this local runtime' } }), () => req.destroy());
+      return;
+    }
     try {
       const request: LocalRequest = {
         method: req.method ?? 'GET',

@@ -12,9 +12,9 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../core/live-messages.js';
-import type { WebSocketAuthorizerContext, WebSocketEvent, WebSocketRequestContext, WebSocketResult } from '../handlers/websocket/events.js';
-import { createRequestListener, isCallerOnThisMachine, type LocalResponse, type LocalRoute } from './http-router.js';
+import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../../core/live-messages.js';
+import type { WebSocketAuthorizerContext, WebSocketEvent, WebSocketRequestContext, WebSocketResult } from '../../handlers/websocket/events.js';
+import { createRequestListener, isAllowedHost, isCallerOnThisMachine, type LocalResponse, type LocalRoute } from '../http/router.js';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 type RouteHandler = (event: WebSocketEvent) => Promise<WebSocketResult>;
@@ -144,6 +144,8 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
 
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!handlers || closing) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    // A page whose own name was rebound to this machine (DNS rebinding) names itself in Host.
+    if (!isAllowedHost(request.headers.host, [options.host])) return refuseUpgrade(socket, 403, 'Forbidden');
     const url = new URL(request.url ?? '/', 'http://localhost');
     const headers = singleValueHeaders(request);
     const queryStringParameters = Object.fromEntries(url.searchParams.entries());
@@ -236,7 +238,7 @@ export async function startWebSocketGateway(options: WebSocketGatewayOptions): P
     },
   };
 
-  const server = createServer(createRequestListener(() => [managementApi], (error) => logger.error('local @connections error', { error: error as Error })));
+  const server = createServer(createRequestListener(() => [managementApi], (error) => logger.error('local @connections error', { error: error as Error }), { extraHostNames: [options.host] }));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgrade(request, socket, head).catch((error: unknown) => {
       logger.error('websocket upgrade failed', { error: error as Error });

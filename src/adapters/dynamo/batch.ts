@@ -1,0 +1,137 @@
+/**
+ * BatchGetItem (100 keys per call) and BatchWriteItem (25 requests per call) for any number of keys
+ * or requests, with ONE retry policy: UnprocessedKeys / UnprocessedItems and a call throttled as a
+ * whole (once the SDK's own retries are spent) are sent again after an exponential backoff with
+ * full jitter, capped in delay and in attempts; then BatchRetriesExhaustedError.
+ */
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { forEachBounded, mapBounded } from '../../core/bounded-parallel.js';
+import type { TableKey } from '../../core/keys.js';
+import { fullJitterDelayMs, sleepMs } from '../backoff.js';
+
+const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
+
+export type Item = Record<string, unknown>;
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: TableKey } };
+
+export interface BatchRetryPolicy {
+  /** Calls per chunk (the first one included) before giving up. */
+  maxAttempts?: number;
+  /** Ceiling of the first retry's delay; doubles per retry. */
+  baseDelayMs?: number;
+  /** No retry waits longer than this. */
+  maxDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export interface BatchOptions extends BatchRetryPolicy {
+  /** Calls in flight at once (one per chunk). */
+  parallelism?: number;
+}
+
+const DEFAULT_BATCH_RETRY = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 2_000 } as const;
+const DEFAULT_PARALLELISM = 8;
+
+type Operation = 'BatchGetItem' | 'BatchWriteItem';
+
+export class BatchRetriesExhaustedError extends Error {
+  override readonly name = 'BatchRetriesExhaustedError';
+  constructor(
+    readonly operation: Operation,
+    /** Keys or write requests of the chunk still not processed. */
+    readonly remaining: number,
+    readonly attempts: number,
+  ) {
+    super(`${operation}: ${remaining} ${operation === 'BatchGetItem' ? 'keys' : 'items'} still unprocessed after ${attempts} attempts`);
+  }
+}
+
+/** Errors DynamoDB answers for a call refused as a whole for capacity (none of it processed). */
+const THROTTLING_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+function isThrottling(error: unknown): boolean {
+  return error instanceof Error && THROTTLING_ERRORS.has(error.name);
+}
+
+export function chunk<T>(values: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < values.length; i += size) chunks.push(values.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * Sends one chunk until nothing is left, yielding each call's answer: `send` returns it with what
+ * was not processed, or throws; a throttled call counts as an attempt that processed nothing.
+ */
+async function* attempts<T, Answer>(
+  operation: Operation,
+  chunkOf: T[],
+  policy: BatchRetryPolicy,
+  send: (pending: T[]) => Promise<{ answer: Answer; unprocessed: T[] }>,
+): AsyncGenerator<Answer> {
+  const { maxAttempts = DEFAULT_BATCH_RETRY.maxAttempts, baseDelayMs = DEFAULT_BATCH_RETRY.baseDelayMs, maxDelayMs = DEFAULT_BATCH_RETRY.maxDelayMs } = policy;
+  const { sleep = sleepMs, random = Math.random } = policy;
+  let pending = chunkOf;
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    if (attempt > 1) {
+      if (attempt > maxAttempts) throw new BatchRetriesExhaustedError(operation, pending.length, maxAttempts);
+      await sleep(fullJitterDelayMs(attempt - 1, { baseDelayMs, maxDelayMs, random }));
+    }
+    let sent: { answer: Answer; unprocessed: T[] };
+    try {
+      sent = await send(pending);
+    } catch (error) {
+      if (!isThrottling(error)) throw error;
+      continue;
+    }
+    yield sent.answer;
+    pending = sent.unprocessed;
+  }
+}
+
+/**
+ * The items of `keys`, one chunk of 100 after the other, one array per call (retries included), so
+ * a caller that found what it looks for sends no further call by leaving its `for await`.
+ */
+export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly TableKey[], policy: BatchRetryPolicy = {}): AsyncGenerator<Item[]> {
+  for (const group of chunk(keys, BATCH_GET_LIMIT)) {
+    yield* attempts('BatchGetItem', group.map((key): Item => ({ ...key })), policy, async (pending) => {
+      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      return { answer: output.Responses?.[tableName] ?? [], unprocessed: (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[] };
+    });
+  }
+}
+
+/** Every item of `keys` (absent keys give nothing): chunks of 100, `parallelism` calls in flight. */
+export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly TableKey[], options: BatchOptions = {}): Promise<Item[]> {
+  const pages = await mapBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
+    const items: Item[] = [];
+    for await (const page of batchGetPages(client, tableName, group, options)) items.push(...page);
+    return items;
+  });
+  return pages.flat();
+}
+
+/** Puts and deletes in chunks of 25, `parallelism` calls in flight. */
+export async function batchWriteAll(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], options: BatchOptions = {}): Promise<void> {
+  await forEachBounded(chunk(requests, BATCH_WRITE_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, (group) =>
+    drain(
+      attempts('BatchWriteItem', group, options, async (pending) => {
+        const output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        return { answer: undefined, unprocessed: (output.UnprocessedItems?.[tableName] ?? []) as WriteRequest[] };
+      }),
+    ),
+  );
+}
+
+/** Idempotent puts of whole items (deterministic keys), as batchWriteAll. */
+export async function batchPutAll(client: DynamoDBDocumentClient, tableName: string, items: readonly Item[], options: BatchOptions = {}): Promise<void> {
+  await batchWriteAll(client, tableName, items.map((item) => ({ PutRequest: { Item: item } })), options);
+}
+
+/** Runs every round of a write (a write's rounds answer nothing to collect). */
+async function drain(rounds: AsyncIterable<unknown>): Promise<void> {
+  for await (const round of rounds) void round;
+}

@@ -1,0 +1,114 @@
+/**
+ * The wire contract (CONTRACT.md, REST and WebSocket): the JSON shapes the server sends and the
+ * client SDK reads, declared once. Types only, no imports and no runtime code, so the browser SDK
+ * can import it without pulling zod, the AWS SDK or any Node module into its bundle. The server
+ * builds its messages against these types (core/live-messages.ts, the REST handlers) and the
+ * client re-exports them (client/types.ts): a change here changes both sides at once.
+ */
+
+/** Who caused a notification, as the producer sent it (`id` and `name`, plus any extra fields). */
+export interface Actor {
+  id: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** `Notification` of the REST and WebSocket contract. `id` is a ULID: sorting ids sorts by arrival. */
+export interface Notification {
+  id: string;
+  type: string;
+  createdAt: string;
+  read: boolean;
+  seen: boolean;
+  actor: Actor;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+}
+
+// ---- REST ----
+
+/** `GET /notifications` (also with `since=`): newest first; `nextCursor` null on the last page. */
+export interface NotificationPage {
+  items: Notification[];
+  nextCursor: string | null;
+}
+
+/** `GET /notifications/counts`. Both counts stop at a cap (99) and `capped` says so. */
+export interface Counts {
+  unread: number;
+  unseen: number;
+  capped: boolean;
+}
+
+/** `POST /notifications/read-all`. */
+export interface ReadAllAnswer {
+  readAt: string;
+}
+
+/** `POST /notifications/seen-all`. */
+export interface SeenAllAnswer {
+  seenAt: string;
+}
+
+// ---- WebSocket, server -> client ----
+
+export interface NotificationMessage {
+  type: 'notification';
+  notification: Notification;
+}
+
+/** Sent instead of a notification too large for one message (128 KB); the client fetches it over REST. */
+export interface NotificationRefMessage {
+  type: 'notification_ref';
+  id: string;
+  notificationType: string;
+  createdAt: string;
+}
+
+/**
+ * Several info notifications for one user collapsed into one message, newest first. `ids` lists
+ * every notification of the digest; `notifications` holds them all unless that would exceed the
+ * message limit, in which case it holds the newest that fit and the client fetches the rest.
+ */
+export interface DigestMessage {
+  type: 'digest';
+  count: number;
+  ids: string[];
+  notifications: Notification[];
+}
+
+/** After a read or seen change on any of the user's devices. */
+export interface ReadStateMessage {
+  type: 'read_state';
+  readAt: string | null;
+  seenAt: string | null;
+  unread: number;
+  unseen: number;
+  /** This server always sends it; CONTRACT.md does not promise it, so a client must cope without. */
+  capped?: boolean;
+}
+
+export interface PongMessage {
+  type: 'pong';
+}
+
+/** Answer to a client message the server does not understand. */
+export interface ErrorMessage {
+  type: 'error';
+  code: string;
+  message: string;
+}
+
+/** Every message the server sends on the WebSocket. */
+export type ServerMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage | ErrorMessage;
+
+// ---- WebSocket, client -> server ----
+
+/** Keep-alive; the server answers `{"type": "pong"}`. */
+export interface PingMessage {
+  action: 'ping';
+}
+
+/** Every message a client may send on the WebSocket. */
+export type ClientMessage = PingMessage;

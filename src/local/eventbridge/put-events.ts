@@ -1,0 +1,103 @@
+/**
+ * Local EventBridge: `POST /` with `X-Amz-Target: AWSEvents.PutEvents` (AWS JSON 1.1), as the real
+ * `@aws-sdk/client-eventbridge` sends it. Open to local producers on loopback with any credentials
+ * (as LocalStack's). Routing is the catalog's rules (detail-type -> that type's intake queue), and
+ * the queue body is the EventBridge event, as a rule target delivers it.
+ *
+ * Answers like AWS, per entry: every entry is checked first (event-entry.ts), the good ones are
+ * queued (one journal write and sync per intake queue per call) and the bad ones fail individually
+ * with ErrorCode/ErrorMessage and FailedEntryCount; a bad entry never fails its neighbours and
+ * nothing answers 500. An entry without EventBusName (or naming `default`) goes to the default bus,
+ * which has no rules: accepted, not delivered (a WARN says so); an unknown bus name is a
+ * per-entry ResourceNotFoundException.
+ *
+ * Unlike AWS, entries for the notifications bus are validated up front (envelope and the type's
+ * data schema): a bad entry is answered with the field named and nothing of it is queued, so a
+ * producer sees its mistake at once. On AWS the same check runs in the fan-out function and the
+ * DLQ gets it.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { ValidateEventInput } from '../../core/events.js';
+import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
+import { QueueClosedError, type LocalQueue } from '../sqs/index.js';
+import { checkEntry, type EntryError, type PutEventsEntry } from './event-entry.js';
+
+const EVENTS_JSON = { 'content-type': 'application/x-amz-json-1.1' };
+const MAX_ENTRIES = 10;
+
+export interface LocalEventBusOptions {
+  busName: string;
+  region: string;
+  findType: ValidateEventInput['findType'];
+  /** The rule target of each detail-type. */
+  intakeQueueOf(detailType: string): LocalQueue | undefined;
+  /** WARNs (events accepted on the default bus, which delivers nothing) and unexpected errors. */
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}
+
+type EntryResult = { EventId: string } | EntryError;
+
+function eventsError(type: string, message: string): LocalResponse {
+  return { status: 400, headers: EVENTS_JSON, body: JSON.stringify({ __type: type, message }) };
+}
+
+export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
+  const putEvents = (entries: readonly unknown[]): { FailedEntryCount: number; Entries: EntryResult[] } => {
+    const results: EntryResult[] = new Array<EntryResult>(entries.length);
+    const byQueue = new Map<LocalQueue, Array<{ index: number; id: string; body: string }>>();
+    entries.forEach((entry, index) => {
+      let checked: ReturnType<typeof checkEntry>;
+      try {
+        checked = checkEntry(entry, options);
+      } catch (error) {
+        options.logger?.error('local PutEvents entry failed unexpectedly', { error: error as Error });
+        checked = { ErrorCode: 'InternalFailure', ErrorMessage: 'the entry could not be processed' };
+      }
+      if ('ErrorCode' in checked) {
+        results[index] = checked;
+        return;
+      }
+      results[index] = { EventId: checked.id };
+      if (checked.bus === 'default') {
+        options.logger?.warn('PutEvents entry accepted on the default event bus, which has no rules: it is not delivered (name the notifications bus in EventBusName)', { eventId: checked.id, detailType: checked.detailType, notificationsBus: options.busName });
+        return;
+      }
+      // No rule for this detail-type: EventBridge accepts the event and drops it (validation already refused unknown types).
+      const queue = options.intakeQueueOf(checked.detailType);
+      if (!queue) return;
+      const group = byQueue.get(queue) ?? [];
+      group.push({ index, id: checked.id, body: checked.body });
+      byQueue.set(queue, group);
+    });
+    for (const [queue, group] of byQueue) {
+      try {
+        // One journal write and one sync for every entry of this call bound to this queue.
+        queue.sendBatch(group.map((item) => item.body));
+      } catch (error) {
+        const failure: EntryError =
+          error instanceof QueueClosedError ? { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' } : { ErrorCode: 'InternalFailure', ErrorMessage: 'the event could not be queued; retry' };
+        if (!(error instanceof QueueClosedError)) options.logger?.error('local PutEvents could not queue entries', { error: error as Error });
+        for (const item of group) results[item.index] = failure;
+      }
+    }
+    return { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results };
+  };
+
+  return {
+    async handle(request: LocalRequest) {
+      const target = request.headers['x-amz-target'];
+      if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AWSEvents.')) return undefined;
+      if (target !== 'AWSEvents.PutEvents') return eventsError('UnknownOperationException', `${target} is not supported by the local runtime`);
+      let input: unknown;
+      try {
+        input = JSON.parse(request.body.toString('utf8') || '{}');
+      } catch {
+        return eventsError('ValidationException', 'request body is not JSON');
+      }
+      if (typeof input !== 'object' || input === null || !('Entries' in input) || !Array.isArray(input.Entries) || input.Entries.length === 0 || input.Entries.length > MAX_ENTRIES) {
+        return eventsError('ValidationException', `Entries: must hold 1 to ${MAX_ENTRIES} entries`);
+      }
+      return { status: 200, headers: EVENTS_JSON, body: JSON.stringify(putEvents(input.Entries)) };
+    },
+  };
+}
