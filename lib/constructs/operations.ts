@@ -1,7 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
-  Alarm,
+  type Alarm,
   ComparisonOperator,
   Dashboard,
   GraphWidget,

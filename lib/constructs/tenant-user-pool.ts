@@ -1,5 +1,5 @@
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AccountRecovery, ClientAttributes, Mfa, StringAttribute, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, ClientAttributes, Mfa, StringAttribute, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.js';
 

@@ -13,10 +13,10 @@ import { connectionRepository, createParts, type Parts } from './parts.js';
 export function composeInboxWrite(parts: Parts, config: InboxWriteConfig) {
   // Read-state sync to the user's devices needs the WebSocket API; without it the REST API still works.
   if (!config.readStateSync) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: read_state is not pushed to connected devices`);
-  // The sync reads counts from the service it listens to: bound through `service`, assigned below.
-  let service: InboxService | undefined;
-  const listener = config.readStateSync ? readStateSyncListener(parts, config, (user) => service!.counts(user)) : undefined;
-  service = inboxService(parts, config, listener);
+  // The sync reads counts from the service it listens to: bound through a holder, filled below.
+  const built: { service?: InboxService } = {};
+  const listener = config.readStateSync ? readStateSyncListener(parts, config, (user) => built.service!.counts(user)) : undefined;
+  const service = (built.service = inboxService(parts, config, listener));
   return createInboxWriteHandler({
     service,
     cursorSecret: config.cursorSecret,

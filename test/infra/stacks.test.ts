@@ -425,7 +425,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
   describe('Operations', () => {
     it('alarms on every DLQ depth, every queue\'s oldest message, and every function\'s errors and throttles', () => {
       const alarms = resourcesOfType(app, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!);
-      const dimensionOf = (alarm: Record<string, any>) => JSON.stringify(alarm.Dimensions);
+      const dimensionOf = (alarm: Record<string, unknown>) => JSON.stringify(alarm.Dimensions);
       const dlqs = deadLetterQueueIds(synth);
       for (const [id] of resourcesOfType(app, 'AWS::SQS::Queue')) {
         const metric = dlqs.has(id) ? 'ApproximateNumberOfMessagesVisible' : 'ApproximateAgeOfOldestMessage';

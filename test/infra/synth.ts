@@ -29,6 +29,8 @@ export interface Synthesized {
 
 export interface CfnResource {
   Type: string;
+  // CloudFormation properties are free-form JSON that the assertions walk deeply.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   Properties?: Record<string, any>;
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;

@@ -10,7 +10,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   type BatchGetCommandInput,
   type BatchGetCommandOutput,
   type BatchWriteCommandInput,

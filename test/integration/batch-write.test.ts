@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchRetriesExhaustedError, batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';

@@ -17,7 +17,7 @@ const MAX_RECEIVES = 3;
 const poll = { attempts: 100, intervalMs: 20 };
 
 let dir: string;
-let open: LocalQueue[] = [];
+const open: LocalQueue[] = [];
 let errors: unknown[] = [];
 
 beforeEach(async () => {

@@ -20,7 +20,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ValidateEventInput } from '../../core/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 import { QueueClosedError, type LocalQueue } from '../sqs/index.js';
-import { checkEntry, type EntryError, type PutEventsEntry } from './event-entry.js';
+import { checkEntry, type EntryError } from './event-entry.js';
 
 const EVENTS_JSON = { 'content-type': 'application/x-amz-json-1.1' };
 const MAX_ENTRIES = 10;
