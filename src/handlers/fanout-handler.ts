@@ -46,7 +46,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const recordHandler = async (record: SQSRecord): Promise<void> => {
     let event: NotificationEvent;
     try {
-      event = validateEventBridgeBody(record.body, deps.findType, Date.now()).event;
+      event = validateEventBridgeBody(record.body, deps.findType).event;
     } catch (error) {
       if (error instanceof EventValidationError) {
         logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });

@@ -16,6 +16,8 @@ import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/tier.js';
 import { ConfigError, intEnv, requireEnv, tableNameFromEnv } from '../config.js';
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
+import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
+import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { FAN_OUT_QUEUE_URL_ENV, fanOutQueueNeeds, unusedFanOutQueue, type FanOutQueue } from '../core/fanout-queues.js';
 import type { DeliveryJobQueue } from '../core/delivery-job.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
@@ -57,6 +59,8 @@ export function fanOutServiceFromEnv(env: NodeJS.ProcessEnv, clients: PipelineCl
     preferences: cachedPreferencesReaderFromEnv(env, clients.documentClient, logger),
     graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
     inbox: new InboxRepository(clients.documentClient, tableNameFromEnv('inbox', env)),
+    arrivals: new DynamoArrivalLedger(clients.documentClient, tableNameFromEnv('idempotency', env)),
+    postsLog: new DynamoRecentPostsLog(clients.documentClient, tableNameFromEnv('inbox', env)),
     deliveryQueue: deliveryQueueOf(type.detailType, needs, queueUrl, clients.sqsClient),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(clients.sqsClient, queueUrl('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: fanOutSettingsFromEnv(env),
@@ -99,5 +103,6 @@ export function celebrityPromotionServiceFromEnv(env: NodeJS.ProcessEnv, clients
   return new CelebrityPromotionService({
     graph: new FollowGraphRepository(clients.documentClient, tableNameFromEnv('graph', env)),
     queue: new SqsPromotionQueue(clients.sqsClient, requireEnv('PROMOTION_QUEUE_URL', env)),
+    celebrityThreshold: fanOutSettingsFromEnv(env).celebrityThreshold,
   });
 }

@@ -67,7 +67,7 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     }
     const time = eventTime(entry.Time);
     try {
-      validateEvent({ detailType: entry.DetailType, detail, fallbackTime: time, findType: options.findType, nowMs: Date.now() });
+      validateEvent({ detailType: entry.DetailType, detail, fallbackTime: time, findType: options.findType });
     } catch (error) {
       if (error instanceof EventValidationError) return { ErrorCode: 'InvalidArgument', ErrorMessage: error.message };
       throw error;

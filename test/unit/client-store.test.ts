@@ -8,7 +8,7 @@ import { SECOND, T0 } from '../support/fixtures.js';
 describe('ULID time helpers of the client', () => {
   it('decode the same time as the server ids and bound them from below', () => {
     // Prepare
-    const id = notificationId({ tenantId: 'acme', eventId: 'e', recipient: 'alice', timeMs: T0 + 1234 });
+    const id = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'e', recipient: 'alice', timeMs: T0 + 1234 });
 
     // Act / Assess
     expect(timeOfId(id)).toBe(T0 + 1234);
