@@ -132,7 +132,7 @@ not run on the fan-out's thread.
         if (followers === SIZES[0]) {
           results.push({
             name: 'arrivalClock.ordinaryPost.extraRequests',
-            value: (counted.PutCommand ?? 0),
+            value: counted.PutItemCommand ?? 0,
             unit: 'requests',
             note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent-posts log entry (PutItem)',
           });
