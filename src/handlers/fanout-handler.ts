@@ -64,7 +64,20 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
         return;
       }
     }
-    const summary = await processOnce(eventAtSendTime(event));
+    let summary: FanOutSummary;
+    try {
+      summary = await processOnce(eventAtSendTime(event));
+    } catch (error) {
+      // Retried after the visibility timeout; at maxReceiveCount it moves to the DLQ: say why, above DEBUG.
+      logger.warn('event processing failed; it will be retried or dead-lettered', {
+        messageId: record.messageId,
+        tenantId: event.tenantId,
+        eventId: event.eventId,
+        receiveCount: record.attributes.ApproximateReceiveCount,
+        reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      throw error;
+    }
     logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
   };
 

@@ -211,3 +211,61 @@ describe('FanOutService, celebrity tier', () => {
     expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 51, tier: 'celebrity' });
   });
 });
+
+describe('FanOutService, ids and stage order', () => {
+  it('a mention and a comment sharing a producer event id both land (ids hash the type too)', async () => {
+    const { service } = serviceOn(db.client);
+    const eventId = 'shared-producer-id';
+    await service.process(aNotificationEvent({ eventId, recipients: ['shared-reader'] }), type('mention.created'));
+    await service.process(aNotificationEvent({ eventId, type: 'comment.created', priority: 'info', recipients: ['shared-reader'], data: { postId: 'p', commentId: 'c', excerpt: 'x' } }), type('comment.created'));
+    expect(await countItems(keys.inboxItem('acme', 'shared-reader', '').pk)).toBe(2);
+  });
+
+  it('a follow writes the followee its notification before touching the graph; a failed graph step is redone once on retry with the same id and followedAt', async () => {
+    // Prepare: the graph fails at the edge on the first attempt
+    const { graph } = serviceOn(db.client);
+    let failEdge = true;
+    const flaky = Object.assign(Object.create(graph) as FollowGraphRepository, {
+      addFollower: async (edge: Parameters<FollowGraphRepository['addFollower']>[0]) => {
+        if (failEdge) {
+          failEdge = false;
+          throw new Error('graph unavailable');
+        }
+        return graph.addFollower(edge);
+      },
+    });
+    const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
+    const service = new FanOutService({ graph: flaky, inbox, ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: promotions, settings });
+    const followEvent = aNotificationEvent({ type: 'follow.created', actor: { id: 'ordered-follower' }, recipients: ['ordered-followee'], priority: 'info', data: { followeeId: 'ordered-followee' } });
+
+    // Act
+    await expect(service.process(followEvent, type('follow.created'))).rejects.toThrow('graph unavailable');
+    const afterFailure = await countItems(keys.inboxItem('acme', 'ordered-followee', '').pk);
+    const profileAfterFailure = await graph.getProfile('acme', 'ordered-followee');
+    await service.process(followEvent, type('follow.created'));
+    await service.process(followEvent, type('follow.created'));
+
+    // Assess
+    expect(afterFailure).toBe(1);
+    expect(profileAfterFailure.followerCount).toBe(0);
+    expect(await countItems(keys.inboxItem('acme', 'ordered-followee', '').pk)).toBe(1);
+    expect(await graph.getProfile('acme', 'ordered-followee')).toEqual({ followerCount: 1, tier: 'ordinary' });
+  });
+
+  it('an ordinary post skips a follower who followed after it arrived, and a follow after a post it raced gets it backfilled once', async () => {
+    // Prepare: an early follower; the post arrives; a late follower's edge is written after the listing
+    const { service, graph } = serviceOn(db.client);
+    await follow(service, 'bf-early', 'bf-author');
+    const post = aPostBy('bf-author');
+    await service.process(post, type('post.published'));
+
+    // Act: a follow whose arrival is after the post (not in view), and a retry of the post
+    await follow(service, 'bf-late', 'bf-author');
+    await service.process(post, type('post.published'));
+
+    // Assess
+    expect(await countItems(keys.inboxItem('acme', 'bf-early', '').pk)).toBe(1);
+    expect(await countItems(keys.inboxItem('acme', 'bf-late', '').pk)).toBe(0);
+    expect((await graph.listFollowersPage('acme', 'bf-author', undefined, 10)).followers.map((follower) => follower.followerId)).toEqual(['bf-early', 'bf-late']);
+  });
+});
