@@ -75,7 +75,11 @@ BatchWriteItem (25 per call, 8 calls in flight). As in production, the followers
 are left out: each follower page's preferences are read (BatchGetItem, 100 users per call) with a
 cold cache, so every read reaches DynamoDB. Requests are counted with the SDK middleware meter.
 dynalite runs in its own process (\`bench/separate-dynamo.ts\`): as on AWS, the database's work does
-not run on the fan-out's thread.
+not run on the fan-out's thread. The arrival clock (\`arrivalClock.*\`): every event that writes
+costs one conditional PutItem of its arrival stamp (Idempotency table, < 1 KB: 1 WCU); a retry or a
+duplicate publish costs one request on DynamoDB (the failed condition returns the stored stamp) and
+one GetItem more on dynalite, which does not return it; an ordinary-tier post also logs itself in its
+author's recent-posts log (one PutItem).
 
 - \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
   \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
