@@ -4,7 +4,7 @@
  * keyed by type + tenant + event id) -> a failed record is reported, never thrown for the batch.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -69,7 +69,9 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
       summary = await processOnce(eventAtSendTime(event));
     } catch (error) {
       // Retried after the visibility timeout; at maxReceiveCount it moves to the DLQ: say why, above DEBUG.
-      logger.warn('event processing failed; it will be retried or dead-lettered', {
+      // A concurrent copy of the same event still running is expected (duplicate delivery): INFO.
+      const log = error instanceof IdempotencyAlreadyInProgressError ? logger.info.bind(logger) : logger.warn.bind(logger);
+      log('event processing failed; it will be retried or dead-lettered', {
         messageId: record.messageId,
         tenantId: event.tenantId,
         eventId: event.eventId,
