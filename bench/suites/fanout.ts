@@ -9,6 +9,8 @@ import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
+import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
 import { systemClock } from '../../src/core/ports/clock.js';
@@ -75,7 +77,11 @@ BatchWriteItem (25 per call, 8 calls in flight). As in production, the followers
 are left out: each follower page's preferences are read (BatchGetItem, 100 users per call) with a
 cold cache, so every read reaches DynamoDB. Requests are counted with the SDK middleware meter.
 dynalite runs in its own process (\`bench/separate-dynamo.ts\`): as on AWS, the database's work does
-not run on the fan-out's thread.
+not run on the fan-out's thread. The arrival clock (\`arrivalClock.*\`): every event that writes
+costs one conditional PutItem of its arrival stamp (Idempotency table, < 1 KB: 1 WCU); a retry or a
+duplicate publish costs one request on DynamoDB (the failed condition returns the stored stamp) and
+one GetItem more on dynalite, which does not return it; an ordinary-tier post also logs itself in its
+author's recent-posts log (one PutItem).
 
 - \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
   \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
@@ -110,9 +116,12 @@ not run on the fan-out's thread.
       // The production configuration: mutes checked against preferences, with a cold cache (every
       // read goes to DynamoDB), as the fan-out function runs it.
       const preferences = new CachedPreferencesReader(new PreferencesRepository(client, dynamo.tableNames.graph), systemClock, { ttlMs: 0 });
+      const arrivals = new DynamoArrivalLedger(client, dynamo.tableNames.idempotency);
       const service = new FanOutService({
         graph,
         inbox,
+        arrivals,
+        postsLog: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
         deliveryQueue: jobs,
         promotionQueue: { enqueue: async () => undefined },
         settings: { celebrityThreshold: 10_000, feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 },
@@ -126,6 +135,14 @@ not run on the fan-out's thread.
         meter.reset();
         await service.process(postEvent(account, `count-${followers}`), postPublished);
         const counted = meter.snapshot().byCommand;
+        if (followers === SIZES[0]) {
+          results.push({
+            name: 'arrivalClock.ordinaryPost.extraRequests',
+            value: counted.PutItemCommand ?? 0,
+            unit: 'requests',
+            note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent-posts log entry (PutItem)',
+          });
+        }
         const batchWrites = counted.BatchWriteItemCommand ?? 0;
         results.push({ name: `fanout.batchWrites.f${followers}`, value: batchWrites, unit: 'requests', note: `target ceil(F/25) = ${Math.ceil(followers / 25)}` });
         results.push({
@@ -138,7 +155,7 @@ not run on the fan-out's thread.
         // Naive baseline: the same items, one PutItem each.
         const naiveEvent = postEvent(account, `naive-${followers}`);
         const naiveFollowers = Array.from({ length: followers }, (_, i) => `f${String(i).padStart(6, '0')}`);
-        const { writes } = planRecipientWrites(naiveEvent, renderNotification(postPublished, naiveEvent), naiveFollowers, 90);
+        const { writes } = planRecipientWrites(naiveEvent, renderNotification(postPublished, naiveEvent), naiveFollowers, 90, naiveEvent.timeMs);
         meter.reset();
         await mapBounded(writes, NAIVE_PARALLELISM, async ({ source, item }) => {
           if (source.kind !== 'own') return;
@@ -153,7 +170,7 @@ not run on the fan-out's thread.
         for (let sample = 0; sample < TIMING_SAMPLES; sample += 1) {
           fanOutMs.push((await timed(() => service.process(postEvent(account, `timed-${followers}-${sample}`), postPublished))).ms);
           const event = postEvent(account, `direct-${followers}-${sample}`);
-          const prebuilt = planRecipientWrites(event, renderNotification(postPublished, event), naiveFollowers, 90).writes;
+          const prebuilt = planRecipientWrites(event, renderNotification(postPublished, event), naiveFollowers, 90, event.timeMs).writes;
           directMs.push((await timed(() => inbox.writeInboxItems(prebuilt))).ms);
         }
         // What the fan-out reads that the direct baseline does not: the follower list, paged.
@@ -184,12 +201,29 @@ not run on the fan-out's thread.
       meter.reset();
       await service.process(postEvent(celebrity, 'celebrity-post'), postPublished);
       const celebrityTotals = meter.snapshot();
-      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target S = ${DEFAULT_FEED_SHARDS}` });
+      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target S + 1 = ${DEFAULT_FEED_SHARDS + 1} (S feed items, 1 arrival stamp)` });
       results.push({
         name: `celebrityPost.requests.f${CELEBRITY_FOLLOWERS}`,
         value: celebrityTotals.requests,
         unit: 'requests',
         note: Object.entries(celebrityTotals.byCommand).map(([command, count]) => `${command} ${count}`).join(', '),
+      });
+      // The arrival clock alone, per event: a first stamp, then a retry / duplicate publish of it.
+      const key = { tenantId: TENANT, type: 'mention.created', eventId: 'clock-bench' };
+      const expiresAt = Math.floor(Date.now() / 1000) + 90 * 86_400;
+      meter.reset();
+      const first = await arrivals.stampArrival(key, Date.now(), expiresAt);
+      const fresh = meter.snapshot();
+      results.push({ name: 'arrivalClock.firstStamp.requests', value: fresh.requests, unit: 'requests', note: 'conditional PutItem, once per event (before its first write)' });
+      results.push({ name: 'arrivalClock.firstStamp.wcu', value: fresh.writeCapacityUnits, unit: 'WCU', note: 'item < 1 KB' });
+      meter.reset();
+      const again = await arrivals.stampArrival(key, Date.now() + 1_000, expiresAt);
+      const duplicate = meter.snapshot();
+      results.push({
+        name: 'arrivalClock.duplicate.requests',
+        value: duplicate.requests,
+        unit: 'requests',
+        note: `retry or duplicate publish: ${again === first ? 'same stamp' : 'DIFFERENT STAMP'}; 1 on DynamoDB (ALL_OLD on the failed condition), dynalite adds a GetItem`,
       });
       results.push({ name: `celebrityPost.naiveWrites.f${CELEBRITY_FOLLOWERS}`, value: CELEBRITY_FOLLOWERS, unit: 'items', note: 'baseline: write fan-out = one item per follower (not run)' });
     } finally {

@@ -134,7 +134,7 @@ async function measureLookups(): Promise<LookupFigures> {
         notification: { type: 'mention.created', createdAt: new Date(timeMs).toISOString(), actor: { id: 'author' }, title: 't', body: 'b', data: {} },
         target: {
           kind: 'recipients',
-          recipients: users.slice(i, i + MAX_RECIPIENTS_PER_JOB).map((user) => ({ userId: user.userId, notificationId: notificationId({ tenantId: TENANT, eventId: 'evt-lookups', recipient: user.userId, timeMs }) })),
+          recipients: users.slice(i, i + MAX_RECIPIENTS_PER_JOB).map((user) => ({ userId: user.userId, notificationId: notificationId({ tenantId: TENANT, type: 'mention.created', eventId: 'evt-lookups', recipient: user.userId, timeMs }) })),
         },
       });
     }

@@ -38,7 +38,7 @@ class SteppingClock implements Clock {
 
 function item(tenantId: string, recipient: string, eventId: string, timeMs: number): StoredNotification {
   return {
-    id: notificationId({ tenantId, eventId, recipient, timeMs }),
+    id: notificationId({ tenantId, type: 'mention.created', eventId, recipient, timeMs }),
     type: 'mention.created',
     createdAt: new Date(timeMs).toISOString(),
     actor: { id: 'bob', name: 'Bob' },

@@ -36,6 +36,7 @@ const FAN_OUT_TIMEOUT = Duration.minutes(2);
 /** Item reads and writes a fan-out function sends to the Graph and Inbox tables. */
 export interface FanOutTableAccess {
   inbox: readonly TableWriteAction[];
+  inboxReads: readonly TableReadAction[];
   graphReads: readonly TableReadAction[];
   graphWrites: readonly TableWriteAction[];
 }
@@ -45,9 +46,11 @@ export interface FanOutTableAccess {
  * role, so a `mention.created` function cannot touch follow edges):
  * - a type that notifies (audience not `none`): mutes are one BatchGetItem of preferences per page,
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
- *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts, never PutItem.
+ *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
+ *   post is logged in its author's recent-posts log (PutItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
- *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower.
+ *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower, Query of
+ *   the followee's recent-posts log (Inbox table) to backfill posts the follow raced.
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   PROFILE GetItem when the edge was not counted.
  */
@@ -59,7 +62,12 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect) graphReads.add('dynamodb:GetItem');
   if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
-  return { inbox: notifies ? ['dynamodb:BatchWriteItem'] : [], graphReads: [...graphReads], graphWrites: [...graphWrites] };
+  return {
+    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
+    graphReads: [...graphReads],
+    graphWrites: [...graphWrites],
+  };
 }
 
 /**
@@ -124,9 +132,11 @@ export class NotificationPipeline extends Construct {
         purpose: 'celebrity promotion pages',
       });
       worker
-        // One Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items.
-        .readTable(tables.tables.graph, ['dynamodb:Query'])
-        .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem'])
+        // First page: PROFILE GetItem and, if the flip is still pending, its conditional UpdateItem;
+        // then one Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items.
+        .readTable(tables.tables.graph, ['dynamodb:Query', 'dynamodb:GetItem'])
+        .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'])
+        .addEnvironment(ENV.CELEBRITY_THRESHOLD, String(props.celebrityThreshold))
         .sendTo(queue.queue, ENV.PROMOTION_QUEUE_URL)
         .consume(queue, { batchSize: 1 });
       this.promotion = { queue, worker };
@@ -163,8 +173,9 @@ export class NotificationPipeline extends Construct {
       // when this type sends nothing to it (an empty action list adds no statement).
       const access = fanOutTableAccess(type);
       fanOut
-        // Inbox items are write-once: BatchWriteItem puts only, never update or delete.
+        // Inbox items are write-once: puts only, never update or delete.
         .writeTable(tables.tables.inbox, access.inbox)
+        .readTable(tables.tables.inbox, access.inboxReads)
         .readTable(tables.tables.graph, access.graphReads)
         .writeTable(tables.tables.graph, access.graphWrites)
         // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS

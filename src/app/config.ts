@@ -309,11 +309,13 @@ export const FAN_OUT_QUEUE_URL_ENV = { urgent: ENV.URGENT_QUEUE_URL, info: ENV.I
 export interface PromotionConfig {
   graphTable: string;
   promotionQueueUrl: string;
+  /** The pass makes a pending flip itself when the count calls for it (the same rule as fan-out). */
+  celebrityThreshold: number;
 }
 
 export function promotionConfigFromEnv(env: Env): PromotionConfig {
-  const parsed = parseEnv('celebrity-promotion', { GRAPH_TABLE: required, PROMOTION_QUEUE_URL: required }, env);
-  return { graphTable: parsed.GRAPH_TABLE, promotionQueueUrl: parsed.PROMOTION_QUEUE_URL };
+  const parsed = parseEnv('celebrity-promotion', { GRAPH_TABLE: required, PROMOTION_QUEUE_URL: required, CELEBRITY_THRESHOLD: integer(DEFAULT_CELEBRITY_THRESHOLD, 1) }, env);
+  return { graphTable: parsed.GRAPH_TABLE, promotionQueueUrl: parsed.PROMOTION_QUEUE_URL, celebrityThreshold: parsed.CELEBRITY_THRESHOLD };
 }
 
 export interface LiveGateConfig extends PreferencesCacheConfig {

@@ -6,8 +6,10 @@
  */
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
+import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout-queues.js';
@@ -39,6 +41,8 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     preferences: preferencesCache(parts, config),
     graph: parts.once('follow-graph-repository', () => new FollowGraphRepository(documentClient(parts), config.graphTable)),
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
+    arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
+    postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
     deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,

@@ -12,6 +12,7 @@ export function composePromotion(parts: Parts, config: PromotionConfig) {
   const service = new CelebrityPromotionService({
     graph: parts.once('follow-graph-repository', () => new FollowGraphRepository(documentClient(parts), config.graphTable)),
     queue: new SqsPromotionQueue(sqsClient(parts), config.promotionQueueUrl),
+    celebrityThreshold: config.celebrityThreshold,
   });
   return createCelebrityPromotionHandler({ service, logger: parts.logger });
 }

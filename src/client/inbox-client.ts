@@ -231,9 +231,9 @@ export class InboxClient {
     return this.loadingMore;
   }
 
-  /** Marks everything read (one O(1) write on the server); the badge and the list follow. */
+  /** Marks read everything up to the newest notification held (one O(1) write); later arrivals stay unread. */
   async markAllRead(): Promise<void> {
-    const { readAt } = await this.rest.markAllRead();
+    const { readAt } = await this.rest.markAllRead(this.store.newestId());
     this.changeSequence += 1;
     this.store.applyReadMark(readAt);
     this.store.setCounts(this.store.countsFromHeld());
@@ -242,7 +242,7 @@ export class InboxClient {
 
   /** Clears the badge (unseen) without marking anything read: call it when the bell opens. */
   async markAllSeen(): Promise<void> {
-    const { seenAt } = await this.rest.markAllSeen();
+    const { seenAt } = await this.rest.markAllSeen(this.store.newestId());
     this.changeSequence += 1;
     this.store.applySeenMark(seenAt);
     const counts = this.store.counts;

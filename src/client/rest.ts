@@ -31,8 +31,9 @@ export interface ListPageRequest {
 export interface InboxRest {
   listPage(request?: ListPageRequest): Promise<InboxPage>;
   counts(): Promise<Counts>;
-  markAllRead(): Promise<ReadAllAnswer>;
-  markAllSeen(): Promise<SeenAllAnswer>;
+  /** `upTo`: the newest id rendered; what arrived after it stays unread. */
+  markAllRead(upTo?: string): Promise<ReadAllAnswer>;
+  markAllSeen(upTo?: string): Promise<SeenAllAnswer>;
   markRead(id: string): Promise<void>;
 }
 
@@ -51,24 +52,24 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & { setTok
   const fetchFn = options.fetch ?? defaultFetch();
   let token = options.token;
 
-  async function call(method: string, path: string): Promise<unknown> {
+  async function call(method: string, path: string, body: Record<string, unknown> = {}): Promise<unknown> {
     // One retry with a fresh token when the server refuses the current one (expired while idle).
     for (let attempt = 0; ; attempt += 1) {
       const jwt = await resolveToken(token, attempt > 0);
       const response = await fetchFn(`${base}${path}`, {
         method,
         headers: { authorization: `Bearer ${jwt}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-        ...(method === 'POST' ? { body: '{}' } : {}),
+        ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
       });
       if (response.status === 401 && attempt === 0 && typeof token !== 'string') continue;
       if (response.status === 204) return undefined;
       const text = await response.text();
-      const body: unknown = text ? JSON.parse(text) : undefined;
+      const answer: unknown = text ? JSON.parse(text) : undefined;
       if (!response.ok) {
-        const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+        const error = (answer as { error?: { code?: string; message?: string } } | undefined)?.error;
         throw new InboxApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `${method} ${path}: ${response.status}`);
       }
-      return body;
+      return answer;
     }
   }
 
@@ -89,11 +90,11 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & { setTok
     async counts() {
       return (await call('GET', '/notifications/counts')) as Counts;
     },
-    async markAllRead() {
-      return (await call('POST', '/notifications/read-all')) as ReadAllAnswer;
+    async markAllRead(upTo) {
+      return (await call('POST', '/notifications/read-all', upTo === undefined ? {} : { upTo })) as ReadAllAnswer;
     },
-    async markAllSeen() {
-      return (await call('POST', '/notifications/seen-all')) as SeenAllAnswer;
+    async markAllSeen(upTo) {
+      return (await call('POST', '/notifications/seen-all', upTo === undefined ? {} : { upTo })) as SeenAllAnswer;
     },
     async markRead(id) {
       await call('POST', `/notifications/${encodeURIComponent(id)}/read`);

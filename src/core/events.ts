@@ -13,19 +13,18 @@ import type { Actor } from './notification.js';
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
 const MAX_DIRECT_RECIPIENTS = 1_000;
 
-/**
- * How far ahead of the receiver's clock an event `time` may be (clock skew). A later time would put
- * the notification above every read mark (read-all could never clear it) and at the top of the inbox
- * until then; deliveries in the future are what `sendAt` is for.
- */
-const MAX_EVENT_TIME_AHEAD_MS = 5 * 60 * 1000;
+/** DynamoDB refuses maps nested deeper than 32 levels; the item adds its own, so actor and data stop well below. */
+export const MAX_STORED_NESTING = 16;
 
 /** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
 const MAX_ACTOR_BYTES = 4 * 1024;
 
 const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
 
-/** Notification ids are ULIDs: their time part cannot hold an instant before 1970. */
+/**
+ * The producer's time is only shown (`createdAt`); ids carry the arrival. Before 1970 is refused so
+ * every `createdAt` is a non-negative epoch time for clients; any time ahead is accepted (it orders nothing).
+ */
 const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
 
 const eventEnvelopeSchema = z
@@ -66,7 +65,7 @@ export interface NotificationEvent {
   /** Account whose followers are the audience, if any. */
   followersOf?: string;
   priority: Priority;
-  /** Event time, epoch ms: the time part of every notification id of the event. */
+  /** The producer's event time, epoch ms: shown as `createdAt`, never orders anything (ids carry the arrival). */
   timeMs: number;
   sendAt?: string;
   data: Record<string, unknown>;
@@ -89,8 +88,29 @@ export interface ValidateEventInput {
   /** Used when the envelope has no `time` (the EventBridge event time, stable across retries). */
   fallbackTime: string | undefined;
   findType(detailType: string): NotificationType | undefined;
-  /** The receiver's clock (epoch ms): a `time` more than MAX_EVENT_TIME_AHEAD_MS ahead is refused. */
-  nowMs?: number;
+}
+
+/**
+ * The first path (under `prefix`) whose value DynamoDB cannot store as sent: an integer beyond
+ * ±(2^53 - 1) (JSON.parse already rounded it, and the marshaller refuses it), a number too small for
+ * DynamoDB (below 1e-130), an empty map key, or nesting deeper than MAX_STORED_NESTING. Checked at
+ * validation so such an event is refused with its reason instead of failing at the write.
+ */
+export function unstorableValue(value: unknown, prefix: string, depth = 0): ErrorDetail | undefined {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) return { path: prefix, message: 'integer beyond ±(2^53 - 1) cannot be stored exactly; send it as a string' };
+    if (value !== 0 && Math.abs(value) < 1e-130) return { path: prefix, message: 'number too small to store (below 1e-130)' };
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= MAX_STORED_NESTING) return { path: prefix, message: `nested deeper than ${MAX_STORED_NESTING} levels` };
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  for (const [key, item] of entries) {
+    if (key === '') return { path: prefix, message: 'has an empty key, which cannot be stored' };
+    const found = unstorableValue(item, `${prefix}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Validates envelope and data against the type; throws EventValidationError naming each bad field. */
@@ -119,9 +139,8 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
   const time = envelope.data.time ?? input.fallbackTime;
   const timeMs = time === undefined ? Number.NaN : Date.parse(time);
   if (!Number.isFinite(timeMs) || timeMs < 0) throw new EventValidationError([{ path: 'detail.time', message: 'missing or invalid event time' }]);
-  if (input.nowMs !== undefined && timeMs > input.nowMs + MAX_EVENT_TIME_AHEAD_MS) {
-    throw new EventValidationError([{ path: 'detail.time', message: 'must not be more than 5 minutes in the future (use sendAt to deliver later)' }]);
-  }
+  const unstorable = unstorableValue(envelope.data.actor, 'detail.actor') ?? unstorableValue(validData, 'detail.data');
+  if (unstorable) throw new EventValidationError([unstorable]);
 
   const event: NotificationEvent = {
     type: type.detailType,
@@ -139,7 +158,7 @@ export function validateEvent(input: ValidateEventInput): { event: NotificationE
 }
 
 /** Parses an intake SQS body (the EventBridge event JSON) and validates its detail. */
-export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType'], nowMs?: number): { event: NotificationEvent; type: NotificationType } {
+export function validateEventBridgeBody(body: string, findType: ValidateEventInput['findType']): { event: NotificationEvent; type: NotificationType } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -148,5 +167,5 @@ export function validateEventBridgeBody(body: string, findType: ValidateEventInp
   }
   const envelope = eventBridgeEventSchema.safeParse(parsed);
   if (!envelope.success) throw new EventValidationError(issuesToDetails('', envelope.error.issues));
-  return validateEvent({ detailType: envelope.data['detail-type'], detail: envelope.data.detail, fallbackTime: envelope.data.time, findType, nowMs });
+  return validateEvent({ detailType: envelope.data['detail-type'], detail: envelope.data.detail, fallbackTime: envelope.data.time, findType });
 }

@@ -8,6 +8,7 @@ import type { NotificationEvent } from './events.js';
 import { allShards } from './feed-shards.js';
 import { notificationId } from './ids.js';
 import type { StoredNotification } from './notification.js';
+import type { LoggedPost } from './ports/follow-graph.js';
 import type { InboxItemToWrite } from './ports/inbox.js';
 
 /** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */
@@ -25,9 +26,19 @@ export function renderNotification(type: NotificationType, event: NotificationEv
   return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data };
 }
 
-/** Expiry from the event time (not the processing time), so a retried write is byte-identical. */
-function expiresAtOf(event: NotificationEvent, ttlDays: number): number {
-  return Math.floor(event.timeMs / 1000) + ttlDays * 86_400;
+/** Recipient marker of a post's entry in its author's recent-posts log. */
+export function postsLogRecipient(authorId: string): string {
+  return `posts#${authorId}`;
+}
+
+/** Expiry from the arrival stamp (stable across retries), so a retried write is byte-identical. */
+export function expiresAtOf(arrivalMs: number, ttlDays: number): number {
+  return Math.floor(arrivalMs / 1000) + ttlDays * 86_400;
+}
+
+/** The id of `userId`'s copy of an event that arrived at `arrivalMs`. */
+export function recipientNotificationId(tenantId: string, type: string, eventId: string, userId: string, arrivalMs: number): string {
+  return notificationId({ tenantId, type, eventId, recipient: userId, timeMs: arrivalMs });
 }
 
 function stored(rendered: RenderedNotification, id: string, expiresAt: number): StoredNotification {
@@ -40,12 +51,13 @@ export function planRecipientWrites(
   rendered: RenderedNotification,
   userIds: readonly string[],
   ttlDays: number,
+  arrivalMs: number,
 ): { writes: InboxItemToWrite[]; recipients: DeliveryRecipient[] } {
-  const expiresAt = expiresAtOf(event, ttlDays);
+  const expiresAt = expiresAtOf(arrivalMs, ttlDays);
   const writes: InboxItemToWrite[] = [];
   const recipients: DeliveryRecipient[] = [];
   for (const userId of userIds) {
-    const id = notificationId({ tenantId: event.tenantId, eventId: event.eventId, recipient: userId, timeMs: event.timeMs });
+    const id = recipientNotificationId(event.tenantId, event.type, event.eventId, userId, arrivalMs);
     writes.push({ source: { kind: 'own', tenantId: event.tenantId, userId }, item: stored(rendered, id, expiresAt) });
     recipients.push({ userId, notificationId: id });
   }
@@ -59,9 +71,10 @@ export function planFeedWrites(
   actorId: string,
   shardCount: number,
   ttlDays: number,
+  arrivalMs: number,
 ): { writes: InboxItemToWrite[]; notificationId: string } {
-  const id = notificationId({ tenantId: event.tenantId, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: event.timeMs });
-  const item = stored(rendered, id, expiresAtOf(event, ttlDays));
+  const id = notificationId({ tenantId: event.tenantId, type: event.type, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: arrivalMs });
+  const item = stored(rendered, id, expiresAtOf(arrivalMs, ttlDays));
   return {
     writes: allShards(shardCount).map((shard) => ({ source: { kind: 'feed', tenantId: event.tenantId, actorId, shard }, item })),
     notificationId: id,
@@ -94,4 +107,19 @@ export function planOnlineFollowersJob(event: NotificationEvent, rendered: Rende
     notification: rendered,
     target: { kind: 'onlineFollowers', actorId, notificationId: id },
   };
+}
+
+/**
+ * A new follower's copies of the author's logged posts: the same id, bytes and expiry as the post's
+ * own fan-out writes, so a follower both paths reach gets one item. One delivery job per post.
+ */
+export function planBackfill(tenantId: string, userId: string, posts: readonly LoggedPost[]): { writes: InboxItemToWrite[]; jobs: DeliveryJob[] } {
+  const writes: InboxItemToWrite[] = [];
+  const jobs: DeliveryJob[] = [];
+  for (const post of posts) {
+    const id = recipientNotificationId(tenantId, post.type, post.eventId, userId, post.arrivalMs);
+    writes.push({ source: { kind: 'own', tenantId, userId }, item: stored(post.notification, id, post.expiresAt) });
+    jobs.push({ v: 1, tenantId, eventId: post.eventId, priority: post.priority, notification: post.notification, target: { kind: 'recipients', recipients: [{ userId, notificationId: id }] } });
+  }
+  return { writes, jobs };
 }

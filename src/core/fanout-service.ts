@@ -1,16 +1,22 @@
 /**
- * The write side of an event: apply its graph effect, write the notification (two tiers), then
- * enqueue delivery jobs. Each step is idempotent (deterministic ids, counted-once edges), and jobs
- * are enqueued only after their items are written, so a retry after any failure redoes what is
- * missing and a delivered job always finds its notification.
+ * The write side of an event: write the notification (two tiers), enqueue delivery jobs, then apply
+ * its graph effect. Every stage is idempotent (deterministic ids, counted-once edges, idempotent
+ * puts), the graph effect comes after the inbox write so a failure never leaves a follow applied
+ * without its notification, and jobs are enqueued only after their items are written, so a retry
+ * after any failure redoes what is missing and a delivered job always finds its notification.
+ *
+ * Ids carry the event's ARRIVAL: stamped once per event (arrival ledger) right before its first
+ * write, so an attempt that failed before writing anything is stamped when it finally lands.
  */
 import type { GraphEffect, NotificationType } from './ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from './delivery-job.js';
 import type { DeliveryJobQueue } from './ports/queues.js';
 import type { NotificationEvent } from './events.js';
-import type { AccountProfile, FollowGraph } from './ports/follow-graph.js';
+import type { AccountProfile, ArrivalLedger, FollowGraph, RecentPostsLog } from './ports/follow-graph.js';
 import type { PromotionJobQueue } from './ports/queues.js';
 import {
+  expiresAtOf,
+  planBackfill,
   planFeedWrites,
   planOnlineFollowersJob,
   planRecipientJobs,
@@ -18,10 +24,11 @@ import {
   renderNotification,
   type DeliveryRecipient,
 } from './fanout-plan.js';
+import { systemClock, type Clock } from './ports/clock.js';
 import type { InboxWriter } from './ports/inbox.js';
 import { isMuted } from './preferences.js';
 import type { PreferencesReader } from './ports/preferences.js';
-import { nextTier, type Tier } from './tier.js';
+import { tierChangeFor, type Tier } from './tier.js';
 
 export interface FanOutSettings {
   celebrityThreshold: number;
@@ -36,6 +43,11 @@ export interface FanOutSettings {
 export interface FanOutDeps {
   graph: FollowGraph;
   inbox: InboxWriter;
+  /** The arrival clock: one stamp per event, reused by retries, duplicates and replays. */
+  arrivals: ArrivalLedger;
+  /** The author's inbox-mode posts, so a follow that raced a post backfills it. */
+  postsLog: RecentPostsLog;
+  clock?: Clock;
   deliveryQueue: DeliveryJobQueue;
   promotionQueue: PromotionJobQueue;
   settings: FanOutSettings;
@@ -50,6 +62,8 @@ export interface FanOutSummary {
   deliveryJobs: number;
   audienceTier?: Tier;
   tierChange?: { userId: string; from: Tier; to: Tier };
+  /** Posts a follow copied into the new follower's inbox (they raced the follow). */
+  backfilled?: number;
 }
 
 const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
@@ -61,6 +75,17 @@ const MAX_BUFFERED_PAGES = 2;
 const DEFAULT_WRITE_PARALLELISM = 8;
 /** BatchWriteItem's limit: each writer takes this many follower ids per call. */
 const BATCH_WRITE_SIZE = 25;
+
+/** The stamp of one event, taken at most once per attempt and only when something is about to be written. */
+type ArrivalOf = () => Promise<number>;
+
+/**
+ * Tie rule: a follower sees a post iff the post arrived at or after the follow (both in ms). Used by
+ * the ordinary tier (skip later follows), the backfill and the feed floor alike.
+ */
+export function postVisibleToFollow(postArrivalMs: number, followedAtMs: number): boolean {
+  return postArrivalMs >= followedAtMs;
+}
 
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -75,20 +100,31 @@ export class FanOutService {
 
   async process(event: NotificationEvent, type: NotificationType): Promise<FanOutSummary> {
     const summary: FanOutSummary = { inboxItems: 0, feedItems: 0, deliveryJobs: 0 };
-    if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary);
-    if (type.audience === 'none') return summary;
-
-    const rendered = renderNotification(type, event);
-    if (event.recipients.length > 0) await this.writeToInboxes(event, rendered, event.recipients, summary);
-    if (event.followersOf !== undefined) await this.fanOutToFollowers(event, rendered, event.followersOf, summary);
+    let stamp: Promise<number> | undefined;
+    const arrivalOf: ArrivalOf = () => (stamp ??= this.stampArrival(event));
+    if (type.audience !== 'none') {
+      const rendered = renderNotification(type, event);
+      if (event.recipients.length > 0) await this.writeToInboxes(event, rendered, event.recipients, summary, arrivalOf);
+      if (event.followersOf !== undefined) await this.fanOutToFollowers(event, rendered, event.followersOf, summary, arrivalOf);
+    }
+    // After the inbox write: a failure retries the whole event, and every step below is idempotent.
+    if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary, arrivalOf);
     return summary;
   }
 
-  /** Direct audience and the ordinary tier: inbox items, then jobs for exactly those recipients. */
-  private async writeToInboxes(event: NotificationEvent, rendered: RenderedNotification, audience: readonly string[], summary: FanOutSummary): Promise<void> {
-    const userIds = await this.withoutMuted(event, audience);
+  /** One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates. */
+  private stampArrival(event: NotificationEvent): Promise<number> {
+    const candidateMs = (this.deps.clock ?? systemClock).nowMs();
+    const key = { tenantId: event.tenantId, type: event.type, eventId: event.eventId };
+    return this.deps.arrivals.stampArrival(key, candidateMs, expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays));
+  }
+
+  /** Direct audience: inbox items, then jobs for exactly those recipients. */
+  private async writeToInboxes(event: NotificationEvent, rendered: RenderedNotification, audience: readonly string[], summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
+    const userIds = await this.withoutMuted(event.tenantId, event.type, audience);
     if (userIds.length === 0) return;
-    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays);
+    const arrivalMs = await arrivalOf();
+    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays, arrivalMs);
     await this.deps.inbox.writeInboxItems(writes);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
@@ -97,27 +133,39 @@ export class FanOutService {
   }
 
   /** The audience minus the users who muted this type (unreadable preferences mute nothing: the inbox write is never lost). */
-  private async withoutMuted(event: NotificationEvent, userIds: readonly string[]): Promise<readonly string[]> {
+  private async withoutMuted(tenantId: string, type: string, userIds: readonly string[]): Promise<readonly string[]> {
     if (!this.deps.preferences || userIds.length === 0) return userIds;
-    const lookups = await this.deps.preferences.getPreferences(event.tenantId, userIds);
-    return userIds.filter((userId) => !isMuted(lookups.get(userId), event.type));
+    const lookups = await this.deps.preferences.getPreferences(tenantId, userIds);
+    return userIds.filter((userId) => !isMuted(lookups.get(userId), type));
   }
 
   /** Two tiers: a celebrity's event goes to its S feed shards; otherwise pages of followers' inboxes. */
-  private async fanOutToFollowers(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary): Promise<void> {
+  private async fanOutToFollowers(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
     const { settings } = this.deps;
     const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
     summary.audienceTier = profile.tier;
     if (profile.tier === 'celebrity') {
       // The follower list is never read: cost is S writes and one job, whatever the follower count.
-      const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays);
+      // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
+      // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
+      const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
       await this.deps.inbox.writeInboxItems(feed.writes);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;
       return;
     }
-    await this.writeToFollowerInboxes(event, rendered, accountId, summary);
+    const arrivalMs = await arrivalOf();
+    // Logged BEFORE the followers are listed: a follow whose edge the listing missed reads this entry.
+    await this.deps.postsLog.recordPost(event.tenantId, accountId, {
+      eventId: event.eventId,
+      type: event.type,
+      priority: event.priority,
+      arrivalMs,
+      notification: rendered,
+      expiresAt: expiresAtOf(arrivalMs, settings.inboxTtlDays),
+    });
+    await this.writeToFollowerInboxes(event, rendered, accountId, summary, arrivalMs);
   }
 
   /**
@@ -128,7 +176,7 @@ export class FanOutService {
    * between pages. Every 100 written recipients become one delivery job, enqueued after the writes.
    * Memory stays bounded by the buffer, whatever the follower count.
    */
-  private async writeToFollowerInboxes(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary): Promise<void> {
+  private async writeToFollowerInboxes(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary, arrivalMs: number): Promise<void> {
     const { settings } = this.deps;
     const pageSize = settings.followerPageSize ?? DEFAULT_FOLLOWER_PAGE_SIZE;
     const maxBuffered = pageSize * MAX_BUFFERED_PAGES;
@@ -157,8 +205,10 @@ export class FanOutService {
           while (buffer.length >= maxBuffered && !failed) await wake.promise;
           if (failed) return;
           const page = await this.deps.graph.listFollowersPage(event.tenantId, accountId, after, limit);
+          // A follow that arrived after the post is not its audience (its view starts at followedAt).
+          const followedBefore = page.followers.filter((follower) => postVisibleToFollow(arrivalMs, Date.parse(follower.followedAt)));
           // Mutes are checked per page (100 users per BatchGetItem) here, off the writers' path.
-          const audience = await this.withoutMuted(event, page.followers.map((follower) => follower.followerId));
+          const audience = await this.withoutMuted(event.tenantId, event.type, followedBefore.map((follower) => follower.followerId));
           for (const followerId of audience) buffer.push(followerId);
           after = page.next;
           limit = pageSize;
@@ -176,7 +226,7 @@ export class FanOutService {
         if (buffer.length >= BATCH_WRITE_SIZE || (readingDone && buffer.length > 0)) {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
-          const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays);
+          const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
           await this.deps.inbox.writeInboxItems(writes);
           summary.inboxItems += writes.length;
           written.push(...recipients);
@@ -201,33 +251,62 @@ export class FanOutService {
     if (written.length > 0) await enqueueJobs(written.splice(0));
   }
 
-  private async applyGraphEffect(event: NotificationEvent, effect: GraphEffect, followeeId: string, summary: FanOutSummary): Promise<void> {
+  /**
+   * follow: edge (followedAt = the follow's arrival) before the count; the tier comes from that same
+   * counting update. A follow counted while the account is (or ever was) a celebrity writes its own
+   * FOLLOWING_CELEBS item; one counted before a promotion is listed by the promotion pass, which reads
+   * followers only after the flip. Then the author's inbox-mode posts that arrived at or after the
+   * follow but whose listing missed the new edge are copied in (same ids: exactly once).
+   */
+  private async applyGraphEffect(event: NotificationEvent, effect: GraphEffect, followeeId: string, summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
     const { graph } = this.deps;
     const followerId = event.actor.id;
+    const { tenantId } = event;
     if (effect === 'follow') {
-      const followedAt = new Date(event.timeMs).toISOString();
-      const profile = await graph.addFollower({ tenantId: event.tenantId, followeeId, followerId, followedAt });
-      const tier = await this.settleTier(event.tenantId, followeeId, profile, summary);
-      // A new follower of a celebrity merges its feed from now on (a promotion pass covers the others).
-      if (tier === 'celebrity') await graph.putFollowedCelebrities([{ tenantId: event.tenantId, userId: followerId, celebrityId: followeeId, followedAt }]);
+      const arrivalMs = await arrivalOf();
+      const outcome = await graph.addFollower({ tenantId, followeeId, followerId, followedAt: new Date(arrivalMs).toISOString() });
+      const tier = await this.settleTier(tenantId, followeeId, outcome, summary);
+      if (tier === 'celebrity' || outcome.tier === 'celebrity' || outcome.everCelebrity === true) {
+        await graph.putFollowedCelebrities([{ tenantId, userId: followerId, celebrityId: followeeId, followedAt: outcome.followedAt }]);
+      }
+      await this.backfillRecentPosts(tenantId, followeeId, followerId, Date.parse(outcome.followedAt), summary);
       return;
     }
-    const profile = await graph.removeFollower(event.tenantId, followeeId, followerId);
-    await graph.removeFollowedCelebrity(event.tenantId, followerId, followeeId);
-    await this.settleTier(event.tenantId, followeeId, profile, summary);
+    const profile = await graph.removeFollower(tenantId, followeeId, followerId);
+    await graph.removeFollowedCelebrity(tenantId, followerId, followeeId);
+    await this.settleTier(tenantId, followeeId, profile, summary);
+  }
+
+  /** Copies the author's logged posts with arrival >= followedAt into the follower's inbox (skipping muted types), then their jobs. */
+  private async backfillRecentPosts(tenantId: string, authorId: string, followerId: string, followedAtMs: number, summary: FanOutSummary): Promise<void> {
+    const nowMs = (this.deps.clock ?? systemClock).nowMs();
+    const logged = await this.deps.postsLog.listPostsFrom(tenantId, authorId, followedAtMs, nowMs);
+    const posts = [];
+    for (const post of logged) {
+      if (!postVisibleToFollow(post.arrivalMs, followedAtMs)) continue;
+      if ((await this.withoutMuted(tenantId, post.type, [followerId])).length > 0) posts.push(post);
+    }
+    if (posts.length === 0) return;
+    const { writes, jobs } = planBackfill(tenantId, followerId, posts);
+    await this.deps.inbox.writeInboxItems(writes);
+    await this.deps.deliveryQueue.enqueue(jobs);
+    summary.inboxItems += writes.length;
+    summary.deliveryJobs += jobs.length;
+    summary.backfilled = writes.length;
   }
 
   /**
-   * Applies the hysteresis rule to the count after a follow change. On promotion the background
-   * pass is queued BEFORE the tier flips: if the enqueue fails the event is retried and the rule
-   * fires again; a pass that runs twice rewrites the same items.
+   * Applies the hysteresis rule to the count after a follow change. A promotion pass is queued BEFORE
+   * the flip, so a crash between the two leaves a pass queued (the retry, seeing the tier unchanged,
+   * queues again and flips); the pass itself reads followers only once the flip is committed. The flip
+   * is guarded by the count, so a stale decision cannot promote an account that fell back below it.
    */
   private async settleTier(tenantId: string, userId: string, profile: AccountProfile, summary: FanOutSummary): Promise<Tier> {
-    const target = nextTier(profile.tier, profile.followerCount, this.deps.settings.celebrityThreshold);
-    if (target === profile.tier) return target;
-    if (target === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
-    const changed = await this.deps.graph.changeTier(tenantId, userId, profile.tier, target);
-    if (changed) summary.tierChange = { userId, from: profile.tier, to: target };
-    return target;
+    const change = tierChangeFor(profile, this.deps.settings.celebrityThreshold);
+    if (!change) return profile.tier;
+    if (change.to === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
+    const changed = await this.deps.graph.changeTier(tenantId, userId, change);
+    if (changed) summary.tierChange = { userId, from: change.from, to: change.to };
+    return change.to;
   }
 }

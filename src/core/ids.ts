@@ -1,7 +1,9 @@
 /**
- * Notification ids: ULIDs whose time part is the event time and whose random part is derived from
- * (tenant, producer event id, recipient). Re-processing an event yields the same id, so a retry
- * overwrites instead of duplicating, and ids sort by time, so the id is also the pagination cursor.
+ * Notification ids: ULIDs whose time part is the event's ARRIVAL (the moment the system first
+ * accepted it, kept once per event by the arrival ledger) and whose random part is derived from
+ * (tenant, notification type, producer event id, recipient). Re-processing an event yields the same
+ * id, so a retry overwrites instead of duplicating; ids sort by arrival, so the id is the pagination
+ * cursor, the catch-up point (`since`) and the read mark's unit.
  */
 import { createHash } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulid';
@@ -16,17 +18,19 @@ export function isNotificationId(value: string): boolean {
 
 export interface NotificationIdInput {
   tenantId: string;
+  /** The notification type: two types sharing a producer event id never share an id. */
+  type: string;
   eventId: string;
   /** The user the item is for, or a feed marker for a celebrity feed item. */
   recipient: string;
-  /** Event time in epoch milliseconds. */
+  /** The event's arrival stamp in epoch milliseconds. */
   timeMs: number;
 }
 
-/** Deterministic ULID for (tenant, event, recipient) at the event time. */
+/** Deterministic ULID for (tenant, type, event, recipient) at the event's arrival. */
 export function notificationId(input: NotificationIdInput): string {
   const digest = createHash('sha256')
-    .update(`${input.tenantId}\u0000${input.eventId}\u0000${input.recipient}`)
+    .update(`${input.tenantId}\u0000${input.type}\u0000${input.eventId}\u0000${input.recipient}`)
     .digest();
   let random = '';
   for (let i = 0; i < RANDOM_LENGTH; i += 1) random += CROCKFORD[digest[i]! & 31];

@@ -13,7 +13,7 @@ import type { FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSo
 import {
   countFromIdsAboveReadMark,
   countQueryLimit,
-  markAt,
+  markUpTo,
   presentNotification,
   type Counts,
 } from './read-state.js';
@@ -130,18 +130,21 @@ export class InboxService {
     return this.deps.mutedTypes ? this.deps.mutedTypes.mutedTypesOf(user) : [];
   }
 
-  /** O(1): one conditional write of the read mark, however many notifications are unread. */
-  async markAllRead(user: UserRef): Promise<{ readAt: string }> {
-    const nowMs = this.deps.clock.nowMs();
-    const result = await this.deps.readState.advanceReadMark(user, markAt(nowMs), new Date(nowMs).toISOString());
+  /**
+   * O(1): one conditional write of the read mark, however many notifications are unread. `upTo` is
+   * the newest id the client rendered: the mark covers exactly what was shown, never more than now.
+   */
+  async markAllRead(user: UserRef, upTo?: string): Promise<{ readAt: string }> {
+    const { mark, atIso } = markUpTo(this.deps.clock.nowMs(), upTo);
+    const result = await this.deps.readState.advanceReadMark(user, mark, atIso);
     await this.deps.readStateListener?.readStateChanged(user);
     return result;
   }
 
-  /** O(1): one conditional write of the seen mark; clears the badge, marks nothing read. */
-  async markAllSeen(user: UserRef): Promise<{ seenAt: string }> {
-    const nowMs = this.deps.clock.nowMs();
-    const result = await this.deps.readState.advanceSeenMark(user, markAt(nowMs), new Date(nowMs).toISOString());
+  /** O(1): one conditional write of the seen mark (up to `upTo`, never past now); clears the badge, marks nothing read. */
+  async markAllSeen(user: UserRef, upTo?: string): Promise<{ seenAt: string }> {
+    const { mark, atIso } = markUpTo(this.deps.clock.nowMs(), upTo);
+    const result = await this.deps.readState.advanceSeenMark(user, mark, atIso);
     await this.deps.readStateListener?.readStateChanged(user);
     return result;
   }

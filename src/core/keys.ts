@@ -145,6 +145,15 @@ export const keys = {
     sk: 'PREFERENCES',
   }),
 
+  /**
+   * Idempotency table: an event's arrival stamp (the time part of its notification ids), one per
+   * (tenant, type, producer event id). The event id is last, so any character in it is unambiguous.
+   */
+  arrivalRecordId: (tenantId: string, type: string, eventId: string): string => `${tenantPrefix(tenantId)}#ARRIVAL#${type}#${eventId}`,
+
+  /** Inbox table: an author's recent inbox-mode posts (`T#<tenant>#P#<author>` / post log id), TTL like the inbox. */
+  postsLogPartition: (tenantId: string, authorId: string): string => `${tenantPrefix(tenantId)}#P#${assertIdentifier('authorId', authorId)}`,
+
   /** Idempotency table: the user's live-push counter of one rate-limit window (TTL). */
   rateWindowId: (tenantId: string, userId: string, windowStartMs: number): string =>
     `${userPartition(tenantId, userId)}#RATE#${windowStartMs}`,

@@ -6,7 +6,7 @@
  * so the unseen ids are always a subset of the unread ids, and one pass over the ids above the read
  * mark yields both counts.
  */
-import { idUpperBoundAt } from './ids.js';
+import { idUpperBoundAt, timeOfId } from './ids.js';
 import type { Notification, StoredNotification } from './notification.js';
 
 export interface ReadState {
@@ -42,6 +42,17 @@ export function isSeen(id: string, state: ReadState): boolean {
 /** The mark that read-all / seen-all writes: covers every id whose time is at or before `nowMs`. */
 export function markAt(nowMs: number): string {
   return idUpperBoundAt(nowMs);
+}
+
+/**
+ * The mark of read-all / seen-all: `min(upTo, markAt(now))`, where `upTo` is the newest id the client
+ * rendered (ids sort by arrival, so nothing that landed after it is covered). `atIso` is the time of
+ * the mark (the time part of `upTo` when it bounds the mark, else now), which is what clients apply.
+ */
+export function markUpTo(nowMs: number, upTo: string | undefined): { mark: string; atIso: string } {
+  const now = markAt(nowMs);
+  if (upTo === undefined || upTo >= now) return { mark: now, atIso: new Date(nowMs).toISOString() };
+  return { mark: upTo, atIso: new Date(timeOfId(upTo)).toISOString() };
 }
 
 export interface Counts {

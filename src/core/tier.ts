@@ -17,3 +17,22 @@ export function nextTier(current: Tier, followerCount: number, threshold: number
   if (current === 'celebrity') return followerCount < demotionThreshold(threshold) ? 'ordinary' : 'celebrity';
   return followerCount >= threshold ? 'celebrity' : 'ordinary';
 }
+
+/** A tier change, applied only while the follower count still calls for it (guards a stale decision). */
+export interface TierChange {
+  from: Tier;
+  to: Tier;
+  /** Promotion: the count must be at least this. */
+  countAtLeast?: number;
+  /** Demotion: the count must be below this. */
+  countBelow?: number;
+}
+
+/** The guarded change the count calls for, or undefined when the tier stays. */
+export function tierChangeFor(profile: { tier: Tier; followerCount: number }, threshold: number): TierChange | undefined {
+  const target = nextTier(profile.tier, profile.followerCount, threshold);
+  if (target === profile.tier) return undefined;
+  return target === 'celebrity'
+    ? { from: profile.tier, to: target, countAtLeast: threshold }
+    : { from: profile.tier, to: target, countBelow: demotionThreshold(threshold) };
+}

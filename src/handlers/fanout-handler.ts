@@ -4,7 +4,7 @@
  * keyed by type + tenant + event id) -> a failed record is reported, never thrown for the batch.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -46,7 +46,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const recordHandler = async (record: SQSRecord): Promise<void> => {
     let event: NotificationEvent;
     try {
-      event = validateEventBridgeBody(record.body, deps.findType, Date.now()).event;
+      event = validateEventBridgeBody(record.body, deps.findType).event;
     } catch (error) {
       if (error instanceof EventValidationError) {
         logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });
@@ -64,7 +64,22 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
         return;
       }
     }
-    const summary = await processOnce(eventAtSendTime(event));
+    let summary: FanOutSummary;
+    try {
+      summary = await processOnce(eventAtSendTime(event));
+    } catch (error) {
+      // Retried after the visibility timeout; at maxReceiveCount it moves to the DLQ: say why, above DEBUG.
+      // A concurrent copy of the same event still running is expected (duplicate delivery): INFO.
+      const log = error instanceof IdempotencyAlreadyInProgressError ? logger.info.bind(logger) : logger.warn.bind(logger);
+      log('event processing failed; it will be retried or dead-lettered', {
+        messageId: record.messageId,
+        tenantId: event.tenantId,
+        eventId: event.eventId,
+        receiveCount: record.attributes.ApproximateReceiveCount,
+        reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      throw error;
+    }
     logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
   };
 

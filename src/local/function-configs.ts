@@ -63,7 +63,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
-    promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl },
+    promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({
       mode,
       managementEndpoint,

@@ -43,10 +43,12 @@ function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem')];
   if (type.audience !== 'none') {
-    access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
+    // Inbox: item writes (BatchWriteItem) and the author's recent-posts log entry (PutItem).
+    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
-  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), 'sqs:SendMessage queue:promotion');
+  // A follow backfills from the followee's recent-posts log: Query of the Inbox table.
+  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   return access;
 }
@@ -79,7 +81,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
     Authorizer: () => [],
     // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem), next page job.
-    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'BatchWriteItem'), 'sqs:SendMessage queue:promotion'],
+    // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages.
+    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
     InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
     // markOneRead: BatchGetItem of the id (own + visible feeds after a Query of followed celebrities),

@@ -326,12 +326,15 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(grantsOf(app, fn).get('execute-api:ManageConnections')![0]).toContain('/live/POST/@connections/*');
     });
 
-    it('fan-out writes inbox items (BatchWriteItem puts only), never posts to connections nor touches the connections table', () => {
+    it('fan-out writes inbox items (puts only), never posts to connections nor touches the connections table', () => {
       for (const fn of functionsOf(synth, 'fanout')) {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
-        // follow.deleted notifies nobody: no inbox access at all.
-        expect(tableActions(app, fn, 'Inbox')).toEqual(fn.node.id === 'FanOutFollowDeleted' ? [] : ['dynamodb:BatchWriteItem']);
+        // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
+        // PutItem for a post's recent-posts log entry); follow.created also reads that log (Query).
+        const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : fn.node.id === 'FanOutFollowCreated' ? [...puts, 'dynamodb:Query'] : puts;
+        expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
         expect(tableActions(app, fn, 'Connections')).toEqual([]);
         expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
       }

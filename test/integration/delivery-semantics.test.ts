@@ -11,6 +11,8 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
+import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import type { DeliveryJob } from '../../src/core/delivery-job.js';
 import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
 import { FanOutService } from '../../src/core/fanout-service.js';
@@ -74,6 +76,8 @@ beforeEach(() => {
     service: new FanOutService({
       graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
       inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
+      arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
+      postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
       deliveryQueue: jobs,
       promotionQueue: new RecordingPromotionQueue(),
       settings: { celebrityThreshold: 100, feedShards: 2, inboxTtlDays: 90 },
@@ -214,7 +218,7 @@ describe('fan-out: poison records and concurrent batches', () => {
   it('answers each of two concurrent promotion batches with its own failures', async () => {
     // Prepare
     const promote = createCelebrityPromotionHandler({
-      service: new CelebrityPromotionService({ graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph), queue: new RecordingPromotionQueue() }),
+      service: new CelebrityPromotionService({ graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph), queue: new RecordingPromotionQueue(), celebrityThreshold: 100 }),
       logger,
     });
     const poison = anSqsRecord('{"v": 1');

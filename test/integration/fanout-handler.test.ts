@@ -4,6 +4,8 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { Logger } from '@aws-lambda-powertools/logger';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
+import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { FanOutService } from '../../src/core/fanout-service.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
@@ -26,6 +28,8 @@ beforeAll(async () => {
   const service = new FanOutService({
     graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
     inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
+    arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
+    postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
     deliveryQueue: jobs,
     promotionQueue: new RecordingPromotionQueue(),
     settings: { celebrityThreshold: 100, feedShards: 2, inboxTtlDays: 90 },

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
+import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
@@ -23,11 +25,16 @@ let promotions: RecordingPromotionQueue;
 const settings: FanOutSettings = { celebrityThreshold: 50, feedShards: 4, inboxTtlDays: 90, followerPageSize: 40 };
 const type = (detailType: string): NotificationType => findNotificationType(detailType)!;
 
+/** The arrival ledger and the recent-posts log every fan-out service takes. */
+function clockPorts(client: DynamoDBDocumentClient) {
+  return { arrivals: new DynamoArrivalLedger(client, db.dynamo.tableNames.idempotency), postsLog: new DynamoRecentPostsLog(client, db.dynamo.tableNames.inbox) };
+}
+
 function serviceOn(client: DynamoDBDocumentClient): { service: FanOutService; graph: FollowGraphRepository } {
   const noWait = { sleep: async () => undefined };
   const graph = new FollowGraphRepository(client, db.dynamo.tableNames.graph, noWait);
   const inbox = new InboxRepository(client, db.dynamo.tableNames.inbox, noWait);
-  return { service: new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings }), graph };
+  return { service: new FanOutService({ graph, inbox, ...clockPorts(client), deliveryQueue: jobs, promotionQueue: promotions, settings }), graph };
 }
 
 async function countItems(pk: string): Promise<number> {
@@ -60,13 +67,13 @@ describe('FanOutService, ordinary tier', () => {
     const store = new PreferencesRepository(db.client, db.dynamo.tableNames.graph);
     const preferences = new CachedPreferencesReader(store, systemClock, { ttlMs: 0 });
     const ordinarySettings = { ...settings, celebrityThreshold: 10_000, followerPageSize: 100 };
-    const service = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
+    const service = new FanOutService({ graph, inbox, ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
     const followers = Array.from({ length: 120 }, (_, i) => `m${String(i).padStart(3, '0')}`);
     for (const follower of followers) await follow(service, follower, 'muted-author');
     const muting = followers.filter((_, i) => i % 10 === 0);
     for (const userId of muting) await store.putPreferences('acme', userId, { ...DEFAULT_PREFERENCES, mutedTypes: ['post.published'], updatedAt: new Date().toISOString() });
     jobs = new RecordingJobQueue();
-    const metered = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
+    const metered = new FanOutService({ graph, inbox, ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: promotions, settings: ordinarySettings, preferences });
     db.meter.reset();
 
     // Act
@@ -145,7 +152,7 @@ describe('FanOutService, celebrity tier', () => {
     }
     expect(promotedBy).toBe('c49');
     expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'star' }]);
-    const pass = new CelebrityPromotionService({ graph, queue: promotions, pageSize: 20 });
+    const pass = new CelebrityPromotionService({ graph, queue: promotions, celebrityThreshold: settings.celebrityThreshold, pageSize: 20 });
     for (let next = promotions.jobs.shift(); next; next = promotions.jobs.shift()) await pass.runPage(next);
     for (let i = 0; i < 50; i += 1) {
       const celebs = await graph.listFollowedCelebrities({ tenantId: 'acme', userId: `c${String(i).padStart(2, '0')}` });
@@ -157,10 +164,10 @@ describe('FanOutService, celebrity tier', () => {
     const post = aPostBy('star');
     const summary = await service.process(post, type('post.published'));
 
-    // Assess
+    // Assess: the profile read, the arrival stamp (one conditional PutItem, 1 WCU), S feed writes
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
-    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, BatchWriteItemCommand: 1 });
-    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards);
+    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1 });
+    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards + 1);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });
 
@@ -176,7 +183,7 @@ describe('FanOutService, celebrity tier', () => {
     const { service, graph } = serviceOn(db.client);
     for (let i = 0; i < 49; i += 1) await follow(service, `r${String(i).padStart(2, '0')}`, 'rising');
     const failing = { enqueue: async () => Promise.reject(new Error('promotion queue down')) };
-    const broken = new FanOutService({ graph, inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox), deliveryQueue: jobs, promotionQueue: failing, settings });
+    const broken = new FanOutService({ graph, inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox), ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: failing, settings });
     const fiftieth = aNotificationEvent({ type: 'follow.created', actor: { id: 'r49' }, recipients: ['rising'], priority: 'info', data: { followeeId: 'rising' } });
 
     await expect(broken.process(fiftieth, type('follow.created'))).rejects.toThrow('promotion queue down');
@@ -191,7 +198,7 @@ describe('FanOutService, celebrity tier', () => {
     // Prepare: 52 followers under a higher threshold, then the threshold lowered to 50 (tier now stale)
     const { graph } = serviceOn(db.client);
     const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
-    const before = new FanOutService({ graph, inbox, deliveryQueue: jobs, promotionQueue: promotions, settings: { ...settings, celebrityThreshold: 60 } });
+    const before = new FanOutService({ graph, inbox, ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: promotions, settings: { ...settings, celebrityThreshold: 60 } });
     for (let i = 0; i < 52; i += 1) await follow(before, `s${String(i).padStart(2, '0')}`, 'stale');
     expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 52, tier: 'ordinary' });
     const { service } = serviceOn(db.client);
@@ -202,5 +209,63 @@ describe('FanOutService, celebrity tier', () => {
     // Assess
     expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'stale' }]);
     expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 51, tier: 'celebrity' });
+  });
+});
+
+describe('FanOutService, ids and stage order', () => {
+  it('a mention and a comment sharing a producer event id both land (ids hash the type too)', async () => {
+    const { service } = serviceOn(db.client);
+    const eventId = 'shared-producer-id';
+    await service.process(aNotificationEvent({ eventId, recipients: ['shared-reader'] }), type('mention.created'));
+    await service.process(aNotificationEvent({ eventId, type: 'comment.created', priority: 'info', recipients: ['shared-reader'], data: { postId: 'p', commentId: 'c', excerpt: 'x' } }), type('comment.created'));
+    expect(await countItems(keys.inboxItem('acme', 'shared-reader', '').pk)).toBe(2);
+  });
+
+  it('a follow writes the followee its notification before touching the graph; a failed graph step is redone once on retry with the same id and followedAt', async () => {
+    // Prepare: the graph fails at the edge on the first attempt
+    const { graph } = serviceOn(db.client);
+    let failEdge = true;
+    const flaky = Object.assign(Object.create(graph) as FollowGraphRepository, {
+      addFollower: async (edge: Parameters<FollowGraphRepository['addFollower']>[0]) => {
+        if (failEdge) {
+          failEdge = false;
+          throw new Error('graph unavailable');
+        }
+        return graph.addFollower(edge);
+      },
+    });
+    const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
+    const service = new FanOutService({ graph: flaky, inbox, ...clockPorts(db.client), deliveryQueue: jobs, promotionQueue: promotions, settings });
+    const followEvent = aNotificationEvent({ type: 'follow.created', actor: { id: 'ordered-follower' }, recipients: ['ordered-followee'], priority: 'info', data: { followeeId: 'ordered-followee' } });
+
+    // Act
+    await expect(service.process(followEvent, type('follow.created'))).rejects.toThrow('graph unavailable');
+    const afterFailure = await countItems(keys.inboxItem('acme', 'ordered-followee', '').pk);
+    const profileAfterFailure = await graph.getProfile('acme', 'ordered-followee');
+    await service.process(followEvent, type('follow.created'));
+    await service.process(followEvent, type('follow.created'));
+
+    // Assess
+    expect(afterFailure).toBe(1);
+    expect(profileAfterFailure.followerCount).toBe(0);
+    expect(await countItems(keys.inboxItem('acme', 'ordered-followee', '').pk)).toBe(1);
+    expect(await graph.getProfile('acme', 'ordered-followee')).toEqual({ followerCount: 1, tier: 'ordinary' });
+  });
+
+  it('an ordinary post skips a follower who followed after it arrived, and a follow after a post it raced gets it backfilled once', async () => {
+    // Prepare: an early follower; the post arrives; a late follower's edge is written after the listing
+    const { service, graph } = serviceOn(db.client);
+    await follow(service, 'bf-early', 'bf-author');
+    const post = aPostBy('bf-author');
+    await service.process(post, type('post.published'));
+
+    // Act: a follow whose arrival is after the post (not in view), and a retry of the post
+    await follow(service, 'bf-late', 'bf-author');
+    await service.process(post, type('post.published'));
+
+    // Assess
+    expect(await countItems(keys.inboxItem('acme', 'bf-early', '').pk)).toBe(1);
+    expect(await countItems(keys.inboxItem('acme', 'bf-late', '').pk)).toBe(0);
+    expect((await graph.listFollowersPage('acme', 'bf-author', undefined, 10)).followers.map((follower) => follower.followerId)).toEqual(['bf-early', 'bf-late']);
   });
 });

@@ -17,7 +17,7 @@ describe('FollowGraphRepository', () => {
   it('counts an edge once however often the follow is retried, and keeps the first followedAt', async () => {
     await graph.addFollower(edge('f1', 'once'));
     const again = await graph.addFollower(edge('f1', 'once', '2026-06-01T00:00:00.000Z'));
-    expect(again).toEqual({ followerCount: 1, tier: 'ordinary' });
+    expect(again).toEqual({ followerCount: 1, tier: 'ordinary', followedAt: AT });
     expect((await graph.listFollowersPage('acme', 'once', undefined, 10)).followers).toEqual([{ followerId: 'f1', followedAt: AT }]);
   });
 
@@ -53,10 +53,24 @@ describe('FollowGraphRepository', () => {
   });
 
   it('changes the tier only from the expected tier', async () => {
-    expect(await graph.changeTier('acme', 'tiered', 'ordinary', 'celebrity')).toBe(true);
-    expect(await graph.changeTier('acme', 'tiered', 'ordinary', 'celebrity')).toBe(false);
+    expect(await graph.changeTier('acme', 'tiered', { from: 'ordinary', to: 'celebrity' })).toBe(true);
+    expect(await graph.changeTier('acme', 'tiered', { from: 'ordinary', to: 'celebrity' })).toBe(false);
     expect((await graph.getProfile('acme', 'tiered')).tier).toBe('celebrity');
-    expect(await graph.changeTier('acme', 'tiered', 'celebrity', 'ordinary')).toBe(true);
+    expect(await graph.changeTier('acme', 'tiered', { from: 'celebrity', to: 'ordinary' })).toBe(true);
+  });
+
+  it('changes the tier only while the count still calls for it, and remembers a promotion', async () => {
+    // Prepare: two followers
+    await graph.addFollower(edge('f1', 'guarded'));
+    await graph.addFollower(edge('f2', 'guarded'));
+
+    // Act + Assess: a stale decision (count fell below the bound) does not flip
+    expect(await graph.changeTier('acme', 'guarded', { from: 'ordinary', to: 'celebrity', countAtLeast: 3 })).toBe(false);
+    expect(await graph.changeTier('acme', 'guarded', { from: 'ordinary', to: 'celebrity', countAtLeast: 2 })).toBe(true);
+    expect(await graph.changeTier('acme', 'guarded', { from: 'celebrity', to: 'ordinary', countBelow: 2 })).toBe(false);
+    expect(await graph.changeTier('acme', 'guarded', { from: 'celebrity', to: 'ordinary', countBelow: 3 })).toBe(true);
+    expect(await graph.getProfile('acme', 'guarded')).toEqual({ followerCount: 2, tier: 'ordinary' });
+    expect(await graph.addFollower(edge('f3', 'guarded'))).toMatchObject({ followerCount: 3, tier: 'ordinary', everCelebrity: true });
   });
 
   it('pages through followers in order with one Query per page', async () => {

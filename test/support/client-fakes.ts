@@ -118,7 +118,7 @@ export class FakeWebSocket {
 
 export function aClientNotification(timeMs: number, eventId = `evt-${timeMs}`, overrides: Partial<Notification> = {}): Notification {
   return {
-    id: notificationId({ tenantId: 'acme', eventId, recipient: 'alice', timeMs }),
+    id: notificationId({ tenantId: 'acme', type: overrides.type ?? 'mention.created', eventId, recipient: 'alice', timeMs }),
     type: 'mention.created',
     createdAt: new Date(timeMs).toISOString(),
     read: false,

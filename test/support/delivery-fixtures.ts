@@ -38,7 +38,7 @@ export function aRecipientsJob(input: RecipientsJobInput): DeliveryJob {
     notification: input.notification ?? aRenderedNotification({ createdAt: new Date(timeMs).toISOString() }),
     target: {
       kind: 'recipients',
-      recipients: input.recipients.map((user) => ({ userId: user.userId, notificationId: notificationId({ tenantId, eventId, recipient: user.userId, timeMs }) })),
+      recipients: input.recipients.map((user) => ({ userId: user.userId, notificationId: notificationId({ tenantId, type: input.notification?.type ?? 'mention.created', eventId, recipient: user.userId, timeMs }) })),
     },
   };
 }
@@ -52,7 +52,7 @@ export function anOnlineFollowersJob(tenantId: string, actorId: string, override
     eventId,
     priority: overrides.priority ?? 'info',
     notification: aRenderedNotification({ type: 'post.published', actor: { id: actorId }, title: `${actorId} published a post`, body: 'hello', data: { postId: 'p-9', title: 'hello' } }),
-    target: { kind: 'onlineFollowers', actorId, notificationId: notificationId({ tenantId, eventId, recipient: `feed:${actorId}`, timeMs }) },
+    target: { kind: 'onlineFollowers', actorId, notificationId: notificationId({ tenantId, type: 'post.published', eventId, recipient: `feed:${actorId}`, timeMs }) },
   };
 }
 

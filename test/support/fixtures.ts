@@ -35,7 +35,7 @@ export interface NotificationOverrides extends Partial<Omit<StoredNotification, 
 export function aNotification(timeMs: number, overrides: NotificationOverrides = {}): StoredNotification {
   const { eventId = `evt-${timeMs}`, recipient = 'alice', tenantId = 'acme', ...fields } = overrides;
   return {
-    id: notificationId({ tenantId, eventId, recipient, timeMs }),
+    id: notificationId({ tenantId, type: fields.type ?? 'mention.created', eventId, recipient, timeMs }),
     type: 'mention.created',
     createdAt: new Date(timeMs).toISOString(),
     actor: { id: 'bob', name: 'Bob' },

@@ -24,7 +24,7 @@ export class RecordingScheduler implements Scheduler {
 export function aLiveNotification(user: UserRef, timeMs: number, overrides: Partial<Notification> & { eventId?: string } = {}): Notification {
   const { eventId = `evt-${timeMs}`, ...fields } = overrides;
   return {
-    id: notificationId({ tenantId: user.tenantId, eventId, recipient: user.userId, timeMs }),
+    id: notificationId({ tenantId: user.tenantId, type: fields.type ?? 'comment.created', eventId, recipient: user.userId, timeMs }),
     type: 'comment.created',
     createdAt: new Date(timeMs).toISOString(),
     read: false,

@@ -8,7 +8,7 @@ import { SECOND, T0 } from '../support/fixtures.js';
 describe('ULID time helpers of the client', () => {
   it('decode the same time as the server ids and bound them from below', () => {
     // Prepare
-    const id = notificationId({ tenantId: 'acme', eventId: 'e', recipient: 'alice', timeMs: T0 + 1234 });
+    const id = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'e', recipient: 'alice', timeMs: T0 + 1234 });
 
     // Act / Assess
     expect(timeOfId(id)).toBe(T0 + 1234);
@@ -17,7 +17,7 @@ describe('ULID time helpers of the client', () => {
   });
 
   it('steps an id down to the greatest id below it, so since=<it> starts exactly at the id', () => {
-    const id = notificationId({ tenantId: 'acme', eventId: 'e', recipient: 'alice', timeMs: T0 });
+    const id = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'e', recipient: 'alice', timeMs: T0 });
     const below = idJustBelow(id)!;
 
     expect(below < id).toBe(true);

@@ -41,7 +41,7 @@ describe('fanOutQueueNeeds', () => {
 
 describe('fanOutServiceFromEnv', () => {
   const clients = { documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})), dynamoClient: new DynamoDBClient({}), sqsClient: new SQSClient({}) };
-  const tables = { INBOX_TABLE: 'inbox', GRAPH_TABLE: 'graph' };
+  const tables = { INBOX_TABLE: 'inbox', GRAPH_TABLE: 'graph', IDEMPOTENCY_TABLE: 'idempotency' };
   const portsOf = (service: FanOutService) => (service as unknown as { deps: FanOutDeps }).deps;
 
   it('requires exactly the queue URLs of the type and gives every other queue a port that throws', async () => {

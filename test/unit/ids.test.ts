@@ -3,7 +3,7 @@ import { decodeTime } from 'ulid';
 import { idLowerBoundAt, idUpperBoundAt, isNotificationId, notificationId, timeOfId } from '../../src/core/ids.js';
 import { T0 } from '../support/fixtures.js';
 
-const input = { tenantId: 'acme', eventId: 'evt-42', recipient: 'alice', timeMs: T0 };
+const input = { tenantId: 'acme', type: 'mention.created', eventId: 'evt-42', recipient: 'alice', timeMs: T0 };
 
 describe('notificationId', () => {
   it('is deterministic: the same (tenant, event, recipient, time) gives the same id', () => {
@@ -19,6 +19,7 @@ describe('notificationId', () => {
 
   it.each([
     ['tenant', { tenantId: 'globex' }],
+    ['type (a mention and a comment sharing an event id)', { type: 'comment.created' }],
     ['event', { eventId: 'evt-43' }],
     ['recipient', { recipient: 'bob' }],
   ])('differs when the %s differs', (_name, change) => {

@@ -29,7 +29,7 @@ const T0_ISO = new Date(T0).toISOString();
 const parse = (payload: string) => JSON.parse(payload) as LiveMessage;
 
 function aLiveNotification(n: number, overrides: { body?: string; type?: string } = {}): Notification {
-  return liveNotification(notificationId({ tenantId: 'acme', eventId: `e-${n}`, recipient: 'alice', timeMs: T0 + n * SECOND }), aRenderedNotification({ type: overrides.type ?? 'comment.created', body: overrides.body ?? `comment ${n}` }));
+  return liveNotification(notificationId({ tenantId: 'acme', type: overrides.type ?? 'comment.created', eventId: `e-${n}`, recipient: 'alice', timeMs: T0 + n * SECOND }), aRenderedNotification({ type: overrides.type ?? 'comment.created', body: overrides.body ?? `comment ${n}` }));
 }
 
 function aPush(n: number, digestible: boolean, body?: string): PendingPush<string> {

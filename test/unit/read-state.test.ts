@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idUpperBoundAt, timeOfId } from '../../src/core/ids.js';
+import { idUpperBoundAt, notificationId, timeOfId } from '../../src/core/ids.js';
 import {
   COUNT_CAP,
   countFromIdsAboveReadMark,
@@ -8,6 +8,7 @@ import {
   isRead,
   isSeen,
   markAt,
+  markUpTo,
   presentNotification,
 } from '../../src/core/read-state.js';
 import { aNotification, aReadState, notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
@@ -165,5 +166,33 @@ describe('presentNotification', () => {
       data: item.data,
     });
     expect(Object.keys(presented)).not.toContain('expiresAt');
+  });
+});
+
+describe('markUpTo (read-all / seen-all up to what the client rendered)', () => {
+  const now = T0 + 10 * SECOND;
+
+  it('is the upper bound of now without upTo', () => {
+    expect(markUpTo(now, undefined)).toEqual({ mark: markAt(now), atIso: new Date(now).toISOString() });
+  });
+
+  it('is upTo itself when it is older than now: a later arrival (even in the same millisecond) stays above the mark', () => {
+    // Prepare
+    const shown = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'shown', recipient: 'alice', timeMs: T0 });
+    const later = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'later', recipient: 'alice', timeMs: T0 + 1 });
+
+    // Act
+    const { mark, atIso } = markUpTo(now, shown);
+
+    // Assess
+    expect(mark).toBe(shown);
+    expect(atIso).toBe(new Date(T0).toISOString());
+    expect(isRead(shown, { ...EMPTY_READ_STATE, readMark: mark })).toBe(true);
+    expect(isRead(later, { ...EMPTY_READ_STATE, readMark: mark })).toBe(false);
+  });
+
+  it('never covers more than now: an upTo from the future is capped', () => {
+    const future = notificationId({ tenantId: 'acme', type: 'mention.created', eventId: 'future', recipient: 'alice', timeMs: now + 60 * SECOND });
+    expect(markUpTo(now, future)).toEqual({ mark: markAt(now), atIso: new Date(now).toISOString() });
   });
 });

@@ -15,7 +15,7 @@ function jobsFor(recipientCount: number, priority: 'urgent' | 'info'): DeliveryJ
   const event = aNotificationEvent({ priority });
   const rendered = renderNotification(mentionCreated, event);
   const userIds = Array.from({ length: recipientCount }, (_, i) => `u${i}`);
-  return planRecipientJobs(event, rendered, planRecipientWrites(event, rendered, userIds, 90).recipients);
+  return planRecipientJobs(event, rendered, planRecipientWrites(event, rendered, userIds, 90, event.timeMs).recipients);
 }
 
 beforeEach(() => sqs.reset());

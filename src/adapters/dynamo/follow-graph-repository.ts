@@ -5,14 +5,18 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/ports/follow-graph.js';
+import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph, FollowOutcome, TierChange } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/keys.js';
-import type { Tier } from '../../core/tier.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
 import { GraphRepository } from './graph-repository.js';
 
 function profileOf(item: Record<string, unknown> | undefined): AccountProfile {
   return { followerCount: Number(item?.followerCount ?? 0), tier: item?.tier === 'celebrity' ? 'celebrity' : 'ordinary' };
+}
+
+/** What a follow needs to know: the profile plus whether the account was ever promoted. */
+function followOutcomeOf(item: Record<string, unknown> | undefined, followedAt: string): FollowOutcome {
+  return { ...profileOf(item), ...(item?.everCelebrity === true ? { everCelebrity: true } : {}), followedAt };
 }
 
 export class FollowGraphRepository extends GraphRepository implements FollowGraph {
@@ -32,10 +36,12 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
 
   /**
    * addFollower: UpdateItem of the follower item (keeps the first followedAt), then, unless the
-   * item says it was already counted, ADD 1 to PROFILE and flag the item. A retry after a failed
-   * ADD counts it then; only a crash between the ADD and the flag can count an edge twice.
+   * item says it was already counted, ADD 1 to PROFILE (ALL_NEW: the tier in the same atomic step)
+   * and flag the item. The edge exists before the count, so a promotion after the count finds it.
+   * A retry after a failed ADD counts it then; only a crash between the ADD and the flag can count
+   * an edge twice.
    */
-  async addFollower(edge: FollowEdge): Promise<AccountProfile> {
+  async addFollower(edge: FollowEdge): Promise<FollowOutcome> {
     const followerKey = keys.follower(edge.tenantId, edge.followeeId, edge.followerId);
     const follower = await this.client.send(
       new UpdateCommand({
@@ -46,10 +52,14 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
         ReturnValues: 'ALL_NEW',
       }),
     );
-    if (follower.Attributes?.counted === true) return this.getProfile(edge.tenantId, edge.followeeId);
-    const profile = await this.addToFollowerCount(edge.tenantId, edge.followeeId, 1);
+    const followedAt = (follower.Attributes?.followedAt as string | undefined) ?? edge.followedAt;
+    if (follower.Attributes?.counted === true) {
+      const stored = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.profile(edge.tenantId, edge.followeeId), ConsistentRead: true }));
+      return followOutcomeOf(stored.Item, followedAt);
+    }
+    const counted = await this.countFollower(edge.tenantId, edge.followeeId, 1);
     await this.client.send(new UpdateCommand({ TableName: this.tableName, Key: followerKey, UpdateExpression: 'SET counted = :true', ExpressionAttributeValues: { ':true': true } }));
-    return profile;
+    return followOutcomeOf(counted, followedAt);
   }
 
   /** removeFollower: DeleteItem (ALL_OLD), then ADD -1 to PROFILE if that edge had been counted. */
@@ -58,10 +68,11 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
       new DeleteCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ReturnValues: 'ALL_OLD' }),
     );
     if (output.Attributes?.counted !== true) return this.getProfile(tenantId, followeeId);
-    return this.addToFollowerCount(tenantId, followeeId, -1);
+    return profileOf(await this.countFollower(tenantId, followeeId, -1));
   }
 
-  private async addToFollowerCount(tenantId: string, userId: string, delta: number): Promise<AccountProfile> {
+  /** ADD delta to PROFILE's count; the whole profile after it (ALL_NEW), tier read in the same atomic step. */
+  private async countFollower(tenantId: string, userId: string, delta: number): Promise<Record<string, unknown> | undefined> {
     const output = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -71,19 +82,34 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return profileOf(output.Attributes);
+    return output.Attributes;
   }
 
-  /** changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as ordinary). */
-  async changeTier(tenantId: string, userId: string, from: Tier, to: Tier): Promise<boolean> {
+  /**
+   * changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as
+   * ordinary) and the count is within the change's bound. A promotion also sets everCelebrity.
+   */
+  async changeTier(tenantId: string, userId: string, change: TierChange): Promise<boolean> {
+    const tierGuard = change.from === 'ordinary' ? '(attribute_not_exists(tier) OR tier = :from)' : 'tier = :from';
+    const countGuards = [
+      ...(change.countAtLeast !== undefined ? ['followerCount >= :atLeast'] : []),
+      ...(change.countBelow !== undefined ? ['followerCount < :below'] : []),
+    ];
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.profile(tenantId, userId),
-          UpdateExpression: 'SET tier = :to, tierChangedAt = :now',
-          ConditionExpression: from === 'ordinary' ? 'attribute_not_exists(tier) OR tier = :from' : 'tier = :from',
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': new Date().toISOString() },
+          UpdateExpression: change.to === 'celebrity' ? 'SET tier = :to, tierChangedAt = :now, everCelebrity = :true' : 'SET tier = :to, tierChangedAt = :now',
+          ConditionExpression: [tierGuard, ...countGuards].join(' AND '),
+          ExpressionAttributeValues: {
+            ':to': change.to,
+            ':from': change.from,
+            ':now': new Date().toISOString(),
+            ...(change.to === 'celebrity' ? { ':true': true } : {}),
+            ...(change.countAtLeast !== undefined ? { ':atLeast': change.countAtLeast } : {}),
+            ...(change.countBelow !== undefined ? { ':below': change.countBelow } : {}),
+          },
         }),
       );
       return true;

@@ -6,7 +6,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { decodeCursor } from '../../core/cursor.js';
 import type { InboxService } from '../../core/inbox-service.js';
 import { identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
-import { emptyBodySchema, inboxQuerySchema, markOneReadPathSchema, noQuerySchema } from './schemas.js';
+import { emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema } from './schemas.js';
 
 export interface InboxApiDeps {
   service: InboxService;
@@ -45,14 +45,14 @@ export function createInboxWriteHandler(deps: InboxApiDeps): Handler {
       'POST /notifications/read-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         noQuerySchema.parse(event.queryStringParameters ?? {});
-        emptyBodySchema.parse(parseJsonBody(event));
-        return json(200, await deps.service.markAllRead(user));
+        const { upTo } = markAllBodySchema.parse(parseJsonBody(event));
+        return json(200, await deps.service.markAllRead(user, upTo));
       },
       'POST /notifications/seen-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         noQuerySchema.parse(event.queryStringParameters ?? {});
-        emptyBodySchema.parse(parseJsonBody(event));
-        return json(200, await deps.service.markAllSeen(user));
+        const { upTo } = markAllBodySchema.parse(parseJsonBody(event));
+        return json(200, await deps.service.markAllSeen(user, upTo));
       },
       'POST /notifications/{id}/read': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);

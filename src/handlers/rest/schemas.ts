@@ -22,4 +22,7 @@ export const noQuerySchema = z.object({}).strict();
 
 export const emptyBodySchema = z.object({}).strict();
 
+/** read-all / seen-all: optionally the newest id the client rendered. */
+export const markAllBodySchema = z.object({ upTo: notificationIdSchema.optional() }).strict();
+
 export const markOneReadPathSchema = z.object({ id: notificationIdSchema });

@@ -113,7 +113,7 @@ export function checkEntry(entry: unknown, context: EntryContext): AcceptedEntry
   const id = randomUUID();
   if (bus === 'notifications') {
     try {
-      validateEvent({ detailType: DetailType, detail, fallbackTime: time, findType: context.findType, nowMs: Date.now() });
+      validateEvent({ detailType: DetailType, detail, fallbackTime: time, findType: context.findType });
     } catch (error) {
       if (error instanceof EventValidationError) return invalid(error.message);
       throw error;
