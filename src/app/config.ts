@@ -34,6 +34,7 @@ const ENV_NAMES = [
   'WS_MANAGEMENT_ENDPOINT',
   // Auth and REST.
   'CURSOR_SECRET',
+  'DELIVERY_JOB_SECRET',
   'TENANT_CLAIM',
   'CORS_ALLOW_ORIGINS',
   'JWT_ISSUER',
@@ -260,6 +261,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   inboxTable: string;
   idempotencyTable: string;
   settings: FanOutSettingsConfig;
+  /** HMAC key of the delivery jobs this function sends (delivery drops jobs without a valid signature). */
+  deliveryJobSecret: string;
   /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
   queueUrls: { urgent?: string; info?: string; promotion?: string };
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
@@ -272,6 +275,7 @@ const fanOutShape = {
   INBOX_TABLE: required,
   GRAPH_TABLE: required,
   IDEMPOTENCY_TABLE: required,
+  DELIVERY_JOB_SECRET: required,
   CELEBRITY_THRESHOLD: integer(DEFAULT_CELEBRITY_THRESHOLD, 1),
   FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
   INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
@@ -290,6 +294,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
     inboxTable: parsed.INBOX_TABLE,
     graphTable: parsed.GRAPH_TABLE,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     settings: { celebrityThreshold: parsed.CELEBRITY_THRESHOLD, feedShards: parsed.FEED_SHARDS, inboxTtlDays: parsed.INBOX_TTL_DAYS },
     queueUrls: {
@@ -333,6 +338,8 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
 
 export interface DeliveryConfig {
   mode: z.infer<typeof prioritySchema>;
+  /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
+  deliveryJobSecret: string;
   managementEndpoint: string;
   delivery: LiveDeliveryConfig;
   gate: LiveGateConfig;
@@ -346,6 +353,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     'delivery',
     {
       DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
+      DELIVERY_JOB_SECRET: required,
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
@@ -362,6 +370,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   );
   return {
     mode: parsed.DELIVERY_MODE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
     delivery: {
       ...connectionsOf(parsed),

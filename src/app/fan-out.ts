@@ -39,7 +39,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     preferences: preferencesCache(parts, config),
     graph: parts.once('follow-graph-repository', () => new FollowGraphRepository(documentClient(parts), config.graphTable)),
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
-    deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }) : deliveryQueueNeverUsed(type.detailType),
+    deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
   });

@@ -86,6 +86,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     settings,
     tables: dynamo.tableNames,
     cursorSecret: secrets.cursorSecret,
+    deliveryJobSecret: secrets.deliveryJobSecret,
     managementEndpoint: gateway.managementEndpoint,
     queues: {
       urgentUrl: queues.urgent.url,
