@@ -62,6 +62,7 @@ const ENV_NAMES = [
   'FUNCTION_TIMEOUT_MS',
   'QUEUE_VISIBILITY_TIMEOUT_MS',
   'MAX_RECEIVE_COUNT',
+  'INTAKE_BACKLOG_LIMIT',
   'LOG_LEVEL',
 ] as const;
 
@@ -429,6 +430,8 @@ export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
 /** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
 export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
+/** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
+export const INTAKE_BACKLOG_LIMIT_DEFAULT = 2_000;
 
 export const localSettingsShape = {
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
@@ -442,6 +445,7 @@ export const localSettingsShape = {
   // Unset: the pipeline derives it from FUNCTION_TIMEOUT_MS (6x), so overriding the timeout alone keeps AWS's rule.
   QUEUE_VISIBILITY_TIMEOUT_MS: optionalInteger(1),
   MAX_RECEIVE_COUNT: integer(5, 1),
+  INTAKE_BACKLOG_LIMIT: integer(INTAKE_BACKLOG_LIMIT_DEFAULT, 0),
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
   LOG_LEVEL: optionalString,
