@@ -23,6 +23,8 @@ export interface LiveDeliveryProps {
   urgentDelivery: QueueWithDlq;
   infoDelivery: QueueWithDlq;
   infoBatchWindowSeconds: number;
+  /** HMAC key the fan-out signs delivery jobs with: delivery pushes only jobs that verify. */
+  deliveryJobSecret: string;
   /** Quiet hours and rate limits hold pushes and release them through one-time schedules. */
   scheduling: Scheduling;
   logRetention: RetentionDays;
@@ -119,7 +121,7 @@ export class LiveDelivery extends Construct {
         timeout: DELIVERY_CONSUMER_TIMEOUT,
         memorySize: 512,
         // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
-        environment: { [ENV.DELIVERY_MODE]: mode, [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn },
+        environment: { [ENV.DELIVERY_MODE]: mode, [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret },
       })
         // Presence of the recipients (BatchGetItem), a celebrity's online subscribers (Query), the
         // reverse item of a 410 connection (GetItem).

@@ -21,6 +21,8 @@ export interface NotificationPipelineProps {
   /** Timeout of the delivery consumers: the delivery queues' visibility timeout is 6x it. */
   deliveryConsumerTimeout: Duration;
   infoBatchWindowSeconds: number;
+  /** HMAC key the fan-out signs delivery jobs with (delivery drops unsigned ones). */
+  deliveryJobSecret: string;
 }
 
 /** One notification type's path: rule -> intake queue (+DLQ) -> fan-out function. */
@@ -155,6 +157,7 @@ export class NotificationPipeline extends Construct {
         environment: {
           [ENV.NOTIFICATION_TYPE]: type.detailType,
           [ENV.CELEBRITY_THRESHOLD]: String(props.celebrityThreshold),
+          [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret,
         },
       });
       const intake = new QueueWithDlq(this, `Intake${name}`, {

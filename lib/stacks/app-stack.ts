@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { acknowledge } from '../nag.js';
 import type { Construct } from 'constructs';
 import { resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationsConfig } from '../config.js';
@@ -56,6 +57,14 @@ export class AppStack extends Stack {
     // neither the template nor the source, and handlers read it from env once per container with
     // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
     const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
+    // HMAC key of delivery jobs: only the fan-out (signs) and delivery (verifies) functions get it,
+    // so a message another principal puts on a delivery queue is never pushed.
+    const jobSecret = new Secret(this, 'DeliveryJobSecret', {
+      description: 'HMAC key that signs delivery jobs between fan-out and delivery',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    acknowledge(jobSecret, 'AwsSolutions-SMG4', 'Rotating the delivery-job key only drops jobs in flight (their recipients catch up over REST); it is rotated by updating the secret and redeploying.');
+    const deliveryJobSecret = jobSecret.secretValue.unsafeUnwrap();
 
     // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
     if (config.authMode === 'jwt' || config.liveDelivery) {
@@ -84,6 +93,7 @@ export class AppStack extends Stack {
       celebrityThreshold: config.celebrityThreshold,
       deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
       infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+      deliveryJobSecret,
     });
 
     this.scheduling = new Scheduling(this, 'Scheduling', {
@@ -147,6 +157,7 @@ export class AppStack extends Stack {
         urgentDelivery: this.pipeline.urgentDelivery,
         infoDelivery: this.pipeline.infoDelivery,
         infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+        deliveryJobSecret,
         scheduling: this.scheduling,
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,

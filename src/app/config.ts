@@ -34,6 +34,7 @@ const ENV_NAMES = [
   'WS_MANAGEMENT_ENDPOINT',
   // Auth and REST.
   'CURSOR_SECRET',
+  'DELIVERY_JOB_SECRET',
   'TENANT_CLAIM',
   'CORS_ALLOW_ORIGINS',
   'JWT_ISSUER',
@@ -61,6 +62,7 @@ const ENV_NAMES = [
   'FUNCTION_TIMEOUT_MS',
   'QUEUE_VISIBILITY_TIMEOUT_MS',
   'MAX_RECEIVE_COUNT',
+  'INTAKE_BACKLOG_LIMIT',
   'LOG_LEVEL',
 ] as const;
 
@@ -260,6 +262,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   inboxTable: string;
   idempotencyTable: string;
   settings: FanOutSettingsConfig;
+  /** HMAC key of the delivery jobs this function sends (delivery drops jobs without a valid signature). */
+  deliveryJobSecret: string;
   /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
   queueUrls: { urgent?: string; info?: string; promotion?: string };
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
@@ -272,6 +276,7 @@ const fanOutShape = {
   INBOX_TABLE: required,
   GRAPH_TABLE: required,
   IDEMPOTENCY_TABLE: required,
+  DELIVERY_JOB_SECRET: required,
   CELEBRITY_THRESHOLD: integer(DEFAULT_CELEBRITY_THRESHOLD, 1),
   FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
   INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
@@ -290,6 +295,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
     inboxTable: parsed.INBOX_TABLE,
     graphTable: parsed.GRAPH_TABLE,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     settings: { celebrityThreshold: parsed.CELEBRITY_THRESHOLD, feedShards: parsed.FEED_SHARDS, inboxTtlDays: parsed.INBOX_TTL_DAYS },
     queueUrls: {
@@ -335,6 +341,8 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
 
 export interface DeliveryConfig {
   mode: z.infer<typeof prioritySchema>;
+  /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
+  deliveryJobSecret: string;
   managementEndpoint: string;
   delivery: LiveDeliveryConfig;
   gate: LiveGateConfig;
@@ -348,6 +356,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     'delivery',
     {
       DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
+      DELIVERY_JOB_SECRET: required,
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
@@ -364,6 +373,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   );
   return {
     mode: parsed.DELIVERY_MODE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
     delivery: {
       ...connectionsOf(parsed),
@@ -422,6 +432,8 @@ export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
 /** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
 export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
+/** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
+export const INTAKE_BACKLOG_LIMIT_DEFAULT = 2_000;
 
 export const localSettingsShape = {
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
@@ -435,6 +447,7 @@ export const localSettingsShape = {
   // Unset: the pipeline derives it from FUNCTION_TIMEOUT_MS (6x), so overriding the timeout alone keeps AWS's rule.
   QUEUE_VISIBILITY_TIMEOUT_MS: optionalInteger(1),
   MAX_RECEIVE_COUNT: integer(5, 1),
+  INTAKE_BACKLOG_LIMIT: integer(INTAKE_BACKLOG_LIMIT_DEFAULT, 0),
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
   LOG_LEVEL: optionalString,

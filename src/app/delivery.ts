@@ -34,7 +34,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
   );
   // Shares the gate (and its cache) with delivery.
   const releaser = parts.once('held-push-releaser', () => new HeldPushReleaser({ gate, directory, ledger, pusher }));
-  return createDeliveryHandler({ delivery, releaser, mode: config.mode, logger: parts.logger });
+  return createDeliveryHandler({ delivery, releaser, mode: config.mode, logger: parts.logger, deliveryJobSecret: config.deliveryJobSecret });
 }
 
 function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): LiveDeliveryGate {

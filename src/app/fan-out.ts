@@ -43,7 +43,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
-    deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }) : deliveryQueueNeverUsed(type.detailType),
+    deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
   });

@@ -1,17 +1,24 @@
 /**
  * SQS consumer of a priority delivery queue: validates each record as a DeliveryJob, delivers the
  * batch (urgent: each at once; info: a digest per connection), and answers a partial batch
- * response so only the failed records are redelivered.
+ * response so only the failed records are redelivered. With `deliveryJobSecret`, a job without a
+ * valid signature (not sent by the fan-out) is dropped with a WARN: never pushed, never retried.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryJobSchema, type Priority } from '../core/delivery-job.js';
+import { hasValidDeliveryJobSignature } from '../core/delivery-job-signature.js';
 import type { DeliveryInput, LiveDelivery } from '../core/live-delivery.js';
 import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live-gate.js';
 
 export class InvalidDeliveryJobError extends Error {
   override readonly name = 'InvalidDeliveryJobError';
+}
+
+/** A well-formed job the fan-out did not sign: acknowledged without a push (a retry cannot make it valid). */
+export class ForgedDeliveryJobError extends Error {
+  override readonly name = 'ForgedDeliveryJobError';
 }
 
 export class DeliveryRetryError extends Error {
@@ -24,9 +31,11 @@ export interface DeliveryHandlerDeps {
   logger: Logger;
   /** Pushes held live notifications when their release schedule fires (quiet hours end, rate-limit digest). */
   releaser?: Pick<HeldPushReleaser, 'release'>;
+  /** HMAC key of the fan-out's job signatures; every deployed composition passes it. */
+  deliveryJobSecret?: string;
 }
 
-function parseRecord(record: SQSRecord): DeliveryInput {
+function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): DeliveryInput {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -35,6 +44,7 @@ function parseRecord(record: SQSRecord): DeliveryInput {
   }
   const parsed = deliveryJobSchema.safeParse(body);
   if (!parsed.success) throw new InvalidDeliveryJobError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+  if (deliveryJobSecret !== undefined && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) throw new ForgedDeliveryJobError('missing or invalid job signature');
   return { recordId: record.messageId, job: parsed.data };
 }
 
@@ -59,8 +69,12 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         continue;
       }
       try {
-        inputs.push(parseRecord(record));
+        inputs.push(parseRecord(record, deps.deliveryJobSecret));
       } catch (error) {
+        if (error instanceof ForgedDeliveryJobError) {
+          deps.logger.warn('forged delivery job dropped', { messageId: record.messageId, reason: error.message });
+          continue;
+        }
         // Reported as a failure so it reaches the DLQ after maxReceiveCount, with the reason logged.
         invalid.set(record.messageId, error as InvalidDeliveryJobError);
         deps.logger.error('invalid delivery job', { messageId: record.messageId, reason: (error as Error).message });

@@ -18,6 +18,8 @@ export interface LocalFunctionInputs {
   settings: LocalSettings;
   tables: Record<TableName, string>;
   cursorSecret: string;
+  /** HMAC key of delivery jobs, shared by the local fan-out and delivery functions only. */
+  deliveryJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
   queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string };
@@ -58,6 +60,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       inboxTable: tables.inbox,
       graphTable: tables.graph,
       idempotencyTable: tables.idempotency,
+      deliveryJobSecret: inputs.deliveryJobSecret,
       cacheTtlMs,
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
@@ -66,6 +69,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({
       mode,
+      deliveryJobSecret: inputs.deliveryJobSecret,
       managementEndpoint,
       delivery: { ...connections, idempotencyTable: tables.idempotency, parallelism: DELIVERY_PARALLELISM_DEFAULT },
       gate: {

@@ -83,13 +83,14 @@ export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Part
 
 /** PutEvents and the SQS API, served by the local HTTP server. */
 /** `serverHost`: the host the HTTP server listens on (the SQS endpoint answers callers on this machine only). */
-export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger): LocalRoute[] {
+export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger, intakeBacklogLimit = 0): LocalRoute[] {
   return [
     createEventBusRoute({
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
       intakeQueueOf: (detailType) => queues.intake[detailType],
+      intakeBacklogLimit,
       logger,
     }),
     createSqsRoute(queues.registry, { credentials: queues.sqsCredentials, serverHost }),

@@ -22,6 +22,7 @@ import { localFunctionConfigs, type LocalFunctionConfigs } from './function-conf
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
+import { INTAKE_BACKLOG_LIMIT_DEFAULT } from '../app/config.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import type { LocalSettings } from './settings.js';
@@ -86,6 +87,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     settings,
     tables: dynamo.tableNames,
     cursorSecret: secrets.cursorSecret,
+    deliveryJobSecret: secrets.deliveryJobSecret,
     managementEndpoint: gateway.managementEndpoint,
     queues: {
       urgentUrl: queues.urgent.url,
@@ -111,7 +113,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger), jwksRoute, restGateway, demoPage];
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT), jwksRoute, restGateway, demoPage];
   scheduler.start(async (targetArn, payload) => {
     queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
   });

@@ -22,6 +22,8 @@ export interface LocalSettings {
   rateLimitWindowMs?: number;
   /** A `sendAt` at most this far ahead is sent now. AWS default 60 s (Scheduler precision); local default 1 s (its timers are exact). */
   sendAtMinDelayMs?: number;
+  /** PutEvents entries are throttled (per-entry ThrottlingException) while their intake queue holds this many messages (0 = off). Default 2,000. */
+  intakeBacklogLimit?: number;
   /** Powertools log level of the local runtime's logger. Default WARN. */
   logLevel?: string;
 }
@@ -41,6 +43,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     maxReceiveCount: parsed.MAX_RECEIVE_COUNT,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     sendAtMinDelayMs: parsed.SEND_AT_MIN_DELAY_MS,
+    intakeBacklogLimit: parsed.INTAKE_BACKLOG_LIMIT,
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
   };
 }

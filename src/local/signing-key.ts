@@ -15,11 +15,14 @@ interface StoredSecrets {
   privateJwk: JWK;
   publicJwk: JWK;
   cursorSecret: string;
+  /** Absent in data directories created before delivery jobs were signed: generated then. */
+  deliveryJobSecret?: string;
 }
 
 export interface LocalSecrets {
   jwks: JSONWebKeySet;
   cursorSecret: string;
+  deliveryJobSecret: string;
   issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number }): Promise<string>;
 }
 
@@ -34,6 +37,7 @@ async function loadOrCreate(dataDir: string): Promise<StoredSecrets> {
       privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' },
       publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' },
       cursorSecret: randomBytes(32).toString('base64url'),
+      deliveryJobSecret: randomBytes(32).toString('base64url'),
     };
     await mkdir(dataDir, { recursive: true });
     // `wx`: if another process created it first, use theirs.
@@ -42,12 +46,19 @@ async function loadOrCreate(dataDir: string): Promise<StoredSecrets> {
   }
 }
 
+async function addDeliveryJobSecret(dataDir: string, stored: StoredSecrets): Promise<string> {
+  const deliveryJobSecret = randomBytes(32).toString('base64url');
+  await writeFile(join(dataDir, 'local-secrets.json'), JSON.stringify({ ...stored, deliveryJobSecret }), { mode: 0o600 });
+  return deliveryJobSecret;
+}
+
 export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
   const stored = await loadOrCreate(dataDir);
   const privateKey = await importJWK(stored.privateJwk, 'ES256');
   return {
     jwks: { keys: [stored.publicJwk] },
     cursorSecret: stored.cursorSecret,
+    deliveryJobSecret: stored.deliveryJobSecret ?? (await addDeliveryJobSecret(dataDir, stored)),
     async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt }) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId })

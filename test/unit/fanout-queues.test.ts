@@ -15,7 +15,7 @@ import { catalog, findNotificationType } from '../../src/notifications/index.js'
 
 /** The fan-out service of `type` composed from `env` (src/app/fan-out.ts), without `sendAt`. */
 function fanOutServiceFromEnv(env: Env, clients: unknown, type: NotificationType): FanOutService {
-  const config = fanOutConfigFromEnv({ [ENV.NOTIFICATION_TYPE]: type.detailType, [ENV.IDEMPOTENCY_TABLE]: 'idempotency', ...env }, { sendAt: false });
+  const config = fanOutConfigFromEnv({ [ENV.NOTIFICATION_TYPE]: type.detailType, [ENV.IDEMPOTENCY_TABLE]: 'idempotency', [ENV.DELIVERY_JOB_SECRET]: 'test-job-secret', ...env }, { sendAt: false });
   return fanOutService(createParts({ logger: new Logger({ logLevel: 'SILENT' }) }), config, type);
 }
 

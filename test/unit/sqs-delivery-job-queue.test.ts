@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryJobQueue } from '../../src/adapters/sqs/sqs-delivery-job-queue.js';
+import { hasValidDeliveryJobSignature } from '../../src/core/delivery-job-signature.js';
 import { SqsSendError } from '../../src/adapters/sqs/sqs-batch-sender.js';
 import { planRecipientJobs, planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
 import { mentionCreated } from '../../src/notifications/mention-created.js';
@@ -10,6 +11,7 @@ import { aNotificationEvent } from '../support/events.js';
 
 const urls = { urgent: 'http://sqs/000000000000/UrgentDelivery', info: 'http://sqs/000000000000/InfoDelivery' };
 const sqs = mockClient(SQSClient);
+const jobSecret = 'test-delivery-job-secret';
 
 function jobsFor(recipientCount: number, priority: 'urgent' | 'info'): DeliveryJob[] {
   const event = aNotificationEvent({ priority });
@@ -24,7 +26,7 @@ describe('SqsDeliveryJobQueue', () => {
   it('sends 10 jobs per SendMessageBatch on the queue of their priority', async () => {
     // Prepare
     sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({ Successful: input.Entries.map((entry) => ({ Id: entry.Id })), Failed: [] }));
-    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls);
+    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls, jobSecret);
     const jobs = [...jobsFor(1_150, 'info'), ...jobsFor(100, 'urgent')];
 
     // Act
@@ -37,7 +39,10 @@ describe('SqsDeliveryJobQueue', () => {
       [urls.info, 10],
       [urls.info, 2],
     ]);
-    expect(JSON.parse(calls[0]!.Entries![0]!.MessageBody!)).toEqual(jobs[12]);
+    const body: unknown = JSON.parse(calls[0]!.Entries![0]!.MessageBody!);
+    expect(body).toEqual({ ...jobs[12], sig: expect.any(String) });
+    expect(hasValidDeliveryJobSignature(body, jobSecret)).toBe(true);
+    expect(hasValidDeliveryJobSignature(body, 'another-secret')).toBe(false);
   });
 
   it('retries entries that failed on the service side, and only those', async () => {
@@ -45,7 +50,7 @@ describe('SqsDeliveryJobQueue', () => {
       .on(SendMessageBatchCommand)
       .resolvesOnce({ Successful: [{ Id: '0', MessageId: 'm0', MD5OfMessageBody: '' }], Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError' }] })
       .resolves({ Successful: [{ Id: '1', MessageId: 'm1', MD5OfMessageBody: '' }], Failed: [] });
-    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls, { sleep: async () => undefined });
+    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls, jobSecret, { sleep: async () => undefined });
 
     await queue.enqueue([...jobsFor(100, 'urgent'), ...jobsFor(100, 'urgent')]);
 
@@ -55,7 +60,7 @@ describe('SqsDeliveryJobQueue', () => {
 
   it('fails with the codes when an entry is refused as a sender fault', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidMessageContents' }] });
-    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls);
+    const queue = new SqsDeliveryJobQueue(new SQSClient({}), urls, jobSecret);
     await expect(queue.enqueue(jobsFor(1, 'info'))).rejects.toBeInstanceOf(SqsSendError);
   });
 });

@@ -11,6 +11,11 @@
  * which has no rules: accepted, not delivered (a WARN says so); an unknown bus name is a
  * per-entry ResourceNotFoundException.
  *
+ * Back-pressure: the runtime accepts events far faster than one process fans them out, so an entry
+ * whose intake queue already holds `intakeBacklogLimit` messages fails with a per-entry
+ * `ThrottlingException` (retriable: send the failed entries again with backoff, as for AWS's own
+ * per-entry failures) instead of growing a backlog of minutes.
+ *
  * Unlike AWS, entries for the notifications bus are validated up front (envelope and the type's
  * data schema): a bad entry is answered with the field named and nothing of it is queued, so a
  * producer sees its mistake at once. On AWS the same check runs in the fan-out function and the
@@ -31,6 +36,8 @@ export interface LocalEventBusOptions {
   findType: ValidateEventInput['findType'];
   /** The rule target of each detail-type. */
   intakeQueueOf(detailType: string): LocalQueue | undefined;
+  /** Messages an intake queue may hold before its entries are throttled (0 = no limit). */
+  intakeBacklogLimit?: number;
   /** WARNs (events accepted on the default bus, which delivers nothing) and unexpected errors. */
   logger?: Pick<Logger, 'warn' | 'error'>;
 }
@@ -65,6 +72,11 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       // No rule for this detail-type: EventBridge accepts the event and drops it (validation already refused unknown types).
       const queue = options.intakeQueueOf(checked.detailType);
       if (!queue) return;
+      const limit = options.intakeBacklogLimit ?? 0;
+      if (limit > 0 && queue.size + (byQueue.get(queue)?.length ?? 0) >= limit) {
+        results[index] = { ErrorCode: 'ThrottlingException', ErrorMessage: `the ${checked.detailType} intake queue holds ${queue.size} messages (local limit ${limit}); retry this entry with backoff` };
+        return;
+      }
       const group = byQueue.get(queue) ?? [];
       group.push({ index, id: checked.id, body: checked.body });
       byQueue.set(queue, group);

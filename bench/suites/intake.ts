@@ -1,0 +1,82 @@
+/**
+ * Intake vs fan-out in the local runtime, in one run: how fast PutEvents accepts mentions, and how
+ * many notifications per second the fan-out sustains writing them to inboxes (accept of the first
+ * entry to the intake queue being empty), plus entries answered with a retriable per-entry error
+ * (intake back-pressure) that the sender retried.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { startLocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { round, type BenchResult, type BenchSuite } from '../harness.js';
+
+const EVENTS = Number(process.env.BENCH_INTAKE_EVENTS ?? 3_000);
+const RECIPIENTS_PER_EVENT = 2;
+/** PutEvents calls in flight (10 entries each): a producer pushing as fast as the endpoint answers. */
+const SENDERS = 8;
+
+function entryOf(index: number): PutEventsRequestEntry {
+  const id = `bench-intake-${index}`;
+  const recipients = Array.from({ length: RECIPIENTS_PER_EVENT }, (_, r) => `u${(index * RECIPIENTS_PER_EVENT + r) % 500}`);
+  return {
+    EventBusName: 'notifications',
+    Source: 'bench.intake',
+    DetailType: 'mention.created',
+    Detail: JSON.stringify({ id, tenantId: 'bench', actor: { id: 'writer', name: 'Writer' }, recipients, data: { postId: `p-${index}`, excerpt: id } }),
+  };
+}
+
+export const suite: BenchSuite = {
+  id: 'intake',
+  title: 'Local intake: accept rate vs sustained fan-out',
+  method: `
+${EVENTS} \`mention.created\` events (${RECIPIENTS_PER_EVENT} recipients each, no open sockets) sent with
+${SENDERS} concurrent PutEvents calls of 10 entries against the in-process local runtime; entries
+answered with a per-entry error are sent again after 100 ms, as the SDK's retry would. \`accepted\`
+is entries per second until the last is accepted; \`fanOut\` is notifications written per second from
+the first accept until the intake queue is empty (every fan-out batch finished).
+`,
+  async run(): Promise<BenchResult[]> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
+    const runtime = await startLocalRuntime({ ...localSettingsFromEnv({ LOG_LEVEL: 'ERROR' }), port: 0, wsPort: 0, dataDir });
+    const client = new EventBridgeClient({ endpoint: runtime.endpoints.http, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+    const intake = runtime.queues.intake['mention.created']!;
+    try {
+      const entries = Array.from({ length: EVENTS }, (_, index) => entryOf(index));
+      let next = 0;
+      let throttled = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: SENDERS }, async () => {
+          while (next < entries.length) {
+            let pending = entries.slice(next, next + 10);
+            next += 10;
+            while (pending.length > 0) {
+              const answer = await client.send(new PutEventsCommand({ Entries: pending }));
+              const failed = pending.filter((_, index) => answer.Entries?.[index]?.ErrorCode !== undefined);
+              throttled += failed.length;
+              pending = failed;
+              if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+        }),
+      );
+      const acceptedMs = performance.now() - start;
+      while (intake.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const fannedOutMs = performance.now() - start;
+      const notifications = EVENTS * RECIPIENTS_PER_EVENT;
+      return [
+        { name: 'intake.accepted.perSecond', value: round((EVENTS / acceptedMs) * 1000, 0), unit: 'events/s', note: `${EVENTS} events accepted in ${round(acceptedMs / 1000, 1)} s` },
+        { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
+        { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
+        { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
+      ];
+    } finally {
+      client.destroy();
+      await runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  },
+};

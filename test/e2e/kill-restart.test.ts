@@ -1,0 +1,19 @@
+/**
+ * The short fault test (the full one, 1,500 events and 3 kills, is in `npm run test:chaos`): the
+ * local runtime is SIGKILLed once during a load of mentions and restarted on the same DATA_DIR.
+ */
+import { describe, expect, it } from 'vitest';
+import { runKillRestartLoad } from '../support/kill-restart-load.js';
+
+describe('SIGKILL during a load', () => {
+  it('150 events, 1 kill: every (recipient, event) in the inbox exactly once, no id pushed twice on one connection', async () => {
+    // Act
+    const result = await runKillRestartLoad({ events: 150, kills: 1, users: 8, liveUsers: 3, eventsPerSecond: 60, functionTimeoutMs: 1_000, settleTimeoutMs: 20_000 });
+
+    // Assess
+    expect(result.kills).toBe(1);
+    expect({ lost: result.lost, duplicated: result.duplicated, duplicatePushes: result.duplicatePushes }).toEqual({ lost: [], duplicated: [], duplicatePushes: [] });
+    expect(result.pushes).toBeGreaterThan(0);
+    expect(result.connections).toBeGreaterThan(3);
+  }, 60_000);
+});
