@@ -106,9 +106,11 @@ export class FanOutService {
     const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
     summary.audienceTier = profile.tier;
     if (profile.tier === 'celebrity') {
-      // The follower list is never read: cost is S writes and one job, whatever the follower count.
+      // The follower list is never read: cost is S writes, one head update and one job, whatever the follower count.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays);
       await this.deps.inbox.writeInboxItems(feed.writes);
+      // After the items exist, so a reader that sees the head finds the post.
+      await this.deps.graph.advanceNewestFeedId(event.tenantId, accountId, feed.notificationId);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;

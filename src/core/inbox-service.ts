@@ -7,9 +7,10 @@ import { readerShard } from './feed-shards.js';
 import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
-import type { Notification } from './notification.js';
+import type { Notification, StoredNotification } from './notification.js';
 import type {
   Clock,
+  FeedHeadsReader,
   FollowedCelebritiesReader,
   FollowedCelebrity,
   InboxReader,
@@ -19,16 +20,22 @@ import type {
   UserRef,
 } from './ports.js';
 import {
+  COUNT_CAP,
   countFromIdsAboveReadMark,
   countQueryLimit,
+  isRead,
+  isSeen,
   markAt,
   presentNotification,
   type Counts,
+  type ReadState,
 } from './read-state.js';
 
 export interface InboxServiceDeps {
   inbox: InboxReader;
   celebrities: FollowedCelebritiesReader;
+  /** Feed heads: without it every followed feed is queried (cost 1 Query per celebrity). */
+  feedHeads?: FeedHeadsReader;
   readState: ReadStateStore;
   clock: Clock;
   cursorSecret: string;
@@ -62,6 +69,34 @@ interface ViewSource {
   floor?: string;
 }
 
+interface FeedView extends ViewSource {
+  /** The feed's newest id (from the celebrity's profile); undefined when unknown. */
+  head?: string;
+}
+
+/** Feed queries sent at once in one wave of a read (latency without a burst of requests). */
+const MAX_QUERIES_PER_WAVE = 16;
+
+/** Descending order of upper bounds, an unknown (undefined) bound first. */
+function compareBoundsDescending(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a > b ? -1 : 1;
+}
+
+/** Raw (uncapped) unread and unseen counts of a set of ids above the read mark. */
+function tallyUnread(ids: Iterable<string>, state: ReadState): { unread: number; unseen: number } {
+  let unread = 0;
+  let unseen = 0;
+  for (const id of ids) {
+    if (isRead(id, state)) continue;
+    unread += 1;
+    if (!isSeen(id, state)) unseen += 1;
+  }
+  return { unread, unseen };
+}
+
 function maxId(a: string | undefined, b: string | undefined): string | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
@@ -82,15 +117,38 @@ export class InboxService {
     return [{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId } }, ...feeds];
   }
 
-  /** Newest-first page: 1 query for the celebrity list, 1 for the read state, 1 own + 1 per celebrity. */
+  /**
+   * The followed feeds with their newest id (one BatchGetItem of profiles per 100 celebrities), minus
+   * those that hold nothing above `lowerOf(feed)`; a feed whose head is unknown is always kept.
+   */
+  private async feedViews(user: UserRef, celebrities: readonly FollowedCelebrity[], lowerOf: (floor: string | undefined) => string | undefined): Promise<FeedView[]> {
+    if (celebrities.length === 0) return [];
+    const heads = this.deps.feedHeads ? await this.deps.feedHeads.newestFeedIds(user.tenantId, celebrities.map((celebrity) => celebrity.celebrityId)) : undefined;
+    const views = this.viewSources(user, celebrities).slice(1);
+    return views
+      .map((view, index): FeedView => ({ ...view, head: heads?.get(celebrities[index]!.celebrityId) }))
+      .filter(({ head, floor }) => {
+        const lower = lowerOf(floor);
+        return head === undefined || lower === undefined || head > lower;
+      });
+  }
+
+  /**
+   * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types; round 2:
+   * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); then feed queries in waves,
+   * newest head first, only while a feed can still reach the page (its head above the (limit+1)-th
+   * id merged so far). Each wave holds only feeds sure to contribute (their head enters the page
+   * whatever the earlier feeds of the wave return), so no query is wasted when heads are known.
+   */
   async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
     const nowMs = this.deps.clock.nowMs();
     const since = request.cursor?.since ?? request.since;
     const before = request.cursor?.before;
+    const wanted = request.limit + 1;
     const pageQuery = (floor?: string, excludeTypes?: readonly string[]) => ({
       before,
       after: maxId(since, floor),
-      limit: request.limit + 1,
+      limit: wanted,
       type: request.type,
       ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
@@ -102,11 +160,32 @@ export class InboxService {
       this.deps.readState.getReadState(user),
       this.mutedTypesOf(user),
     ]);
-    const feedSources = this.viewSources(user, celebrities).slice(1);
-    const feeds = await Promise.all(
-      feedSources.map(({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))),
-    );
-    const merged = mergeNewestFirst([own, ...feeds], request.limit + 1);
+    // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
+    const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
+    const feeds = (await this.feedViews(user, celebrities, (floor) => maxId(since, floor)))
+      .filter((feed) => {
+        const bound = boundOf(feed);
+        return bound === undefined || since === undefined || bound > since;
+      })
+      .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+    const lists: StoredNotification[][] = [own];
+    let merged = mergeNewestFirst(lists, wanted);
+    let next = 0;
+    while (next < feeds.length) {
+      const threshold = merged.length >= wanted ? merged[wanted - 1]!.id : undefined;
+      const wave: FeedView[] = [];
+      for (let index = next; index < feeds.length && wave.length < MAX_QUERIES_PER_WAVE; index += 1) {
+        const bound = boundOf(feeds[index]!);
+        if (threshold !== undefined && bound !== undefined && bound <= threshold) break;
+        const mergedAbove = bound === undefined ? 0 : merged.filter((item) => item.id > bound).length;
+        if (wave.length > 0 && mergedAbove + wave.length >= wanted) break;
+        wave.push(feeds[index]!);
+      }
+      if (wave.length === 0) break;
+      lists.push(...(await Promise.all(wave.map(({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))))));
+      merged = mergeNewestFirst(lists, wanted);
+      next += wave.length;
+    }
     const page = merged.slice(0, request.limit);
     const last = page[page.length - 1];
     const nextCursor =
@@ -116,9 +195,14 @@ export class InboxService {
     return { items: page.map((item) => presentNotification(item, state)), nextCursor };
   }
 
-  /** Unread and unseen counts, capped: read state + celebrity list, then one id query per source. */
+  /**
+   * Unread and unseen counts, capped. Round 1: read state, followed list, muted types; round 2: own
+   * ids above the read mark and the feed heads; then only feeds whose head is above max(read mark,
+   * followedAt), newest head first, in waves no larger than the count still missing to the cap.
+   */
   async counts(user: UserRef): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
+    const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
     const [state, celebrities, muted] = await Promise.all([
       this.deps.readState.getReadState(user),
       this.deps.celebrities.listFollowedCelebrities(user),
@@ -126,14 +210,37 @@ export class InboxService {
     ]);
     const limit = countQueryLimit(state);
     const readMark = state.readMark ?? undefined;
-    const idLists = await Promise.all(
-      this.viewSources(user, celebrities).map(({ source, floor }) =>
-        source.kind === 'feed' && muted.length > 0
-          ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
-          : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
-      ),
-    );
-    return countFromIdsAboveReadMark(new Set(idLists.flat()), state);
+    const [ownIds, unsortedFeeds] = await Promise.all([
+      this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs),
+      this.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
+    ]);
+    const feeds = unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head));
+    const ids = new Set(ownIds);
+    const seenMark = state.seenMark ?? undefined;
+    let next = 0;
+    while (next < feeds.length) {
+      const { unread, unseen } = tallyUnread(ids, state);
+      const needUnread = unread <= COUNT_CAP;
+      if (!needUnread && unseen >= COUNT_CAP) break;
+      // Once the unread count is capped, only feeds with ids above the seen mark can still change an answer.
+      const useful = (feed: FeedView) => needUnread || feed.head === undefined || seenMark === undefined || feed.head > seenMark;
+      const waveSize = Math.min(MAX_QUERIES_PER_WAVE, needUnread ? COUNT_CAP + 1 - unread : COUNT_CAP - unseen);
+      const wave: FeedView[] = [];
+      while (next < feeds.length && wave.length < waveSize) {
+        const feed = feeds[next]!;
+        next += 1;
+        if (useful(feed)) wave.push(feed);
+      }
+      const idLists = await Promise.all(
+        wave.map(({ source, floor }) =>
+          muted.length > 0
+            ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
+            : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
+        ),
+      );
+      for (const list of idLists) for (const id of list) ids.add(id);
+    }
+    return countFromIdsAboveReadMark(ids, state);
   }
 
   /** Muted types apply to feeds only; none without a reader. */

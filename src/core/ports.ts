@@ -56,6 +56,17 @@ export interface FollowedCelebritiesReader {
   listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]>;
 }
 
+/**
+ * The newest feed id of each celebrity (kept on its profile), so a read queries only the feeds that
+ * can contribute. A celebrity missing from the answer has an unknown head and is always queried.
+ */
+/** The head a celebrity's profile gets at promotion: below every id, "no feed post yet". */
+export const EMPTY_FEED_HEAD = '0';
+
+export interface FeedHeadsReader {
+  newestFeedIds(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
 export interface ReadStateStore {
   /** The marks and every single-read exception above the read mark. */
   getReadState(user: UserRef): Promise<ReadState>;

@@ -22,9 +22,11 @@ export interface InboxServiceOptions {
 }
 
 export function inboxServiceFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, options: InboxServiceOptions = {}): InboxService {
+  const graph = new GraphRepository(client, tableNameFromEnv('graph', env));
   return new InboxService({
     inbox: new InboxRepository(client, tableNameFromEnv('inbox', env)),
-    celebrities: new GraphRepository(client, tableNameFromEnv('graph', env)),
+    celebrities: graph,
+    feedHeads: graph,
     readState: new ReadStateRepository(client, tableNameFromEnv('readMarks', env)),
     clock: options.clock ?? systemClock,
     cursorSecret: requireEnv('CURSOR_SECRET', env),

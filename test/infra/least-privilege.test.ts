@@ -28,7 +28,7 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  * The fan-out of one catalog type (FanOutService.process):
  * - a notifying type: mutes = BatchGetItem of preferences; `audience.followersOf` (any notifying
  *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
- *   BatchWriteItem; delivery jobs to both priority queues (the event may override the priority).
+ *   BatchWriteItem; a celebrity post's newest feed id = UpdateItem of PROFILE; delivery jobs to both priority queues (the event may override the priority).
  *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
  * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
  *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item, a promotion job.
@@ -43,7 +43,7 @@ function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem')];
   if (type.audience !== 'none') {
-    access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
+    access.push(...on('Inbox', 'BatchWriteItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), 'sqs:SendMessage queue:promotion');

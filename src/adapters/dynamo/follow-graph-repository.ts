@@ -7,6 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/fanout-ports.js';
 import { keys } from '../../core/keys.js';
+import { EMPTY_FEED_HEAD } from '../../core/ports.js';
 import type { Tier } from '../../core/tier.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
 import { GraphRepository } from './graph-repository.js';
@@ -74,22 +75,43 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     return profileOf(output.Attributes);
   }
 
-  /** changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as ordinary). */
+  /**
+   * changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as ordinary).
+   * A promotion also sets an empty feed head if none exists, so readers skip the feed until its first post.
+   */
   async changeTier(tenantId: string, userId: string, from: Tier, to: Tier): Promise<boolean> {
+    const emptyHead = to === 'celebrity';
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.profile(tenantId, userId),
-          UpdateExpression: 'SET tier = :to, tierChangedAt = :now',
+          UpdateExpression: emptyHead ? 'SET tier = :to, tierChangedAt = :now, newestFeedId = if_not_exists(newestFeedId, :emptyHead)' : 'SET tier = :to, tierChangedAt = :now',
           ConditionExpression: from === 'ordinary' ? 'attribute_not_exists(tier) OR tier = :from' : 'tier = :from',
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': new Date().toISOString() },
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': new Date().toISOString(), ...(emptyHead ? { ':emptyHead': EMPTY_FEED_HEAD } : {}) },
         }),
       );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
+    }
+  }
+
+  /** advanceNewestFeedId: one conditional UpdateItem of PROFILE; guard: the stored head is older (a late or retried post never moves it back). */
+  async advanceNewestFeedId(tenantId: string, celebrityId: string, notificationId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.profile(tenantId, celebrityId),
+          UpdateExpression: 'SET newestFeedId = :id',
+          ConditionExpression: 'attribute_not_exists(newestFeedId) OR newestFeedId < :id',
+          ExpressionAttributeValues: { ':id': notificationId },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
