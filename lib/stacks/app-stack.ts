@@ -146,6 +146,7 @@ export class AppStack extends Stack {
         urgentDelivery: this.pipeline.urgentDelivery,
         infoDelivery: this.pipeline.infoDelivery,
         infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+        deliveryMaxConcurrency: config.deliveryMaxConcurrency,
         scheduling: this.scheduling,
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,

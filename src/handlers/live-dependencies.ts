@@ -11,7 +11,7 @@ import { DELIVERY_RECORD_TTL_SECONDS, DynamoDeliveryLedger } from '../adapters/d
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
 import { intEnv, requireEnv, tableNameFromEnv, ConfigError } from '../config.js';
-import { prioritySchema, type Priority } from '../core/delivery-job.js';
+import { CONNECTIONS_PER_JOB, prioritySchema, type DeliveryJobQueue, type Priority } from '../core/delivery-job.js';
 import { LiveDelivery } from '../core/live-delivery.js';
 import { HeldPushReleaser, type LiveDeliveryGate } from '../core/live-gate.js';
 import type { ReadStateListener, UserRef } from '../core/ports.js';
@@ -52,11 +52,18 @@ export function defaultRouteDepsFromEnv(management: ApiGatewayManagementApiClien
   return { pusher: new ApiGatewayConnectionPusher(management), logger };
 }
 
-export function liveDeliveryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger, gate?: LiveDeliveryGate): LiveDelivery {
+/**
+ * `celebrityJobQueue` (the delivery queues): celebrity posts are delivered in bounded shard/page
+ * jobs; without it one job pages every online subscriber.
+ */
+export function liveDeliveryFromEnv(env: NodeJS.ProcessEnv, client: DynamoDBDocumentClient, management: ApiGatewayManagementApiClient, logger: Logger, gate?: LiveDeliveryGate, celebrityJobQueue?: DeliveryJobQueue): LiveDelivery {
+  const directory = connectionRepositoryFromEnv(env, client);
+  const ledger = new DynamoDeliveryLedger(client, tableNameFromEnv('idempotency', env), intEnv('DELIVERY_RECORD_TTL_SECONDS', DELIVERY_RECORD_TTL_SECONDS, env));
   return new LiveDelivery({
     ...(gate ? { gate } : {}),
-    directory: connectionRepositoryFromEnv(env, client),
-    ledger: new DynamoDeliveryLedger(client, tableNameFromEnv('idempotency', env), intEnv('DELIVERY_RECORD_TTL_SECONDS', DELIVERY_RECORD_TTL_SECONDS, env)),
+    ...(celebrityJobQueue ? { celebrityJobs: { subscribers: directory, steps: ledger, queue: celebrityJobQueue, connectionsPerJob: intEnv('CONNECTIONS_PER_JOB', CONNECTIONS_PER_JOB, env) } } : {}),
+    directory,
+    ledger,
     pusher: new ApiGatewayConnectionPusher(management),
     isDigestible: (type) => findNotificationType(type)?.digestible ?? false,
     parallelism: intEnv('DELIVERY_PARALLELISM', 16, env),

@@ -64,6 +64,9 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Graph', 'BatchGetItem'),
     // Ledger claim (conditional PutItem) and release (DeleteItem); rate counters and holds (UpdateItem).
     ...on('Idempotency', 'PutItem', 'DeleteItem', 'UpdateItem'),
+    // Celebrity posts: shard, next-page and put-back jobs onto the delivery queues.
+    'sqs:SendMessage queue:urgent',
+    'sqs:SendMessage queue:info',
   ];
 }
 
