@@ -7,7 +7,7 @@ import { readerShard } from './feed-shards.js';
 import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
-import type { Notification, StoredNotification } from './notification.js';
+import { isExpired, type Notification, type StoredNotification } from './notification.js';
 import type {
   Clock,
   FeedHeadsReader,
@@ -72,6 +72,21 @@ interface ViewSource {
 interface FeedView extends ViewSource {
   /** The feed's newest id (from the celebrity's profile); undefined when unknown. */
   head?: string;
+  /** The feed's second newest id ('0' = none); undefined when unknown. */
+  previous?: string;
+}
+
+interface PageRange {
+  before?: string;
+  since?: string;
+  wanted: number;
+  type?: string;
+  muted: readonly string[];
+  nowMs: number;
+}
+
+function compareIdsDescending(a: string, b: string): number {
+  return a === b ? 0 : a > b ? -1 : 1;
 }
 
 /** Feed queries sent at once in one wave of a read (latency without a burst of requests). */
@@ -123,10 +138,13 @@ export class InboxService {
    */
   private async feedViews(user: UserRef, celebrities: readonly FollowedCelebrity[], lowerOf: (floor: string | undefined) => string | undefined): Promise<FeedView[]> {
     if (celebrities.length === 0) return [];
-    const heads = this.deps.feedHeads ? await this.deps.feedHeads.newestFeedIds(user.tenantId, celebrities.map((celebrity) => celebrity.celebrityId)) : undefined;
+    const heads = this.deps.feedHeads ? await this.deps.feedHeads.feedHeads(user.tenantId, celebrities.map((celebrity) => celebrity.celebrityId)) : undefined;
     const views = this.viewSources(user, celebrities).slice(1);
     return views
-      .map((view, index): FeedView => ({ ...view, head: heads?.get(celebrities[index]!.celebrityId) }))
+      .map((view, index): FeedView => {
+        const head = heads?.get(celebrities[index]!.celebrityId);
+        return { ...view, head: head?.newest, previous: head?.previous };
+      })
       .filter(({ head, floor }) => {
         const lower = lowerOf(floor);
         return head === undefined || lower === undefined || head > lower;
@@ -135,10 +153,8 @@ export class InboxService {
 
   /**
    * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types; round 2:
-   * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); then feed queries in waves,
-   * newest head first, only while a feed can still reach the page (its head above the (limit+1)-th
-   * id merged so far). Each wave holds only feeds sure to contribute (their head enters the page
-   * whatever the earlier feeds of the wave return), so no query is wasted when heads are known.
+   * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); round 3: one BatchGetItem of the
+   * page's feed items when the heads decide the page, else feed queries in waves.
    */
   async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
     const nowMs = this.deps.clock.nowMs();
@@ -168,6 +184,63 @@ export class InboxService {
         return bound === undefined || since === undefined || bound > since;
       })
       .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+    const merged =
+      (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs })) ??
+      (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, ({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))));
+    const page = merged.slice(0, request.limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      merged.length > request.limit && last
+        ? encodeCursor(since === undefined ? { before: last.id } : { before: last.id, since }, this.deps.cursorSecret)
+        : null;
+    return { items: page.map((item) => presentNotification(item, state)), nextCursor };
+  }
+
+  /**
+   * The page from the feeds' two newest ids, without a Query: decided when no feed's second id falls
+   * in the page (such a feed may have a third one there). One BatchGetItem of the page's feed items.
+   * Undefined, for the Query path to decide, when a head is unknown or a fetched item is filtered out.
+   */
+  private async pageFromHeads(own: readonly StoredNotification[], feeds: readonly FeedView[], range: PageRange): Promise<StoredNotification[] | undefined> {
+    if (feeds.length === 0) return undefined;
+    const known: { id: string; feed: FeedView; second: boolean }[] = [];
+    for (const feed of feeds) {
+      if (feed.head === undefined || feed.previous === undefined) return undefined;
+      // Both at or above the cursor: what the feed holds below it is unknown.
+      if (range.before !== undefined && feed.previous >= range.before) return undefined;
+      const lower = maxId(range.since, feed.floor);
+      for (const [id, second] of [[feed.head, false], [feed.previous, true]] as const) {
+        if ((lower === undefined || id > lower) && (range.before === undefined || id < range.before)) known.push({ id, feed, second });
+      }
+    }
+    const top = [...own.map((item) => item.id), ...known.map(({ id }) => id)].sort(compareIdsDescending).slice(0, range.wanted);
+    const inPage = new Set(top);
+    if (known.some(({ id, second }) => second && inPage.has(id))) return undefined;
+    const fetch = known.filter(({ id }) => inPage.has(id));
+    if (fetch.length === 0) return mergeNewestFirst([own], range.wanted);
+    const items = await this.deps.inbox.getItems(fetch.map(({ feed, id }) => ({ source: feed.source, id })));
+    const fetched: StoredNotification[] = [];
+    for (const { id } of fetch) {
+      const item = items.get(id);
+      if (!item || isExpired(item, range.nowMs) || (range.type !== undefined && item.type !== range.type) || range.muted.includes(item.type)) return undefined;
+      fetched.push(item);
+    }
+    return mergeNewestFirst([own, fetched.sort((a, b) => compareIdsDescending(a.id, b.id))], range.wanted);
+  }
+
+  /**
+   * Feed queries in waves, newest bound first, only while a feed can still reach the page (its bound
+   * above the (limit+1)-th id merged so far). Each wave holds only feeds sure to contribute (their
+   * head enters the page whatever the earlier feeds of the wave return), so with known heads no
+   * query is wasted.
+   */
+  private async pageFromFeedQueries(
+    own: StoredNotification[],
+    feeds: readonly FeedView[],
+    boundOf: (feed: FeedView) => string | undefined,
+    wanted: number,
+    query: (feed: FeedView) => Promise<StoredNotification[]>,
+  ): Promise<StoredNotification[]> {
     const lists: StoredNotification[][] = [own];
     let merged = mergeNewestFirst(lists, wanted);
     let next = 0;
@@ -182,17 +255,11 @@ export class InboxService {
         wave.push(feeds[index]!);
       }
       if (wave.length === 0) break;
-      lists.push(...(await Promise.all(wave.map(({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))))));
+      lists.push(...(await Promise.all(wave.map(query))));
       merged = mergeNewestFirst(lists, wanted);
       next += wave.length;
     }
-    const page = merged.slice(0, request.limit);
-    const last = page[page.length - 1];
-    const nextCursor =
-      merged.length > request.limit && last
-        ? encodeCursor(since === undefined ? { before: last.id } : { before: last.id, since }, this.deps.cursorSecret)
-        : null;
-    return { items: page.map((item) => presentNotification(item, state)), nextCursor };
+    return merged;
   }
 
   /**
@@ -214,8 +281,18 @@ export class InboxService {
       this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs),
       this.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
     ]);
-    const feeds = unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head));
+    // Without muted types (whose types a head does not tell), a feed's known ids count as they are;
+    // a feed whose second id is below its lower bound holds nothing else above it: no query.
+    const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
     const ids = new Set(ownIds);
+    const feeds: FeedView[] = [];
+    for (const feed of unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head))) {
+      const lower = maxId(readMark, feed.floor);
+      const inRange = (id: string | undefined): id is string => id !== undefined && id > ttlFloor && (lower === undefined || id > lower);
+      if (muted.length === 0) for (const id of [feed.head, feed.previous]) if (inRange(id)) ids.add(id);
+      const complete = muted.length === 0 && feed.head !== undefined && feed.previous !== undefined && !inRange(feed.previous);
+      if (!complete) feeds.push(feed);
+    }
     const seenMark = state.seenMark ?? undefined;
     let next = 0;
     while (next < feeds.length) {

@@ -198,11 +198,16 @@ describe('counts with feed heads', () => {
 });
 
 describe('advanceNewestFeedId', () => {
-  it('only moves the head forward', async () => {
+  it('keeps the two newest ids: only forward, a late post between them takes the second place, a retry changes nothing', async () => {
     const [older, newer] = [aNotification(T0, { eventId: 'h1' }), aNotification(T0 + SECOND, { eventId: 'h2' })].sort((a, b) => (a.id < b.id ? -1 : 1)) as [StoredNotification, StoredNotification];
     await graph.advanceNewestFeedId('acme', 'head-star', newer.id);
     await graph.advanceNewestFeedId('acme', 'head-star', older.id);
-    expect((await repositories.graph.newestFeedIds('acme', ['head-star', 'nobody'])).get('head-star')).toBe(newer.id);
-    expect((await repositories.graph.newestFeedIds('acme', ['nobody'])).size).toBe(0);
+    expect((await repositories.graph.feedHeads('acme', ['head-star', 'nobody'])).get('head-star')).toEqual({ newest: newer.id, previous: older.id });
+    expect((await repositories.graph.feedHeads('acme', ['nobody'])).size).toBe(0);
+    const middle = aNotification(T0 + SECOND / 2, { eventId: 'h3' });
+    await graph.advanceNewestFeedId('acme', 'head-star', middle.id);
+    await graph.advanceNewestFeedId('acme', 'head-star', newer.id);
+    const expectedPrevious = [older.id, middle.id].sort().at(-1);
+    expect((await repositories.graph.feedHeads('acme', ['head-star'])).get('head-star')).toEqual({ newest: newer.id, previous: expectedPrevious });
   });
 });

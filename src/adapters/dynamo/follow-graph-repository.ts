@@ -4,7 +4,7 @@
  * count is made retry-safe with a `counted` flag on the follower item instead of a transaction.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph } from '../../core/fanout-ports.js';
 import { keys } from '../../core/keys.js';
 import { EMPTY_FEED_HEAD } from '../../core/ports.js';
@@ -98,20 +98,37 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     }
   }
 
-  /** advanceNewestFeedId: one conditional UpdateItem of PROFILE; guard: the stored head is older (a late or retried post never moves it back). */
+  /**
+   * advanceNewestFeedId: keeps the feed's two newest ids on PROFILE. One conditional UpdateItem
+   * (guard: the stored newest is older) moves newest to previous; a late post between the two takes
+   * previous instead (second conditional UpdateItem). A retry of the newest post changes nothing.
+   */
   async advanceNewestFeedId(tenantId: string, celebrityId: string, notificationId: string): Promise<void> {
+    const key = keys.profile(tenantId, celebrityId);
+    const updated = await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: 'SET previousFeedId = if_not_exists(newestFeedId, :empty), newestFeedId = :id',
+      ConditionExpression: 'attribute_not_exists(newestFeedId) OR newestFeedId < :id',
+      ExpressionAttributeValues: { ':id': notificationId, ':empty': EMPTY_FEED_HEAD },
+    });
+    if (updated) return;
+    await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: 'SET previousFeedId = :id',
+      ConditionExpression: 'newestFeedId > :id AND (attribute_not_exists(previousFeedId) OR previousFeedId < :id)',
+      ExpressionAttributeValues: { ':id': notificationId },
+    });
+  }
+
+  private async conditionalUpdate(input: UpdateCommandInput): Promise<boolean> {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.profile(tenantId, celebrityId),
-          UpdateExpression: 'SET newestFeedId = :id',
-          ConditionExpression: 'attribute_not_exists(newestFeedId) OR newestFeedId < :id',
-          ExpressionAttributeValues: { ':id': notificationId },
-        }),
-      );
+      await this.client.send(new UpdateCommand(input));
+      return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
     }
   }
 

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { batchGetAll } from './batch.js';
-import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports.js';
+import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports.js';
 
 /** BatchGetItem calls in flight when reading feed heads: k = 2,000 is 20 calls in 2 rounds. */
 const HEAD_READ_PARALLELISM = 16;
@@ -15,16 +15,17 @@ export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsRead
   ) {}
 
   /**
-   * newestFeedIds: the PROFILE items of the celebrities, BatchGetItem of 100 keys per call
-   * (ceil(k/100) calls, in parallel); a profile without `newestFeedId` is left out (head unknown).
+   * feedHeads: the PROFILE items of the celebrities, BatchGetItem of 100 keys per call (ceil(k/100)
+   * calls, in parallel); a profile without `newestFeedId` is left out (head unknown).
    */
-  async newestFeedIds(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
+  async feedHeads(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, FeedHead>> {
     const byPartition = new Map(celebrityIds.map((celebrityId) => [keys.profile(tenantId, celebrityId).pk, celebrityId]));
     const profiles = await batchGetAll(this.client, this.tableName, celebrityIds.map((celebrityId) => keys.profile(tenantId, celebrityId)), { parallelism: HEAD_READ_PARALLELISM });
-    const heads = new Map<string, string>();
+    const heads = new Map<string, FeedHead>();
     for (const profile of profiles) {
       const celebrityId = byPartition.get(profile.pk as string);
-      if (celebrityId !== undefined && typeof profile.newestFeedId === 'string') heads.set(celebrityId, profile.newestFeedId);
+      if (celebrityId === undefined || typeof profile.newestFeedId !== 'string') continue;
+      heads.set(celebrityId, { newest: profile.newestFeedId, ...(typeof profile.previousFeedId === 'string' ? { previous: profile.previousFeedId } : {}) });
     }
     return heads;
   }
