@@ -20,8 +20,7 @@ import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '.
 import type { StoredNotification } from '../../src/core/notification.js';
 import { systemClock, type InboxItemToWrite, type InboxSource, type UserRef } from '../../src/core/ports.js';
 import { DEFAULTS } from '../../lib/config.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
-import { startSeparateDynamo } from '../separate-dynamo.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../celebrity-delivery-sim.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
@@ -80,8 +79,8 @@ export const suite: BenchSuite = {
   id: 'read-scale',
   title: 'Read cost independent of followed celebrities; celebrity live delivery in bounded jobs',
   method: `
-dynalite in a child process (\`bench/separate-dynamo.ts\`: as on AWS, the database's work is not on the
-reader's thread, but it is one single-threaded server for every request), the production
+In-process dynalite (a child-process dynalite resets the connection under the current design's
+2,000 parallel queries), the production
 repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
 
 - \`inboxPage.*.kK\` / \`counts.*.kK\`: a user with 50 own notifications following K celebrities,
@@ -100,7 +99,7 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   and the 10,000 requests/s account limit of API Gateway.
 `,
   async run() {
-    const dynamo = await startSeparateDynamo();
+    const dynamo = await startEmbeddedDynamo();
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const meter = new RequestMeter();
     meter.attach(client);
