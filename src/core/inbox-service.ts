@@ -154,7 +154,8 @@ export class InboxService {
   /**
    * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types; round 2:
    * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); round 3: one BatchGetItem of the
-   * page's feed items when the heads decide the page, else feed queries in waves.
+   * feed items the heads place in the page, with a Query of each feed that may hold more there;
+   * feed queries in waves when the heads cannot decide.
    */
   async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
     const nowMs = this.deps.clock.nowMs();
@@ -184,9 +185,10 @@ export class InboxService {
         return bound === undefined || since === undefined || bound > since;
       })
       .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+    const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted));
     const merged =
-      (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs })) ??
-      (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, ({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))));
+      (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs }, queryFeed)) ??
+      (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed));
     const page = merged.slice(0, request.limit);
     const last = page[page.length - 1];
     const nextCursor =
@@ -197,11 +199,18 @@ export class InboxService {
   }
 
   /**
-   * The page from the feeds' two newest ids, without a Query: decided when no feed's second id falls
-   * in the page (such a feed may have a third one there). One BatchGetItem of the page's feed items.
-   * Undefined, for the Query path to decide, when a head is unknown or a fetched item is filtered out.
+   * The page from the feeds' two newest ids: a feed whose second id falls outside the page is
+   * decided by them (nothing else of it can be in the page), its items in the page come from ONE
+   * BatchGetItem; a feed whose second id is in the page may hold more there and is queried (same
+   * round). Undefined, for the wave path to decide, when a head is unknown or a fetched item is
+   * filtered out (muted, another type, expired).
    */
-  private async pageFromHeads(own: readonly StoredNotification[], feeds: readonly FeedView[], range: PageRange): Promise<StoredNotification[] | undefined> {
+  private async pageFromHeads(
+    own: StoredNotification[],
+    feeds: readonly FeedView[],
+    range: PageRange,
+    query: (feed: FeedView) => Promise<StoredNotification[]>,
+  ): Promise<StoredNotification[] | undefined> {
     if (feeds.length === 0) return undefined;
     const known: { id: string; feed: FeedView; second: boolean }[] = [];
     for (const feed of feeds) {
@@ -213,19 +222,24 @@ export class InboxService {
         if ((lower === undefined || id > lower) && (range.before === undefined || id < range.before)) known.push({ id, feed, second });
       }
     }
-    const top = [...own.map((item) => item.id), ...known.map(({ id }) => id)].sort(compareIdsDescending).slice(0, range.wanted);
-    const inPage = new Set(top);
-    if (known.some(({ id, second }) => second && inPage.has(id))) return undefined;
-    const fetch = known.filter(({ id }) => inPage.has(id));
-    if (fetch.length === 0) return mergeNewestFirst([own], range.wanted);
-    const items = await this.deps.inbox.getItems(fetch.map(({ feed, id }) => ({ source: feed.source, id })));
+    const inPage = new Set([...own.map((item) => item.id), ...known.map(({ id }) => id)].sort(compareIdsDescending).slice(0, range.wanted));
+    const undecided = new Set(known.filter(({ id, second }) => second && inPage.has(id)).map(({ feed }) => feed));
+    if (undecided.size > MAX_QUERIES_PER_WAVE) return undefined;
+    const fetch = known.filter(({ id, feed }) => inPage.has(id) && !undecided.has(feed));
+    const [items, queried] = await Promise.all([
+      fetch.length > 0 ? this.deps.inbox.getItems(fetch.map(({ feed, id }) => ({ source: feed.source, id }))) : new Map<string, StoredNotification>(),
+      Promise.all([...undecided].map(query)),
+    ]);
+    // The page was placed with the undecided feeds' known ids: each must have come back (not filtered out).
+    const returned = new Set(queried.flat().map((item) => item.id));
+    if (known.some(({ id, feed }) => undecided.has(feed) && inPage.has(id) && !returned.has(id))) return undefined;
     const fetched: StoredNotification[] = [];
     for (const { id } of fetch) {
       const item = items.get(id);
       if (!item || isExpired(item, range.nowMs) || (range.type !== undefined && item.type !== range.type) || range.muted.includes(item.type)) return undefined;
       fetched.push(item);
     }
-    return mergeNewestFirst([own, fetched.sort((a, b) => compareIdsDescending(a.id, b.id))], range.wanted);
+    return mergeNewestFirst([own, fetched.sort((a, b) => compareIdsDescending(a.id, b.id)), ...queried], range.wanted);
   }
 
   /**
