@@ -28,6 +28,12 @@ export interface NotificationsConfig {
   feedShards: number;
   /** SQS batching window of the info delivery queue (digest collapse window), 0..300 s. */
   infoBatchWindowSeconds: number;
+  /**
+   * Concurrent invocations of EACH delivery consumer (urgent, info): the SQS event source's
+   * `maxConcurrency`, 2..1000. Pushes/s <= 2 x this x 16 in flight / push latency; keep it under
+   * API Gateway's 10,000 requests/s per account and region (README, "Live delivery at scale").
+   */
+  deliveryMaxConcurrency: number;
   /** Days an inbox item lives (TTL). */
   ttlDays: number;
   /** What happens to tables, the user pool, the cursor secret and log groups on stack deletion. */
@@ -61,6 +67,7 @@ export const DEFAULTS = {
   celebrityThreshold: 10_000,
   feedShards: DEFAULT_FEED_SHARDS,
   infoBatchWindowSeconds: 30,
+  deliveryMaxConcurrency: 5,
   ttlDays: INBOX_TTL_DAYS_DEFAULT,
   removalPolicy: 'retain',
   maxReceiveCount: 5,
@@ -150,6 +157,7 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     celebrityThreshold: integer(node, 'celebrityThreshold', DEFAULTS.celebrityThreshold, 1, 100_000_000),
     feedShards: integer(node, 'feedShards', DEFAULTS.feedShards, 1, 64),
     infoBatchWindowSeconds: integer(node, 'infoBatchWindowSeconds', DEFAULTS.infoBatchWindowSeconds, 0, 300),
+    deliveryMaxConcurrency: integer(node, 'deliveryMaxConcurrency', DEFAULTS.deliveryMaxConcurrency, 2, 1000),
     ttlDays: integer(node, 'ttlDays', DEFAULTS.ttlDays, 1, 3650),
     removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     maxReceiveCount: integer(node, 'maxReceiveCount', DEFAULTS.maxReceiveCount, 1, 1000),

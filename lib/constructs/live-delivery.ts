@@ -25,6 +25,8 @@ export interface LiveDeliveryProps {
   infoBatchWindowSeconds: number;
   /** HMAC key the fan-out signs delivery jobs with: delivery pushes only jobs that verify. */
   deliveryJobSecret: string;
+  /** `maxConcurrency` of each delivery consumer's event source (lib/config.ts). */
+  deliveryMaxConcurrency: number;
   /** Quiet hours and rate limits hold pushes and release them through one-time schedules. */
   scheduling: Scheduling;
   logRetention: RetentionDays;
@@ -132,12 +134,18 @@ export class LiveDelivery extends Construct {
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
-        .postToConnections(this.stage);
-    this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10 });
+        .postToConnections(this.stage)
+        // Celebrity posts: the shard jobs, next-page jobs and put-back page jobs (SendMessageBatch).
+        .sendTo(props.urgentDelivery.queue, ENV.URGENT_QUEUE_URL)
+        .sendTo(props.infoDelivery.queue, ENV.INFO_QUEUE_URL);
+    // Bounded so pushes stay under API Gateway's account-wide 10,000 requests/s (see README).
+    const maxConcurrency = props.deliveryMaxConcurrency;
+    this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10, maxConcurrency });
     // A batch above 10 needs a batching window; with a window the digest sees up to 100 jobs at once.
     const window = props.infoBatchWindowSeconds;
     this.infoDelivery = delivery('InfoDelivery', 'info').consume(props.infoDelivery, {
       batchSize: window > 0 ? 100 : 10,
+      maxConcurrency,
       ...(window > 0 ? { maxBatchingWindow: Duration.seconds(window) } : {}),
     });
     props.scheduling.allowScheduling(this.urgentDelivery);

@@ -62,6 +62,8 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   const graphWrites = new Set<TableWriteAction>();
   if (notifies) for (const action of ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const) graphReads.add(action);
   if (type.graphEffect) graphReads.add('dynamodb:GetItem');
+  // A celebrity post moves the newest feed id on the PROFILE item (conditional UpdateItem).
+  if (notifies) graphWrites.add('dynamodb:UpdateItem');
   if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {

@@ -158,6 +158,7 @@ export class AppStack extends Stack {
         infoDelivery: this.pipeline.infoDelivery,
         infoBatchWindowSeconds: config.infoBatchWindowSeconds,
         deliveryJobSecret,
+        deliveryMaxConcurrency: config.deliveryMaxConcurrency,
         scheduling: this.scheduling,
         logRetention: config.logRetentionDays,
         removalPolicy: config.removalPolicy,

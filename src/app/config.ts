@@ -5,7 +5,7 @@
  * this module imports only zod and the core (no AWS SDK).
  */
 import * as z from 'zod';
-import { prioritySchema } from '../core/delivery-job.js';
+import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/delivery-job.js';
 import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
 import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
@@ -53,6 +53,7 @@ const ENV_NAMES = [
   'HANDSHAKE_GRACE_SECONDS',
   'DELIVERY_RECORD_TTL_SECONDS',
   'DELIVERY_PARALLELISM',
+  'CONNECTIONS_PER_JOB',
   // Local runtime only (npm start).
   'HOST',
   'PORT',
@@ -337,6 +338,8 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
   idempotencyTable: string;
   deliveryRecordTtlSeconds?: number;
   parallelism: number;
+  /** Celebrity posts in bounded shard/page jobs put back on the delivery queues; without it one job pages every online subscriber. */
+  celebrityJobs?: { urgentQueueUrl: string; infoQueueUrl: string; connectionsPerJob: number };
 }
 
 export interface DeliveryConfig {
@@ -367,6 +370,9 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       DELIVERY_RECORD_TTL_SECONDS: optionalInteger(1),
       DELIVERY_PARALLELISM: integer(DELIVERY_PARALLELISM_DEFAULT, 1),
+      URGENT_QUEUE_URL: required,
+      INFO_QUEUE_URL: required,
+      CONNECTIONS_PER_JOB: integer(CONNECTIONS_PER_JOB, 1),
       ...schedulerShape,
     },
     env,
@@ -380,6 +386,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       idempotencyTable: parsed.IDEMPOTENCY_TABLE,
       ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
       parallelism: parsed.DELIVERY_PARALLELISM,
+      celebrityJobs: { urgentQueueUrl: parsed.URGENT_QUEUE_URL, infoQueueUrl: parsed.INFO_QUEUE_URL, connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
     },
     gate: {
       graphTable: parsed.GRAPH_TABLE,

@@ -6,13 +6,14 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
+import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { LiveDelivery } from '../core/live-delivery.js';
 import { HeldPushReleaser, LiveDeliveryGate } from '../core/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
 import { deliveryConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig } from './config.js';
 import { connectionPusher } from './parts-live.js';
-import { eventBridgeScheduler } from './parts-queues.js';
+import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
@@ -21,11 +22,23 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
   const ledger = deliveryLedger(parts, config.delivery);
   const pusher = connectionPusher(parts, config.managementEndpoint);
   const gate = liveGate(parts, config.gate, scheduler);
+  const celebrityJobs = config.delivery.celebrityJobs;
   const delivery = parts.once('live-delivery', () =>
     new LiveDelivery({
       gate,
       directory,
       ledger,
+      // Celebrity posts: shard, next-page and put-back jobs go back onto the delivery queues (signed like fan-out's).
+      ...(celebrityJobs
+        ? {
+            celebrityJobs: {
+              subscribers: directory,
+              steps: ledger,
+              queue: new SqsDeliveryJobQueue(sqsClient(parts), { urgent: celebrityJobs.urgentQueueUrl, info: celebrityJobs.infoQueueUrl }, config.deliveryJobSecret),
+              connectionsPerJob: celebrityJobs.connectionsPerJob,
+            },
+          }
+        : {}),
       pusher,
       isDigestible,
       parallelism: config.delivery.parallelism,

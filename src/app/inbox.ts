@@ -18,6 +18,7 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
     new InboxService({
       inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
       celebrities: graphRepository(parts, config.graphTable),
+      feedHeads: graphRepository(parts, config.graphTable),
       readState: readStateRepository(parts, config),
       clock: parts.clock,
       cursorSecret: config.cursorSecret,

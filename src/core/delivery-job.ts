@@ -3,11 +3,14 @@
  * Recipients of one job share the rendered notification; each has its own deterministic id.
  */
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN } from './keys.js';
+import { CONNECTION_ID_PATTERN, IDENTIFIER_PATTERN } from './keys.js';
 import { ULID_PATTERN } from './ids.js';
 
 /** One BatchGetItem (100 keys) resolves the presence of a whole job's recipients. */
 export const MAX_RECIPIENTS_PER_JOB = 100;
+
+/** Online subscribers one celebrity job (and so one invocation) pushes to at most. */
+export const CONNECTIONS_PER_JOB = 1_000;
 
 const identifier = z.string().regex(IDENTIFIER_PATTERN);
 const notificationId = z.string().regex(ULID_PATTERN);
@@ -38,8 +41,19 @@ export const deliveryJobSchema = z.object({
       kind: z.literal('recipients'),
       recipients: z.array(z.object({ userId: identifier, notificationId })).min(1).max(MAX_RECIPIENTS_PER_JOB),
     }),
-    /** Celebrity post: push to the actor's online subscribers only (paged by the consumer). */
-    z.object({ kind: z.literal('onlineFollowers'), actorId: identifier, notificationId }),
+    /**
+     * Celebrity post: push to the actor's online subscribers only. Without `shard` (as the fan-out
+     * enqueues it) the consumer splits it into one job per subscriber shard; a shard job pushes one
+     * page of at most CONNECTIONS_PER_JOB connections after `after` and enqueues the next page (`hop` + 1).
+     */
+    z.object({
+      kind: z.literal('onlineFollowers'),
+      actorId: identifier,
+      notificationId,
+      shard: z.number().int().min(0).max(1_000).optional(),
+      after: z.string().regex(CONNECTION_ID_PATTERN).optional(),
+      hop: z.number().int().min(0).optional(),
+    }),
   ]),
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;

@@ -7,21 +7,27 @@ import { readerShard } from './feed-shards.js';
 import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
-import type { Notification } from './notification.js';
+import { isExpired, type Notification, type StoredNotification } from './notification.js';
 import type { Clock } from './ports/clock.js';
-import type { FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
+import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import {
+  COUNT_CAP,
   countFromIdsAboveReadMark,
   countQueryLimit,
   markUpTo,
+  isRead,
+  isSeen,
   presentNotification,
   type Counts,
+  type ReadState,
 } from './read-state.js';
 import type { MutedTypesReader } from './ports/inbox.js';
 
 export interface InboxServiceDeps {
   inbox: InboxReader;
   celebrities: FollowedCelebritiesReader;
+  /** Feed heads: without it every followed feed is queried (cost 1 Query per celebrity). */
+  feedHeads?: FeedHeadsReader;
   readState: ReadStateStore;
   clock: Clock;
   cursorSecret: string;
@@ -51,6 +57,49 @@ interface ViewSource {
   floor?: string;
 }
 
+interface FeedView extends ViewSource {
+  /** The feed's newest id (from the celebrity's profile); undefined when unknown. */
+  head?: string;
+  /** The feed's second newest id ('0' = none); undefined when unknown. */
+  previous?: string;
+}
+
+interface PageRange {
+  before?: string;
+  since?: string;
+  wanted: number;
+  type?: string;
+  muted: readonly string[];
+  nowMs: number;
+}
+
+function compareIdsDescending(a: string, b: string): number {
+  return a === b ? 0 : a > b ? -1 : 1;
+}
+
+/** Feed queries sent at once in one wave of a read (latency without a burst of requests). */
+const MAX_QUERIES_PER_WAVE = 16;
+
+/** Descending order of upper bounds, an unknown (undefined) bound first. */
+function compareBoundsDescending(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a > b ? -1 : 1;
+}
+
+/** Raw (uncapped) unread and unseen counts of a set of ids above the read mark. */
+function tallyUnread(ids: Iterable<string>, state: ReadState): { unread: number; unseen: number } {
+  let unread = 0;
+  let unseen = 0;
+  for (const id of ids) {
+    if (isRead(id, state)) continue;
+    unread += 1;
+    if (!isSeen(id, state)) unseen += 1;
+  }
+  return { unread, unseen };
+}
+
 function maxId(a: string | undefined, b: string | undefined): string | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
@@ -71,15 +120,40 @@ export class InboxService {
     return [{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId } }, ...feeds];
   }
 
-  /** Newest-first page: 1 query for the celebrity list, 1 for the read state, 1 own + 1 per celebrity. */
+  /**
+   * The followed feeds with their newest id (one BatchGetItem of profiles per 100 celebrities), minus
+   * those that hold nothing above `lowerOf(feed)`; a feed whose head is unknown is always kept.
+   */
+  private async feedViews(user: UserRef, celebrities: readonly FollowedCelebrity[], lowerOf: (floor: string | undefined) => string | undefined): Promise<FeedView[]> {
+    if (celebrities.length === 0) return [];
+    const heads = this.deps.feedHeads ? await this.deps.feedHeads.feedHeads(user.tenantId, celebrities.map((celebrity) => celebrity.celebrityId)) : undefined;
+    const views = this.viewSources(user, celebrities).slice(1);
+    return views
+      .map((view, index): FeedView => {
+        const head = heads?.get(celebrities[index]!.celebrityId);
+        return { ...view, head: head?.newest, previous: head?.previous };
+      })
+      .filter(({ head, floor }) => {
+        const lower = lowerOf(floor);
+        return head === undefined || lower === undefined || head > lower;
+      });
+  }
+
+  /**
+   * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types; round 2:
+   * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); round 3: one BatchGetItem of the
+   * feed items the heads place in the page, with a Query of each feed that may hold more there;
+   * feed queries in waves when the heads cannot decide.
+   */
   async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
     const nowMs = this.deps.clock.nowMs();
     const since = request.cursor?.since ?? request.since;
     const before = request.cursor?.before;
+    const wanted = request.limit + 1;
     const pageQuery = (floor?: string, excludeTypes?: readonly string[]) => ({
       before,
       after: maxId(since, floor),
-      limit: request.limit + 1,
+      limit: wanted,
       type: request.type,
       ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
@@ -91,11 +165,18 @@ export class InboxService {
       this.deps.readState.getReadState(user),
       this.mutedTypesOf(user),
     ]);
-    const feedSources = this.viewSources(user, celebrities).slice(1);
-    const feeds = await Promise.all(
-      feedSources.map(({ source, floor }) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted))),
-    );
-    const merged = mergeNewestFirst([own, ...feeds], request.limit + 1);
+    // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
+    const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
+    const feeds = (await this.feedViews(user, celebrities, (floor) => maxId(since, floor)))
+      .filter((feed) => {
+        const bound = boundOf(feed);
+        return bound === undefined || since === undefined || bound > since;
+      })
+      .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+    const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted));
+    const merged =
+      (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs }, queryFeed)) ??
+      (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed));
     const page = merged.slice(0, request.limit);
     const last = page[page.length - 1];
     const nextCursor =
@@ -105,9 +186,92 @@ export class InboxService {
     return { items: page.map((item) => presentNotification(item, state)), nextCursor };
   }
 
-  /** Unread and unseen counts, capped: read state + celebrity list, then one id query per source. */
+  /**
+   * The page from the feeds' two newest ids: a feed whose second id falls outside the page is
+   * decided by them (nothing else of it can be in the page), its items in the page come from ONE
+   * BatchGetItem; a feed whose second id is in the page may hold more there and is queried (same
+   * round). Undefined, for the wave path to decide, when a head is unknown or a fetched item is
+   * filtered out (muted, another type, expired).
+   */
+  private async pageFromHeads(
+    own: StoredNotification[],
+    feeds: readonly FeedView[],
+    range: PageRange,
+    query: (feed: FeedView) => Promise<StoredNotification[]>,
+  ): Promise<StoredNotification[] | undefined> {
+    if (feeds.length === 0) return undefined;
+    const known: { id: string; feed: FeedView; second: boolean }[] = [];
+    for (const feed of feeds) {
+      if (feed.head === undefined || feed.previous === undefined) return undefined;
+      // Both at or above the cursor: what the feed holds below it is unknown.
+      if (range.before !== undefined && feed.previous >= range.before) return undefined;
+      const lower = maxId(range.since, feed.floor);
+      for (const [id, second] of [[feed.head, false], [feed.previous, true]] as const) {
+        if ((lower === undefined || id > lower) && (range.before === undefined || id < range.before)) known.push({ id, feed, second });
+      }
+    }
+    const inPage = new Set([...own.map((item) => item.id), ...known.map(({ id }) => id)].sort(compareIdsDescending).slice(0, range.wanted));
+    const undecided = new Set(known.filter(({ id, second }) => second && inPage.has(id)).map(({ feed }) => feed));
+    if (undecided.size > MAX_QUERIES_PER_WAVE) return undefined;
+    const fetch = known.filter(({ id, feed }) => inPage.has(id) && !undecided.has(feed));
+    const [items, queried] = await Promise.all([
+      fetch.length > 0 ? this.deps.inbox.getItems(fetch.map(({ feed, id }) => ({ source: feed.source, id }))) : new Map<string, StoredNotification>(),
+      Promise.all([...undecided].map(query)),
+    ]);
+    // The page was placed with the undecided feeds' known ids: each must have come back (not filtered out).
+    const returned = new Set(queried.flat().map((item) => item.id));
+    if (known.some(({ id, feed }) => undecided.has(feed) && inPage.has(id) && !returned.has(id))) return undefined;
+    const fetched: StoredNotification[] = [];
+    for (const { id } of fetch) {
+      const item = items.get(id);
+      if (!item || isExpired(item, range.nowMs) || (range.type !== undefined && item.type !== range.type) || range.muted.includes(item.type)) return undefined;
+      fetched.push(item);
+    }
+    return mergeNewestFirst([own, fetched.sort((a, b) => compareIdsDescending(a.id, b.id)), ...queried], range.wanted);
+  }
+
+  /**
+   * Feed queries in waves, newest bound first, only while a feed can still reach the page (its bound
+   * above the (limit+1)-th id merged so far). Each wave holds only feeds sure to contribute (their
+   * head enters the page whatever the earlier feeds of the wave return), so with known heads no
+   * query is wasted.
+   */
+  private async pageFromFeedQueries(
+    own: StoredNotification[],
+    feeds: readonly FeedView[],
+    boundOf: (feed: FeedView) => string | undefined,
+    wanted: number,
+    query: (feed: FeedView) => Promise<StoredNotification[]>,
+  ): Promise<StoredNotification[]> {
+    const lists: StoredNotification[][] = [own];
+    let merged = mergeNewestFirst(lists, wanted);
+    let next = 0;
+    while (next < feeds.length) {
+      const threshold = merged.length >= wanted ? merged[wanted - 1]!.id : undefined;
+      const wave: FeedView[] = [];
+      for (let index = next; index < feeds.length && wave.length < MAX_QUERIES_PER_WAVE; index += 1) {
+        const bound = boundOf(feeds[index]!);
+        if (threshold !== undefined && bound !== undefined && bound <= threshold) break;
+        const mergedAbove = bound === undefined ? 0 : merged.filter((item) => item.id > bound).length;
+        if (wave.length > 0 && mergedAbove + wave.length >= wanted) break;
+        wave.push(feeds[index]!);
+      }
+      if (wave.length === 0) break;
+      lists.push(...(await Promise.all(wave.map(query))));
+      merged = mergeNewestFirst(lists, wanted);
+      next += wave.length;
+    }
+    return merged;
+  }
+
+  /**
+   * Unread and unseen counts, capped. Round 1: read state, followed list, muted types; round 2: own
+   * ids above the read mark and the feed heads; then only feeds whose head is above max(read mark,
+   * followedAt), newest head first, in waves no larger than the count still missing to the cap.
+   */
   async counts(user: UserRef): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
+    const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
     const [state, celebrities, muted] = await Promise.all([
       this.deps.readState.getReadState(user),
       this.deps.celebrities.listFollowedCelebrities(user),
@@ -115,14 +279,47 @@ export class InboxService {
     ]);
     const limit = countQueryLimit(state);
     const readMark = state.readMark ?? undefined;
-    const idLists = await Promise.all(
-      this.viewSources(user, celebrities).map(({ source, floor }) =>
-        source.kind === 'feed' && muted.length > 0
-          ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
-          : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
-      ),
-    );
-    return countFromIdsAboveReadMark(new Set(idLists.flat()), state);
+    const [ownIds, unsortedFeeds] = await Promise.all([
+      this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs),
+      this.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
+    ]);
+    // Without muted types (whose types a head does not tell), a feed's known ids count as they are;
+    // a feed whose second id is below its lower bound holds nothing else above it: no query.
+    const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
+    const ids = new Set(ownIds);
+    const feeds: FeedView[] = [];
+    for (const feed of unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head))) {
+      const lower = maxId(readMark, feed.floor);
+      const inRange = (id: string | undefined): id is string => id !== undefined && id > ttlFloor && (lower === undefined || id > lower);
+      if (muted.length === 0) for (const id of [feed.head, feed.previous]) if (inRange(id)) ids.add(id);
+      const complete = muted.length === 0 && feed.head !== undefined && feed.previous !== undefined && !inRange(feed.previous);
+      if (!complete) feeds.push(feed);
+    }
+    const seenMark = state.seenMark ?? undefined;
+    let next = 0;
+    while (next < feeds.length) {
+      const { unread, unseen } = tallyUnread(ids, state);
+      const needUnread = unread <= COUNT_CAP;
+      if (!needUnread && unseen >= COUNT_CAP) break;
+      // Once the unread count is capped, only feeds with ids above the seen mark can still change an answer.
+      const useful = (feed: FeedView) => needUnread || feed.head === undefined || seenMark === undefined || feed.head > seenMark;
+      const waveSize = Math.min(MAX_QUERIES_PER_WAVE, needUnread ? COUNT_CAP + 1 - unread : COUNT_CAP - unseen);
+      const wave: FeedView[] = [];
+      while (next < feeds.length && wave.length < waveSize) {
+        const feed = feeds[next]!;
+        next += 1;
+        if (useful(feed)) wave.push(feed);
+      }
+      const idLists = await Promise.all(
+        wave.map(({ source, floor }) =>
+          muted.length > 0
+            ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
+            : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
+        ),
+      );
+      for (const list of idLists) for (const id of list) ids.add(id);
+    }
+    return countFromIdsAboveReadMark(ids, state);
   }
 
   /** Muted types apply to feeds only; none without a reader. */

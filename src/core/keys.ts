@@ -133,7 +133,11 @@ export const keys = {
   deliveryRecordId: (notificationId: string, connectionId: string): string =>
     `DLV#${notificationId}#${assertConnectionId(connectionId)}`,
 
-  /** Graph: follower count and tier of an account. */
+  /** Idempotency table: a once-only step of a celebrity post's live delivery (the split, each next-page job). */
+  deliveryStepId: (notificationId: string, step: string): string =>
+    `DLS#${notificationId}#${assertIdentifierMatching('step', step, /^[A-Za-z0-9]{1,64}$/)}`,
+
+  /** Graph: follower count, tier and newest feed id of an account. */
   profile: (tenantId: string, userId: string): TableKey => ({
     pk: `${userPartition(tenantId, userId)}#PROFILE`,
     sk: 'PROFILE',

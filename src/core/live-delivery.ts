@@ -11,14 +11,28 @@
  * - 410 Gone: the connection is removed (presence, connection item, subscriptions).
  */
 import { createHash } from 'node:crypto';
-import type { DeliveryJob, Priority } from './delivery-job.js';
+import { CONNECTIONS_PER_JOB, type DeliveryJob, type Priority } from './delivery-job.js';
+import type { DeliveryJobQueue } from './ports/queues.js';
 import { forEachBounded } from './bounded-parallel.js';
 import { pushToConnection } from './connection-push.js';
 import { liveNotification, type PendingPush } from './live-messages.js';
 import type { UserRef } from './ports/inbox.js';
 import type { GateCandidate, LiveDeliveryGate } from './live-gate.js';
 import type { Notification } from './notification.js';
-import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger } from './ports/live.js';
+import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger, DeliveryStepLedger, ShardedSubscriberDirectory, SubscriberPage } from './ports/live.js';
+
+/**
+ * Bounded celebrity jobs: a post's online audience is split per subscriber shard, each shard job
+ * pushes one page and enqueues the next before pushing, so pages run in parallel on the consumers.
+ */
+export interface CelebrityJobSettings {
+  subscribers: ShardedSubscriberDirectory;
+  steps: DeliveryStepLedger;
+  /** The delivery queues: shard, next-page and put-back jobs go to the queue of their priority. */
+  queue: DeliveryJobQueue;
+  /** Connections per page job, and so per invocation (one page job per invocation). */
+  connectionsPerJob?: number;
+}
 
 export interface DeliveryInput {
   /** The queue record the job came from (reported back when the job must be retried). */
@@ -47,6 +61,8 @@ export interface LiveDeliveryDeps {
   onError?: DeliveryErrorReporter;
   /** Preferences, quiet hours and the per-user rate limit: which (user, notification) pushes go now. */
   gate?: Pick<LiveDeliveryGate, 'admit'>;
+  /** Without it a celebrity job pages every online subscriber in one invocation. */
+  celebrityJobs?: CelebrityJobSettings;
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
@@ -145,6 +161,88 @@ export class LiveDelivery {
   }
 
   private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+    const celebrityJobs = this.deps.celebrityJobs;
+    if (!celebrityJobs) return this.deliverToAllOnlineFollowers(inputs, mode, report);
+    // One page job per invocation keeps an invocation at CONNECTIONS_PER_JOB; the others go back on the queue.
+    let pageJobRun = false;
+    const putBack: DeliveryInput[] = [];
+    for (const input of inputs) {
+      const target = input.job.target;
+      if (target.kind !== 'onlineFollowers') continue;
+      if (target.shard === undefined) await this.splitByShard(celebrityJobs, input, report);
+      else if (pageJobRun) putBack.push(input);
+      else {
+        pageJobRun = true;
+        await this.deliverSubscriberPage(celebrityJobs, input, target.shard, mode, report);
+      }
+    }
+    if (putBack.length === 0) return;
+    try {
+      await celebrityJobs.queue.enqueue(putBack.map((input) => input.job));
+    } catch (error) {
+      this.onError('put-back of celebrity page jobs failed', error, { records: putBack.length });
+      for (const input of putBack) report.failedRecordIds.add(input.recordId);
+    }
+  }
+
+  /** A post's root job becomes one job per subscriber shard, once (a retry finds the step claimed). */
+  private async splitByShard(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, report: DeliveryReport): Promise<void> {
+    if (job.target.kind !== 'onlineFollowers') return;
+    const target = job.target;
+    const shardJobs = Array.from({ length: celebrityJobs.subscribers.onlineSubscriberShardCount }, (_, shard): DeliveryJob => ({ ...job, target: { ...target, shard, hop: 0 } }));
+    await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, 'split', shardJobs, report);
+  }
+
+  /**
+   * One page of one shard: the next page's job is enqueued first (so pages proceed in parallel),
+   * then the page's connections are pushed through the ledger. A retry re-reads the same page,
+   * skips the next-page job already enqueued, and pushes only connections not yet claimed.
+   */
+  private async deliverSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, mode: Priority, report: DeliveryReport): Promise<void> {
+    if (job.target.kind !== 'onlineFollowers') return;
+    const target = job.target;
+    const hop = target.hop ?? 0;
+    let page: SubscriberPage;
+    try {
+      page = await celebrityJobs.subscribers.onlineSubscriberPage(job.tenantId, target.actorId, shard, target.after, celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB);
+    } catch (error) {
+      this.onError('online subscriber page failed', error, { recordId, actorId: target.actorId, shard });
+      report.failedRecordIds.add(recordId);
+      return;
+    }
+    if (page.next !== undefined) {
+      const nextJob: DeliveryJob = { ...job, target: { ...target, shard, after: page.next, hop: hop + 1 } };
+      const enqueued = await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, `S${shard}H${hop + 1}`, [nextJob], report);
+      if (!enqueued) return;
+    }
+    const notification = liveNotification(target.notificationId, job.notification);
+    const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
+    try {
+      const admitted = await this.admitFollowers(page.targets, job, notification);
+      await forEachBounded(admitted, this.parallelism, (connection) => this.pushToConnection(connection, [{ notification, digestible, tag: recordId }], report));
+    } catch (error) {
+      this.onError('live gate failed', error, { recordId, actorId: target.actorId, shard });
+      report.failedRecordIds.add(recordId);
+    }
+  }
+
+  /** Claims the step, then enqueues; a failed enqueue releases the claim and fails the record. False when it failed. */
+  private async onceThenEnqueue(celebrityJobs: CelebrityJobSettings, recordId: string, notificationId: string, step: string, jobs: DeliveryJob[], report: DeliveryReport): Promise<boolean> {
+    let claimed = false;
+    try {
+      claimed = await celebrityJobs.steps.claimStep(notificationId, step);
+      if (claimed) await celebrityJobs.queue.enqueue(jobs);
+      return true;
+    } catch (error) {
+      this.onError('celebrity job step failed', error, { recordId, step });
+      report.failedRecordIds.add(recordId);
+      if (claimed) await celebrityJobs.steps.releaseStep(notificationId, step).catch((releaseError: unknown) => this.onError('step release failed', releaseError, { recordId, step }));
+      return false;
+    }
+  }
+
+  /** Without celebrity job settings: every online subscriber of the post, page after page, in this invocation. */
+  private async deliverToAllOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'onlineFollowers') continue;
       const notification = liveNotification(job.target.notificationId, job.notification);

@@ -12,6 +12,7 @@ import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
 import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
 import type { TableName } from '../table-specs.js';
+import { CONNECTIONS_PER_JOB } from '../core/delivery-job.js';
 import type { LocalSettings } from './settings.js';
 
 export interface LocalFunctionInputs {
@@ -71,7 +72,12 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       mode,
       deliveryJobSecret: inputs.deliveryJobSecret,
       managementEndpoint,
-      delivery: { ...connections, idempotencyTable: tables.idempotency, parallelism: DELIVERY_PARALLELISM_DEFAULT },
+      delivery: {
+        ...connections,
+        idempotencyTable: tables.idempotency,
+        parallelism: DELIVERY_PARALLELISM_DEFAULT,
+        celebrityJobs: { urgentQueueUrl: queues.urgentUrl, infoQueueUrl: queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
+      },
       gate: {
         graphTable: tables.graph,
         cacheTtlMs,

@@ -28,7 +28,7 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  * The fan-out of one catalog type (FanOutService.process):
  * - a notifying type: mutes = BatchGetItem of preferences; `audience.followersOf` (any notifying
  *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
- *   BatchWriteItem; delivery jobs to both priority queues (the event may override the priority).
+ *   BatchWriteItem; a celebrity post's newest feed id = UpdateItem of PROFILE; delivery jobs to both priority queues (the event may override the priority).
  *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
  * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
  *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item, a promotion job.
@@ -43,8 +43,8 @@ function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem')];
   if (type.audience !== 'none') {
-    // Inbox: item writes (BatchWriteItem) and the author's recent-posts log entry (PutItem).
-    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query'));
+    // Inbox: item writes (BatchWriteItem) and the author's recent-posts log entry (PutItem); Graph: the celebrity feed head (UpdateItem).
+    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   // A follow backfills from the followee's recent-posts log: Query of the Inbox table.
@@ -66,6 +66,9 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Graph', 'BatchGetItem'),
     // Ledger claim (conditional PutItem) and release (DeleteItem); rate counters and holds (UpdateItem).
     ...on('Idempotency', 'PutItem', 'DeleteItem', 'UpdateItem'),
+    // Celebrity posts: shard, next-page and put-back jobs onto the delivery queues.
+    'sqs:SendMessage queue:urgent',
+    'sqs:SendMessage queue:info',
   ];
 }
 

@@ -166,7 +166,8 @@ describe('FanOutService, celebrity tier', () => {
 
     // Assess: the profile read, the arrival stamp (one conditional PutItem, 1 WCU), S feed writes
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
-    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1 });
+    // The arrival stamp, the feed items, then the newest feed id on the profile (one small conditional UpdateItem).
+    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: 1 });
     expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards + 1);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });

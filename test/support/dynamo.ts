@@ -67,10 +67,11 @@ export function repositoriesOn(client: DynamoDBDocumentClient, tableNames: Embed
   };
 }
 
-export function serviceOn(repositories: Repositories, clock: Clock, options: { feedShards?: number; cursorSecret?: string } = {}): InboxService {
+export function serviceOn(repositories: Repositories, clock: Clock, options: { feedShards?: number; cursorSecret?: string; feedHeads?: boolean } = {}): InboxService {
   return new InboxService({
     inbox: repositories.inbox,
     celebrities: repositories.graph,
+    ...(options.feedHeads ? { feedHeads: repositories.graph } : {}),
     readState: repositories.readState,
     clock,
     cursorSecret: options.cursorSecret ?? TEST_CURSOR_SECRET,

@@ -90,6 +90,9 @@ class World implements FollowGraph, RecentPostsLog {
     return this.snapshot();
   }
 
+  /** Feed heads only matter to readers (issue 13); the interleavings check inbox and feed contents. */
+  async advanceNewestFeedId(): Promise<void> {}
+
   async changeTier(_tenantId: string, _userId: string, change: TierChange): Promise<boolean> {
     await this.step(`flip ${change.to}`);
     const { profile } = this;

@@ -4,12 +4,12 @@
  * BatchGetItem) and celebrities' online subscriptions (`T#t#U#celeb#ONLINE#S<n>` / `C#<id>`).
  * Every read is a GetItem, BatchGetItem or a Query of one partition; nothing scans.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live-delivery.js';
-import type { ConnectionDirectory, ConnectionTarget } from '../../core/ports/live.js';
+import type { ConnectionDirectory, ConnectionTarget, ShardedSubscriberDirectory, SubscriberPage } from '../../core/ports/live.js';
 import { allShards } from '../../core/feed-shards.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import type { UserRef } from '../../core/ports/inbox.js';
@@ -47,7 +47,7 @@ export interface ConnectionRepositoryOptions {
 }
 
 
-export class ConnectionRepository implements ConnectionDirectory {
+export class ConnectionRepository implements ConnectionDirectory, ShardedSubscriberDirectory {
   private readonly clock: Clock;
   private readonly ttlSeconds: number;
   private readonly subscriberShards: number;
@@ -224,6 +224,33 @@ export class ConnectionRepository implements ConnectionDirectory {
         if (page.length > 0) yield page;
       }
     }
+  }
+
+  get onlineSubscriberShardCount(): number {
+    return this.subscriberShards;
+  }
+
+  /** onlineSubscriberPage: one Query of one subscriber shard, `limit` items after `after` (connection id order); guard: TTL. */
+  async onlineSubscriberPage(tenantId: string, actorId: string, shard: number, after: string | undefined, limit: number): Promise<SubscriberPage> {
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.onlineSubscribersPartition(tenantId, actorId, shard) },
+        ProjectionExpression: 'sk, userId, expiresAt',
+        Limit: limit,
+        ...(after !== undefined ? { ExclusiveStartKey: keys.onlineSubscription(tenantId, actorId, shard, after) } : {}),
+      }),
+    );
+    const now = this.nowSeconds();
+    const targets: ConnectionTarget[] = [];
+    for (const item of output.Items ?? []) {
+      const connectionId = connectionIdFromSortKey(item.sk as string);
+      if (!connectionId || (typeof item.expiresAt === 'number' && item.expiresAt <= now)) continue;
+      targets.push({ tenantId, userId: item.userId as string, connectionId });
+    }
+    const next = output.LastEvaluatedKey ? connectionIdFromSortKey(output.LastEvaluatedKey.sk as string) : undefined;
+    return { targets, ...(next !== undefined ? { next } : {}) };
   }
 
   private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {

@@ -5,13 +5,13 @@
 import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../../core/keys.js';
-import type { DeliveryLedger } from '../../core/ports/live.js';
+import type { DeliveryLedger, DeliveryStepLedger } from '../../core/ports/live.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 
 /** Long enough to cover SQS redeliveries and a producer re-publishing the same event the same day. */
 export const DELIVERY_RECORD_TTL_SECONDS = 24 * 3600;
 
-export class DynamoDeliveryLedger implements DeliveryLedger {
+export class DynamoDeliveryLedger implements DeliveryLedger, DeliveryStepLedger {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -21,12 +21,26 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
 
   /** claim: PutItem if no unexpired record exists (TTL deletion lags, so an expired one counts as absent). */
   async claim(notificationId: string, connectionId: string): Promise<boolean> {
+    return this.claimRecord(keys.deliveryRecordId(notificationId, connectionId));
+  }
+
+  /** claimStep: as claim, for a once-only step of a celebrity post's delivery (split, next-page job). */
+  async claimStep(notificationId: string, step: string): Promise<boolean> {
+    return this.claimRecord(keys.deliveryStepId(notificationId, step));
+  }
+
+  /** releaseStep: DeleteItem of the step record, after its enqueue failed. */
+  async releaseStep(notificationId: string, step: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id: keys.deliveryStepId(notificationId, step) } }));
+  }
+
+  private async claimRecord(id: string): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { id: keys.deliveryRecordId(notificationId, connectionId), expiration: now + this.ttlSeconds },
+          Item: { id, expiration: now + this.ttlSeconds },
           ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
           ExpressionAttributeValues: { ':now': now },
         }),

@@ -4,9 +4,10 @@
  * count is made retry-safe with a `counted` flag on the follower item instead of a transaction.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph, FollowOutcome, TierChange } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/keys.js';
+import { EMPTY_FEED_HEAD } from '../../core/ports/inbox.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
 import { GraphRepository } from './graph-repository.js';
 
@@ -87,7 +88,8 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
 
   /**
    * changeTier: one conditional UpdateItem; guard: the tier is still `from` (absent counts as
-   * ordinary) and the count is within the change's bound. A promotion also sets everCelebrity.
+   * ordinary) and the count is within the change's bound. A promotion also sets everCelebrity and an
+   * empty feed head if none exists, so readers skip the feed until its first post.
    */
   async changeTier(tenantId: string, userId: string, change: TierChange): Promise<boolean> {
     const tierGuard = change.from === 'ordinary' ? '(attribute_not_exists(tier) OR tier = :from)' : 'tier = :from';
@@ -100,18 +102,55 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.profile(tenantId, userId),
-          UpdateExpression: change.to === 'celebrity' ? 'SET tier = :to, tierChangedAt = :now, everCelebrity = :true' : 'SET tier = :to, tierChangedAt = :now',
+          UpdateExpression:
+            change.to === 'celebrity'
+              ? 'SET tier = :to, tierChangedAt = :now, everCelebrity = :true, newestFeedId = if_not_exists(newestFeedId, :emptyHead)'
+              : 'SET tier = :to, tierChangedAt = :now',
           ConditionExpression: [tierGuard, ...countGuards].join(' AND '),
           ExpressionAttributeValues: {
             ':to': change.to,
             ':from': change.from,
             ':now': new Date().toISOString(),
-            ...(change.to === 'celebrity' ? { ':true': true } : {}),
+            ...(change.to === 'celebrity' ? { ':true': true, ':emptyHead': EMPTY_FEED_HEAD } : {}),
             ...(change.countAtLeast !== undefined ? { ':atLeast': change.countAtLeast } : {}),
             ...(change.countBelow !== undefined ? { ':below': change.countBelow } : {}),
           },
         }),
       );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * advanceNewestFeedId: keeps the feed's two newest ids on PROFILE. One conditional UpdateItem
+   * (guard: the stored newest is older) moves newest to previous; a late post between the two takes
+   * previous instead (second conditional UpdateItem). A retry of the newest post changes nothing.
+   */
+  async advanceNewestFeedId(tenantId: string, celebrityId: string, notificationId: string): Promise<void> {
+    const key = keys.profile(tenantId, celebrityId);
+    const updated = await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: 'SET previousFeedId = if_not_exists(newestFeedId, :empty), newestFeedId = :id',
+      ConditionExpression: 'attribute_not_exists(newestFeedId) OR newestFeedId < :id',
+      ExpressionAttributeValues: { ':id': notificationId, ':empty': EMPTY_FEED_HEAD },
+    });
+    if (updated) return;
+    await this.conditionalUpdate({
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: 'SET previousFeedId = :id',
+      ConditionExpression: 'newestFeedId > :id AND (attribute_not_exists(previousFeedId) OR previousFeedId < :id)',
+      ExpressionAttributeValues: { ':id': notificationId },
+    });
+  }
+
+  private async conditionalUpdate(input: UpdateCommandInput): Promise<boolean> {
+    try {
+      await this.client.send(new UpdateCommand(input));
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;

@@ -1,14 +1,34 @@
-/** Graph table: followers, followed celebrities, profiles (follower counts and tier). */
+/** Graph table: followers, followed celebrities, profiles (follower counts, tier, newest feed id). */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
-import type { FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
+import { batchGetAll } from './batch.js';
+import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
 
-export class GraphRepository implements FollowedCelebritiesReader {
+/** BatchGetItem calls in flight when reading feed heads: k = 2,000 is 20 calls in 2 rounds. */
+const HEAD_READ_PARALLELISM = 16;
+
+export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsReader {
   constructor(
     protected readonly client: DynamoDBDocumentClient,
     protected readonly tableName: string,
   ) {}
+
+  /**
+   * feedHeads: the PROFILE items of the celebrities, BatchGetItem of 100 keys per call (ceil(k/100)
+   * calls, in parallel); a profile without `newestFeedId` is left out (head unknown).
+   */
+  async feedHeads(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, FeedHead>> {
+    const byPartition = new Map(celebrityIds.map((celebrityId) => [keys.profile(tenantId, celebrityId).pk, celebrityId]));
+    const profiles = await batchGetAll(this.client, this.tableName, celebrityIds.map((celebrityId) => keys.profile(tenantId, celebrityId)), { parallelism: HEAD_READ_PARALLELISM });
+    const heads = new Map<string, FeedHead>();
+    for (const profile of profiles) {
+      const celebrityId = byPartition.get(profile.pk as string);
+      if (celebrityId === undefined || typeof profile.newestFeedId !== 'string') continue;
+      heads.set(celebrityId, { newest: profile.newestFeedId, ...(typeof profile.previousFeedId === 'string' ? { previous: profile.previousFeedId } : {}) });
+    }
+    return heads;
+  }
 
   /** listFollowedCelebrities: one query of the user's FOLLOWING_CELEBS partition (paged if large). */
   async listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]> {
@@ -17,6 +37,8 @@ export class GraphRepository implements FollowedCelebritiesReader {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.followingCelebsPartition(user.tenantId, user.userId) },
+      // Small items: about 1 MB per page holds ~20,000 follows, so k = 5,000 is one request.
+      ProjectionExpression: 'sk, followedAt',
     });
     for await (const page of pages) {
       for (const item of page) celebrities.push({ celebrityId: item.sk as string, followedAt: item.followedAt as string });

@@ -4,7 +4,7 @@ import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
 import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
-import { batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
+import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
 function partitionOf(source: InboxSource): string {
   return source.kind === 'own'
@@ -106,6 +106,13 @@ export class InboxRepository implements InboxReader, InboxWriter {
       if (ids.length >= limit) break;
     }
     return ids.slice(0, limit);
+  }
+
+  /** getItems: BatchGetItem of the (partition, id) keys, 100 per call; no guard (the caller checks expiry and types). */
+  async getItems(refs: readonly { source: InboxSource; id: string }[]): Promise<Map<string, StoredNotification>> {
+    const unique = new Map(refs.map(({ source, id }) => [`${partitionOf(source)}\u0000${id}`, { pk: partitionOf(source), sk: id }]));
+    const items = await batchGetAll(this.client, this.tableName, [...unique.values()], this.batchOptions);
+    return new Map(items.map((raw) => [raw.sk as string, toStored(raw)]));
   }
 
   /** findNotification: BatchGetItem of the id in each candidate partition (100 per call, stops at the first hit); guard: TTL. */

@@ -91,6 +91,8 @@ export interface FollowGraph {
   changeTier(tenantId: string, userId: string, change: TierChange): Promise<boolean>;
   /** One page of an account's followers in follower-id order, after `after`. */
   listFollowersPage(tenantId: string, userId: string, after: string | undefined, limit: number): Promise<FollowersPage>;
+  /** Moves the celebrity's newest feed id forward to `notificationId` (never back); idempotent. */
+  advanceNewestFeedId(tenantId: string, celebrityId: string, notificationId: string): Promise<void>;
   putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void>;
   removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void>;
 }

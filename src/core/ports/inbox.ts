@@ -32,6 +32,8 @@ export interface InboxReader {
   listInboxPage(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
   /** Newest-first ids of one source above `after` (unexpired), at most `limit`. */
   listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]>;
+  /** The items at these (source, id) keys (BatchGetItem), absent ones left out, expired ones included. */
+  getItems(keys: readonly { source: InboxSource; id: string }[]): Promise<Map<string, StoredNotification>>;
   /** The item with this id in any of the sources, if present and unexpired. */
   findNotification(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
 }
@@ -54,6 +56,24 @@ export interface FollowedCelebrity {
 
 export interface FollowedCelebritiesReader {
   listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]>;
+}
+
+/** The two newest ids of a celebrity's feed, kept on its profile ('0' = none). */
+export interface FeedHead {
+  newest: string;
+  /** The id just below `newest`; undefined when not known. */
+  previous?: string;
+}
+
+/** The head a celebrity's profile gets at promotion: below every id, "no feed post yet". */
+export const EMPTY_FEED_HEAD = '0';
+
+/**
+ * The feed heads of celebrities (from their profiles), so a read queries only the feeds that can
+ * contribute. A celebrity missing from the answer has an unknown head and is always queried.
+ */
+export interface FeedHeadsReader {
+  feedHeads(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, FeedHead>>;
 }
 
 export interface ReadStateStore {

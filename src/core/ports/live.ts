@@ -53,3 +53,23 @@ export interface LiveHoldStore {
 
 /** Where delivery code reports a failure it handled (the composition logs it at WARN). */
 export type DeliveryErrorReporter = (message: string, error: unknown, context: Record<string, unknown>) => void;
+
+/** One page of a celebrity's online subscribers in one shard, and the connection id the next page starts after. */
+export interface SubscriberPage {
+  targets: ConnectionTarget[];
+  next?: string;
+}
+
+export interface ShardedSubscriberDirectory {
+  readonly onlineSubscriberShardCount: number;
+  /** At most `limit` subscriptions of one shard after `after` (one Query). */
+  onlineSubscriberPage(tenantId: string, actorId: string, shard: number, after: string | undefined, limit: number): Promise<SubscriberPage>;
+}
+
+/** Once-only steps of a celebrity post's delivery (the split into shard jobs, each next-page job). */
+export interface DeliveryStepLedger {
+  /** Conditional write: true when this call claimed the step first. */
+  claimStep(notificationId: string, step: string): Promise<boolean>;
+  /** Deletes a claim whose step failed, so a retry takes it. */
+  releaseStep(notificationId: string, step: string): Promise<void>;
+}

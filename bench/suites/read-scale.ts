@@ -1,0 +1,247 @@
+/**
+ * Reads that do not grow with followed celebrities (feed heads) beside the current design
+ * (one Query per followed feed), and a celebrity post's live delivery in bounded parallel jobs.
+ */
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
+import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
+import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
+import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
+import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
+import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
+import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
+import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/feed-shards.js';
+import { idLowerBoundAt, notificationId } from '../../src/core/ids.js';
+import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/read-state.js';
+import { InboxService } from '../../src/core/inbox-service.js';
+import { keys } from '../../src/core/keys.js';
+import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live-delivery.js';
+import type { StoredNotification } from '../../src/core/notification.js';
+import { systemClock } from '../../src/core/ports/clock.js';
+import type { InboxItemToWrite, InboxSource, UserRef } from '../../src/core/ports/inbox.js';
+import { DEFAULTS } from '../../lib/config.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../celebrity-delivery-sim.js';
+import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+
+const TENANT = 'scale';
+const FOLLOWED = [0, 50, 500, 2_000] as const;
+const POSTS_PER_CELEBRITY = 3;
+const SAMPLES = 9;
+const ONLINE = (process.env.BENCH_ONLINE ?? '1000,10000,100000').split(',').map(Number);
+/** Simulated PostToConnection latency of the counting pusher. */
+const PUSH_LATENCY_MS = 10;
+/** What a push costs on AWS for the paper figures: PostToConnection ~20 ms + ledger PutItem ~5 ms. */
+const AWS_PUSH_MS = 25;
+const PUSHES_IN_FLIGHT = 16;
+const API_GATEWAY_ACCOUNT_RPS = 10_000;
+const DELIVERY_BATCH_SIZE = 10;
+
+function post(celebrityId: string, index: number, timeMs: number): StoredNotification {
+  return {
+    id: notificationId({ tenantId: TENANT, type: 'post.published', eventId: `${celebrityId}-${index}`, recipient: `feed#${celebrityId}`, timeMs }),
+    type: 'post.published',
+    createdAt: new Date(timeMs).toISOString(),
+    actor: { id: celebrityId },
+    title: `${celebrityId} published a post`,
+    body: 'a post of a realistic length, about one line of text',
+    data: { postId: `${celebrityId}-${index}` },
+    expiresAt: Math.floor(timeMs / 1000) + 90 * 86_400,
+  };
+}
+
+async function samples<T>(meter: RequestMeter, count: number, work: () => Promise<T>): Promise<{ ms: number; totals: MeterTotals }[]> {
+  const taken: { ms: number; totals: MeterTotals }[] = [];
+  for (let i = 0; i < count; i += 1) {
+    meter.reset();
+    const { ms } = await timed(work);
+    taken.push({ ms, totals: meter.snapshot() });
+  }
+  return taken;
+}
+
+/** The current design's counts: one id Query per source (own + every followed feed) in parallel. */
+async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, readState: ReadStateRepository, user: UserRef): Promise<unknown> {
+  const nowMs = Date.now();
+  const [state, celebrities] = await Promise.all([readState.getReadState(user), graph.listFollowedCelebrities(user)]);
+  const limit = countQueryLimit(state);
+  const readMark = state.readMark ?? undefined;
+  const shard = readerShard(user.userId, DEFAULT_FEED_SHARDS);
+  const sources: { source: InboxSource; floor?: string }[] = [
+    { source: { kind: 'own', ...user } },
+    ...celebrities.map((celebrity) => ({ source: { kind: 'feed' as const, tenantId: user.tenantId, actorId: celebrity.celebrityId, shard }, floor: idLowerBoundAt(Date.parse(celebrity.followedAt)) })),
+  ];
+  const lists = await Promise.all(sources.map(({ source, floor }) => inbox.listUnreadIdsAbove(source, floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark, limit, nowMs)));
+  return countFromIdsAboveReadMark(new Set(lists.flat()), state);
+}
+
+export const suite: BenchSuite = {
+  id: 'read-scale',
+  title: 'Read cost independent of followed celebrities; celebrity live delivery in bounded jobs',
+  method: `
+In-process dynalite (a child-process dynalite resets the connection under the current design's
+2,000 parallel queries), the production
+repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
+
+- \`inboxPage.*.kK\` / \`counts.*.kK\`: a user with 50 own notifications following K celebrities,
+  each with ${POSTS_PER_CELEBRITY} posts over the last hour (followed 2 hours ago), feed heads on the
+  profiles; a page of 20 and the counts (capped at 99), ${SAMPLES} samples each, median time.
+  \`inboxPageEveryFeed.*\` / \`countsEveryFeed.*\`: the current design (one Query per followed feed),
+  same data, same run. Target: requests <= 4 + ceil(K/100) + feeds that contribute; p50 at K = 500
+  <= 2x p50 at K = 0 (\`*.p50Ratio.k500\`: median of interleaved k = 0 / k = 500 pairs).
+- \`celebrityLive.*.nN\`: a celebrity with N online subscribers (subscription items as $connect
+  writes them, ${ONLINE_SUBSCRIBER_SHARDS} shards), one post: the root job is split per shard, each job pushes one page of at
+  most ${CONNECTIONS_PER_JOB} connections and enqueues the next page first. A simulated fleet of
+  \`deliveryMaxConcurrency\` = ${DEFAULTS.deliveryMaxConcurrency} consumers takes batches of ${DELIVERY_BATCH_SIZE}; a counting pusher
+  with ${PUSH_LATENCY_MS} ms latency stands in for API Gateway, the ledger and queries run on dynalite.
+- \`celebrityLive.paper.*\`: N = 1,000,000 and 10,000,000 on AWS from the measured requests per push,
+  assuming ${AWS_PUSH_MS} ms per push (PostToConnection + ledger PutItem), ${PUSHES_IN_FLIGHT} pushes in flight per invocation,
+  and the 10,000 requests/s account limit of API Gateway.
+`,
+  async run() {
+    const dynamo = await startEmbeddedDynamo();
+    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const meter = new RequestMeter();
+    meter.attach(client);
+    const tables = dynamo.tableNames;
+    const inbox = new InboxRepository(client, tables.inbox);
+    const graph = new GraphRepository(client, tables.graph);
+    const readState = new ReadStateRepository(client, tables.readMarks);
+    const common = { inbox, celebrities: graph, readState, clock: systemClock, cursorSecret: 'bench', feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 };
+    const withHeads = new InboxService({ ...common, feedHeads: graph });
+    const everyFeed = new InboxService(common);
+    const results: BenchResult[] = [];
+    try {
+      // Prepare: celebrities' posts on the shards the readers read, heads on the profiles.
+      const readers = FOLLOWED.map((k): UserRef => ({ tenantId: TENANT, userId: `reader-k${k}` }));
+      const shards = new Set(readers.map((reader) => readerShard(reader.userId, DEFAULT_FEED_SHARDS)));
+      const celebrities = Array.from({ length: Math.max(...FOLLOWED) }, (_, c) => `celeb-${c}`);
+      const now = Date.now();
+      const writes: InboxItemToWrite[] = [];
+      const profiles: Record<string, unknown>[] = [];
+      celebrities.forEach((celebrityId, c) => {
+        const posts = Array.from({ length: POSTS_PER_CELEBRITY }, (_, i) => post(celebrityId, i, now - 3_600_000 + ((c * 7_919 + i * 104_729) % 3_500_000)));
+        for (const item of posts) for (const shard of shards) writes.push({ source: { kind: 'feed', tenantId: TENANT, actorId: celebrityId, shard }, item });
+        const newest = posts.map((item) => item.id).sort().at(-1)!;
+        profiles.push({ ...keys.profile(TENANT, celebrityId), tier: 'celebrity', followerCount: 10_000, newestFeedId: newest });
+      });
+      await inbox.writeInboxItems(writes);
+      await batchPutAll(client, tables.graph, profiles);
+      const followedAt = new Date(now - 7_200_000).toISOString();
+      for (const [index, k] of FOLLOWED.entries()) {
+        const reader = readers[index]!;
+        const own = Array.from({ length: 50 }, (_, i) => ({ ...post('own', i, now - 3_600_000 + i * 60_000), id: notificationId({ tenantId: TENANT, type: 'mention.created', eventId: `own-${i}`, recipient: reader.userId, timeMs: now - 3_600_000 + i * 60_000 }) }));
+        await inbox.writeInboxItems(own.map((item) => ({ source: { kind: 'own', ...reader }, item })));
+        await batchPutAll(client, tables.graph, celebrities.slice(0, k).map((celebrityId) => ({ ...keys.followingCeleb(TENANT, reader.userId, celebrityId), followedAt })));
+      }
+
+      // Act / Assess: both designs, same data, interleaved per k.
+      const p50 = new Map<string, number>();
+      for (const [index, k] of FOLLOWED.entries()) {
+        const reader = readers[index]!;
+        const fastPage = await withHeads.listPage(reader, { limit: 20 });
+        const referencePage = await everyFeed.listPage(reader, { limit: 20 });
+        if (JSON.stringify(fastPage) !== JSON.stringify(referencePage)) throw new Error(`k=${k}: pages differ between designs`);
+        const contributing = new Set(fastPage.items.filter((item) => item.actor.id !== 'own').map((item) => item.actor.id)).size;
+        const budget = 4 + Math.ceil(k / 100) + contributing;
+        const designs = [
+          { name: '', page: () => withHeads.listPage(reader, { limit: 20 }), counts: () => withHeads.counts(reader) },
+          { name: 'EveryFeed', page: () => everyFeed.listPage(reader, { limit: 20 }), counts: () => countsEveryFeed(inbox, graph, readState, reader) },
+        ];
+        for (const { name, page, counts: countsOf } of designs) {
+          await page();
+          const pages = await samples(meter, SAMPLES, page);
+          const counts = await samples(meter, SAMPLES, countsOf);
+          const pageMs = round(percentile(pages.map((sample) => sample.ms), 50));
+          p50.set(`${name}page${k}`, pageMs);
+          p50.set(`${name}counts${k}`, round(percentile(counts.map((sample) => sample.ms), 50)));
+          const target = name === '' ? `target <= ${budget} (4 + ceil(k/100) + ${contributing} contributing feeds)` : 'current design: 3 + k';
+          results.push(
+            { name: `inboxPage${name}.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: target },
+            { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${SAMPLES}, page of 20` },
+            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? 'feeds above the read mark, stopping at the cap' : 'current design: 2 + k' },
+            { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${SAMPLES}` },
+          );
+        }
+      }
+      // The ratio from interleaved pairs (k = 0, then k = 500), so both sides share the machine's load.
+      const [reader0, reader500] = [readers[0]!, readers[FOLLOWED.indexOf(500)]!];
+      const pageRatios: number[] = [];
+      const countRatios: number[] = [];
+      for (let i = 0; i < SAMPLES * 2; i += 1) {
+        const page0 = await timed(() => withHeads.listPage(reader0, { limit: 20 }));
+        const page500 = await timed(() => withHeads.listPage(reader500, { limit: 20 }));
+        const counts0 = await timed(() => withHeads.counts(reader0));
+        const counts500 = await timed(() => withHeads.counts(reader500));
+        pageRatios.push(page500.ms / page0.ms);
+        countRatios.push(counts500.ms / counts0.ms);
+      }
+      results.push(
+        { name: 'inboxPage.p50Ratio.k500', value: round(percentile(pageRatios, 50)), unit: 'x', note: `median of ${pageRatios.length} interleaved pairs k = 500 / k = 0; target <= 2` },
+        { name: 'counts.p50Ratio.k500', value: round(percentile(countRatios, 50)), unit: 'x', note: `median of ${countRatios.length} interleaved pairs; target <= 2` },
+      );
+
+      // Celebrity live delivery.
+      const directory = new ConnectionRepository(client, tables.connections);
+      const ledger = new DynamoDeliveryLedger(client, tables.idempotency);
+      let requestsPerPush = 0;
+      for (const n of ONLINE) {
+        const actorId = `star-n${n}`;
+        const expiresAt = Math.floor(Date.now() / 1000) + 3_600;
+        await batchPutAll(
+          client,
+          tables.connections,
+          Array.from({ length: n }, (_, i) => {
+            const connectionId = `${actorId}-c${i}`;
+            return { ...keys.onlineSubscription(TENANT, actorId, onlineSubscriberShard(connectionId), connectionId), userId: `fan-${i}`, expiresAt };
+          }),
+          { parallelism: 16 },
+        );
+        const queue = new MemoryJobQueue();
+        const pusher = new CountingPusher(PUSH_LATENCY_MS);
+        const delivery = new LiveDelivery({ directory, ledger, pusher, isDigestible: () => false, parallelism: PUSHES_IN_FLIGHT, celebrityJobs: { subscribers: directory, steps: ledger, queue } });
+        const root: DeliveryJob = {
+          v: 1,
+          tenantId: TENANT,
+          eventId: `post-${n}`,
+          priority: 'urgent',
+          notification: { type: 'post.published', createdAt: new Date().toISOString(), actor: { id: actorId }, title: 'a post', body: 'hello', data: {} },
+          target: { kind: 'onlineFollowers', actorId, notificationId: notificationId({ tenantId: TENANT, type: 'post.published', eventId: `post-${n}`, recipient: `feed#${actorId}`, timeMs: Date.now() }) },
+        };
+        await queue.enqueue([root]);
+        meter.reset();
+        const run = await runDeliveryFleet(delivery, queue, { concurrency: DEFAULTS.deliveryMaxConcurrency, batchSize: DELIVERY_BATCH_SIZE });
+        const totals = meter.snapshot();
+        if (pusher.pushes.size !== n || pusher.total !== n) throw new Error(`n=${n}: ${pusher.total} pushes to ${pusher.pushes.size} connections`);
+        requestsPerPush = totals.requests / n;
+        results.push(
+          { name: `celebrityLive.jobs.n${n}`, value: queue.enqueued, unit: 'jobs', note: `root + ${ONLINE_SUBSCRIBER_SHARDS} shard jobs + next-page jobs + put-backs; ${run.invocations} invocations` },
+          { name: `celebrityLive.maxConnectionsPerInvocation.n${n}`, value: run.maxConnectionsPerInvocation, unit: 'connections', note: `target <= ${CONNECTIONS_PER_JOB}` },
+          { name: `celebrityLive.dynamoRequestsPerPush.n${n}`, value: round(requestsPerPush, 3), unit: 'requests', note: 'ledger PutItem per push + per page a Query and a step claim' },
+          { name: `celebrityLive.wallMs.n${n}`, value: Math.round(run.wallMs), unit: 'ms', note: `${DEFAULTS.deliveryMaxConcurrency} consumers, ${PUSH_LATENCY_MS} ms simulated push, dynalite` },
+        );
+      }
+      // Paper figures on AWS.
+      const perInvocationRate = PUSHES_IN_FLIGHT / (AWS_PUSH_MS / 1000);
+      const defaultRate = Math.min(API_GATEWAY_ACCOUNT_RPS, DEFAULTS.deliveryMaxConcurrency * perInvocationRate);
+      const jobSeconds = CONNECTIONS_PER_JOB / perInvocationRate;
+      results.push(
+        { name: 'celebrityLive.paper.pushesPerSecond.default', value: Math.round(defaultRate), unit: 'pushes/s', note: `${DEFAULTS.deliveryMaxConcurrency} invocations x ${PUSHES_IN_FLIGHT} in flight / ${AWS_PUSH_MS} ms` },
+        { name: 'celebrityLive.paper.jobSeconds', value: round(jobSeconds), unit: 's', note: `one job of ${CONNECTIONS_PER_JOB} connections; consumer timeout 30 s` },
+      );
+      for (const n of [1_000_000, 10_000_000]) {
+        results.push(
+          { name: `celebrityLive.paper.jobs.n${n}`, value: 1 + ONLINE_SUBSCRIBER_SHARDS + Math.ceil(n / CONNECTIONS_PER_JOB), unit: 'jobs', note: 'before put-backs' },
+          { name: `celebrityLive.paper.dynamoRequests.n${n}`, value: Math.round(requestsPerPush * n), unit: 'requests', note: 'measured requests per push x N' },
+          { name: `celebrityLive.paper.minutes.default.n${n}`, value: round(n / defaultRate / 60, 1), unit: 'min', note: `at the default concurrency (${Math.round(defaultRate)} pushes/s)` },
+          { name: `celebrityLive.paper.minutes.accountLimit.n${n}`, value: round(n / API_GATEWAY_ACCOUNT_RPS / 60, 1), unit: 'min', note: 'floor: all 10,000 requests/s of the account' },
+        );
+      }
+    } finally {
+      client.destroy();
+      await dynamo.close();
+    }
+    return results;
+  },
+};
