@@ -113,9 +113,10 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
   the naive design queries the unread items (FilterExpression \`read = false\`, paged) and updates
   each with one UpdateItem (${NAIVE_PARALLELISM} in flight; BatchWriteItem cannot update). One run
   per N, since a run consumes the unread state; \`ms.p50\` of the naive rows is that single run.
-- \`inboxPage.*.kK\`: a page of 20 for a user with 50 own notifications following K celebrities,
+- \`readState.inboxPage.*.kK\`: the previous design (no feed heads: one Query per followed feed; the
+  \`read-scale\` suite compares it with the current one): a page of 20 for a user with 50 own notifications following K celebrities,
   each with 5 feed events written to all ${DEFAULT_FEED_SHARDS} shards. Target: at most 3 + K requests.
-- \`counts.requests\` (K = 0), \`counts.requests.kK\` and \`counts.requests.n10000\` (10,000 unread, capped at 99).
+- \`readState.counts.requests\` (K = 0), \`readState.counts.requests.kK\` and \`readState.counts.requests.n10000\` (10,000 unread, capped at 99).
 `,
   async run() {
     const dynamo = await startEmbeddedDynamo();
@@ -178,7 +179,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
           const counted: UserRef = { tenantId: TENANT, userId: `count-n${n}` };
           await inbox.writeInboxItems(recentItems(counted.userId, n, 'count').map((stored) => ({ source: { kind: 'own', ...counted }, item: stored })));
           const count = await metered(meter, () => service.counts(counted));
-          results.push({ name: `counts.requests.n${n}`, value: count.totals.requests, unit: 'requests', note: '10,000 unread, answer capped at 99' });
+          results.push({ name: `readState.counts.requests.n${n}`, value: count.totals.requests, unit: 'requests', note: '10,000 unread, answer capped at 99' });
         }
       }
 
@@ -206,10 +207,10 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
         if (page.items.length !== Math.min(100, 50 + 5 * k)) throw new Error(`k=${k}: page has ${page.items.length} items`);
         const count = await metered(meter, () => service.counts(user));
         results.push(
-          { name: `inboxPage.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: `target <= ${3 + k} (3 + k)` },
-          { name: `inboxPage.ms.p50.k${k}`, value: round(percentile(pages.map((sample) => sample.ms), 50)), unit: 'ms', note: `p50 of ${SAMPLES}, page of 20` },
-          { name: `inboxPage.rcu.k${k}`, value: round(pages[0]!.totals.readCapacityUnits), unit: 'RCU' },
-          { name: k === 0 ? 'counts.requests' : `counts.requests.k${k}`, value: count.totals.requests, unit: 'requests', note: `3 + k = ${3 + k}` },
+          { name: `readState.inboxPage.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: `target <= ${3 + k} (3 + k)` },
+          { name: `readState.inboxPage.ms.p50.k${k}`, value: round(percentile(pages.map((sample) => sample.ms), 50)), unit: 'ms', note: `p50 of ${SAMPLES}, page of 20` },
+          { name: `readState.inboxPage.rcu.k${k}`, value: round(pages[0]!.totals.readCapacityUnits), unit: 'RCU' },
+          { name: k === 0 ? 'readState.counts.requests' : `readState.counts.requests.k${k}`, value: count.totals.requests, unit: 'requests', note: `3 + k = ${3 + k}` },
         );
       }
     } finally {
