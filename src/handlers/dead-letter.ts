@@ -26,8 +26,8 @@ export function traceIdsOf(body: string): { tenantId: string; eventId: string } 
     return undefined;
   }
   if (!isRecord(parsed)) return undefined;
-  const source = isRecord(parsed.detail) ? parsed.detail : parsed;
-  const { tenantId, eventId } = source;
+  // An EventBridge envelope carries the producer's event id as `detail.id`; a delivery job as `eventId`.
+  const { tenantId, eventId } = isRecord(parsed.detail) ? { tenantId: parsed.detail.tenantId, eventId: parsed.detail.id } : parsed;
   if (typeof tenantId !== 'string' || typeof eventId !== 'string' || !IDENTIFIER_PATTERN.test(tenantId) || eventId.length === 0 || eventId.length > 256) return undefined;
   return { tenantId, eventId };
 }
