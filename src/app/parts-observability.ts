@@ -8,25 +8,11 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoTraceRepository } from '../adapters/dynamo/trace-repository.js';
 import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder } from '../core/ports/trace.js';
 import { TRACE_TTL_DAYS_DEFAULT, type ObservabilityConfig } from './config.js';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from './metric-names.js';
 import { documentClient, type Parts } from './parts.js';
 
-export const METRICS_NAMESPACE = 'ServerlessNotifications';
-
-/** Metric names, shared with the dashboard and alarms (lib/constructs/operations.ts). */
-export const BUSINESS_METRICS = {
-  accepted: 'EventsAccepted',
-  invalid: 'EventsInvalid',
-  notificationsWritten: 'NotificationsWritten',
-  celebrityFeedWrites: 'CelebrityFeedEvents',
-  deliveredLive: 'LivePushesDelivered',
-  deduplicated: 'LivePushesDeduplicated',
-  suppressed: 'LivePushesSuppressed',
-  deadLettered: 'MessagesDeadLettered',
-  endToEndLatency: 'EndToEndLatency',
-} as const;
-
 /** Gate and fan-out outcomes that hold back or drop a push; counted under `Reason`. */
-const SUPPRESSIONS = new Set<TraceOutcome>(['muted', 'quiet_hours', 'rate_limited', 'live_delivery_off', 'preferences_unavailable', 'dropped']);
+const SUPPRESSIONS = new Set<TraceOutcome>(SUPPRESSION_REASONS);
 const COUNTS: Partial<Record<TraceOutcome, string>> = {
   accepted: BUSINESS_METRICS.accepted,
   invalid: BUSINESS_METRICS.invalid,
@@ -57,7 +43,8 @@ export function metricsRecorder(metrics: Metrics): TraceRecorder {
         const name = COUNTS[entry.outcome];
         if (name) metrics.addMetric(name, MetricUnit.Count, 1);
         if (SUPPRESSIONS.has(entry.outcome)) suppressed.set(entry.outcome, (suppressed.get(entry.outcome) ?? 0) + 1);
-        if ((entry.outcome === 'delivered_live' || entry.outcome === 'released') && entry.eventTimeMs !== undefined) metrics.addMetric(BUSINESS_METRICS.endToEndLatency, MetricUnit.Milliseconds, Math.max(0, entry.atMs - entry.eventTimeMs));
+        // Held pushes (released later) are late by design: only immediate pushes measure the pipeline.
+        if (entry.outcome === 'delivered_live' && entry.eventTimeMs !== undefined) metrics.addMetric(BUSINESS_METRICS.endToEndLatency, MetricUnit.Milliseconds, Math.max(0, entry.atMs - entry.eventTimeMs));
       }
       for (const [reason, count] of suppressed) {
         const single = metrics.singleMetric();
@@ -71,7 +58,7 @@ export function metricsRecorder(metrics: Metrics): TraceRecorder {
 export function observability(parts: Parts, idempotencyTable: string, config: Partial<ObservabilityConfig> = {}): Observability {
   return parts.once('observability', () => {
     const table = new DynamoTraceRepository(documentClient(parts), idempotencyTable, config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400, parts.clock);
-    const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE }) : undefined;
+    const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }) : undefined;
     const tracer = onLambda() ? new Tracer() : undefined;
     const trace = neverFailing(fanOutTo(metrics ? [table, metricsRecorder(metrics)] : [table]), (error, count) =>
       parts.logger.warn('delivery trace not written (the delivery goes on)', { records: count, error: error as Error }),
