@@ -4,8 +4,8 @@
  * trace table and the logs answer there). Tracing and metrics never fail a delivery.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoTraceRepository } from '../adapters/dynamo/trace-repository.js';
+import { XRaySubsegments } from '../adapters/xray/xray-subsegments.js';
 import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder } from '../core/ports/trace.js';
 import { TRACE_TTL_DAYS_DEFAULT, type ObservabilityConfig } from './config.js';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from './metric-names.js';
@@ -59,27 +59,13 @@ export function observability(parts: Parts, idempotencyTable: string, config: Pa
   return parts.once('observability', () => {
     const table = new DynamoTraceRepository(documentClient(parts), idempotencyTable, config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400, parts.clock);
     const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }) : undefined;
-    const tracer = onLambda() ? new Tracer() : undefined;
+    const xray = onLambda() ? new XRaySubsegments() : undefined;
     const trace = neverFailing(fanOutTo(metrics ? [table, metricsRecorder(metrics)] : [table]), (error, count) =>
       parts.logger.warn('delivery trace not written (the delivery goes on)', { records: count, error: error as Error }),
     );
     return {
       trace,
-      async traced(name, ids, work) {
-        const parent = tracer?.getSegment();
-        if (!tracer || !parent) return work();
-        const segment = parent.addNewSubsegment(name);
-        segment.addAnnotation('tenantId', ids.tenantId);
-        segment.addAnnotation('eventId', ids.eventId);
-        try {
-          return await work();
-        } catch (error) {
-          segment.addError(error as Error);
-          throw error;
-        } finally {
-          segment.close();
-        }
-      },
+      traced: (name, ids, work) => (xray ? xray.traced(name, { tenantId: ids.tenantId, eventId: ids.eventId }, work) : work()),
       flush() {
         if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();
       },
