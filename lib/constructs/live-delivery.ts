@@ -128,8 +128,8 @@ export class LiveDelivery extends Construct {
         .readTable(graph, ['dynamodb:BatchGetItem'])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-        // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates).
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage);
     this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10 });
     // A batch above 10 needs a batching window; with a window the digest sees up to 100 jobs at once.
