@@ -24,7 +24,6 @@ export type TraceOutcome =
   | 'push_failed'
   | 'released'
   | 'dropped'
-  | 'refused'
   | 'dead_lettered';
 
 export interface TraceEntry {
