@@ -149,6 +149,8 @@ export class HandlerFunction extends NodejsFunction {
         reportBatchItemFailures: true,
       }),
     );
+    // The consumer logs a record failing its last receive as dead-lettered (SQS moves it silently).
+    this.addEnvironment(ENV.MAX_RECEIVE_COUNT, String(source.maxReceiveCount));
     return this;
   }
 

@@ -132,8 +132,8 @@ export class LiveDelivery extends Construct {
         .readTable(graph, ['dynamodb:BatchGetItem'])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-        // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates).
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage)
         // Celebrity posts: the shard jobs, next-page jobs and put-back page jobs (SendMessageBatch).
         .sendTo(props.urgentDelivery.queue, ENV.URGENT_QUEUE_URL)

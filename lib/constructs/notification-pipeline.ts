@@ -184,9 +184,10 @@ export class NotificationPipeline extends Construct {
         .readTable(tables.tables.graph, access.graphReads)
         .writeTable(tables.tables.graph, access.graphWrites)
         // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS
-        // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails.
+        // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails;
+        // BatchWriteItem of the delivery-trace records.
         .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
-        .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+        .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']);
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).
       for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);

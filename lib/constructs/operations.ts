@@ -5,6 +5,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  Metric,
   Stats,
   TextWidget,
   TreatMissingData,
@@ -17,6 +18,12 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { HandlerFunction } from './handler-function.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from '../../src/app/metric-names.js';
+
+/** A business metric the functions emit (EMF, src/app/parts-observability.ts). */
+function businessMetric(metricName: string, statistic: string, extraDimensions: Record<string, string> = {}, label?: string): Metric {
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: METRICS_SERVICE, ...extraDimensions }, statistic, period: Duration.minutes(1), ...(label ? { label } : {}) });
+}
 
 /** A stable construct id from a construct's path in its stack, so alarms keep their identity when others are added. */
 function idFrom(construct: Construct): string {
@@ -29,6 +36,8 @@ export interface OperationsProps {
   extraDeadLetterQueues?: { name: string; id: string; queue: Queue }[];
   /** Every alarm notifies this SNS topic when set. */
   alarmTopicArn?: string;
+  /** End-to-end latency (event time -> live push) p99 above this raises an alarm. Default 30 s. */
+  endToEndLatencyAlarm?: Duration;
 }
 
 /**
@@ -101,6 +110,26 @@ export class Operations extends Construct {
       );
     });
 
+    alarm((scope) =>
+      businessMetric(BUSINESS_METRICS.deadLettered, Stats.SUM).with({ period: Duration.minutes(5) }).createAlarm(scope, 'BusinessDeadLettered', {
+        alarmDescription: 'Events or delivery jobs dead-lettered (WARN log "dead-lettered" has the reason; npm run explain / npm run dlq)',
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const latencyThreshold = props.endToEndLatencyAlarm ?? Duration.seconds(30);
+    alarm((scope) =>
+      businessMetric(BUSINESS_METRICS.endToEndLatency, Stats.p(99)).with({ period: Duration.minutes(5) }).createAlarm(scope, 'EndToEndLatencyP99', {
+        alarmDescription: `Live pushes reach users more than ${latencyThreshold.toSeconds()} s after their event (p99): the pipeline is backed up`,
+        threshold: latencyThreshold.toMilliseconds(),
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
     const widgets: IWidget[][] = [
       [new TextWidget({ markdown: '# Notifications\nQueues, dead-letter queues, functions and the REST API. Every DLQ message and every function error raises an alarm.', width: 24, height: 2 })],
       [
@@ -113,6 +142,32 @@ export class Operations extends Construct {
           title: 'Oldest message age (s)',
           width: 12,
           left: queues.map((source) => source.queue.metricApproximateAgeOfOldestMessage({ label: source.purpose, statistic: Stats.MAXIMUM })),
+        }),
+      ],
+      [
+        new GraphWidget({
+          title: 'Events and notifications (per minute)',
+          width: 8,
+          left: [
+            businessMetric(BUSINESS_METRICS.accepted, Stats.SUM, {}, 'accepted'),
+            businessMetric(BUSINESS_METRICS.invalid, Stats.SUM, {}, 'invalid'),
+            businessMetric(BUSINESS_METRICS.notificationsWritten, Stats.SUM, {}, 'inbox items written'),
+            businessMetric(BUSINESS_METRICS.deliveredLive, Stats.SUM, {}, 'delivered live'),
+            businessMetric(BUSINESS_METRICS.deadLettered, Stats.SUM, {}, 'dead-lettered'),
+          ],
+        }),
+        new GraphWidget({
+          title: 'Live pushes suppressed, by reason',
+          width: 8,
+          left: [
+            ...SUPPRESSION_REASONS.map((reason) => businessMetric(BUSINESS_METRICS.suppressed, Stats.SUM, { Reason: reason }, reason)),
+            businessMetric(BUSINESS_METRICS.deduplicated, Stats.SUM, {}, 'deduplicated (already pushed)'),
+          ],
+        }),
+        new GraphWidget({
+          title: 'End-to-end latency (ms): event time -> live push',
+          width: 8,
+          left: [businessMetric(BUSINESS_METRICS.endToEndLatency, Stats.p(50), {}, 'p50'), businessMetric(BUSINESS_METRICS.endToEndLatency, Stats.p(99), {}, 'p99')],
         }),
       ],
       [

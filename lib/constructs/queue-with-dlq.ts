@@ -27,12 +27,15 @@ export class QueueWithDlq extends Construct {
   readonly visibilityTimeout: Duration;
   readonly maxMessageAge: Duration;
   readonly purpose: string;
+  /** Receives before a message moves to the DLQ. */
+  readonly maxReceiveCount: number;
 
   constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
     super(scope, id);
     this.visibilityTimeout = Duration.seconds(props.consumerTimeout.toSeconds() * QueueWithDlq.VISIBILITY_FACTOR);
     this.maxMessageAge = props.maxMessageAge;
     this.purpose = props.purpose;
+    this.maxReceiveCount = props.maxReceiveCount;
     this.deadLetterQueue = new Queue(this, 'Dlq', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -54,6 +54,7 @@ const ENV_NAMES = [
   'DELIVERY_RECORD_TTL_SECONDS',
   'DELIVERY_PARALLELISM',
   'CONNECTIONS_PER_JOB',
+  'TRACE_TTL_DAYS',
   // Local runtime only (npm start).
   'HOST',
   'PORT',
@@ -462,4 +463,19 @@ export const localSettingsShape = {
 
 export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {
   return parseEnv('local runtime', localSettingsShape, env);
+}
+
+/** Delivery trace and dead-letter reporting of the queue consumers (fan-out, delivery). */
+export interface ObservabilityConfig {
+  /** How long a delivery-trace record lives (`TRACE_TTL_DAYS`, default 7). */
+  traceTtlSeconds: number;
+  /** The consumer queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
+  maxReceiveCount?: number;
+}
+
+export const TRACE_TTL_DAYS_DEFAULT = 7;
+
+export function observabilityConfigFromEnv(env: Env): ObservabilityConfig {
+  const parsed = parseEnv('observability', { TRACE_TTL_DAYS: integer(TRACE_TTL_DAYS_DEFAULT, 1), MAX_RECEIVE_COUNT: optionalInteger(1) }, env);
+  return { traceTtlSeconds: parsed.TRACE_TTL_DAYS * 86_400, ...(parsed.MAX_RECEIVE_COUNT !== undefined ? { maxReceiveCount: parsed.MAX_RECEIVE_COUNT } : {}) };
 }

@@ -11,13 +11,15 @@ import { LiveDelivery } from '../core/live-delivery.js';
 import { HeldPushReleaser, LiveDeliveryGate } from '../core/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { deliveryConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig } from './config.js';
+import { deliveryConfigFromEnv, observabilityConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig, type ObservabilityConfig } from './config.js';
+import { observability } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
-export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler) {
+export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
+  const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
   const directory = connectionRepository(parts, config.delivery);
   const ledger = deliveryLedger(parts, config.delivery);
   const pusher = connectionPusher(parts, config.managementEndpoint);
@@ -41,13 +43,23 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
         : {}),
       pusher,
       isDigestible,
+      trace: observed.trace,
       parallelism: config.delivery.parallelism,
       onError: (message, error, context) => parts.logger.warn(message, { ...context, error: error as Error }),
     }),
   );
   // Shares the gate (and its cache) with delivery.
   const releaser = parts.once('held-push-releaser', () => new HeldPushReleaser({ gate, directory, ledger, pusher }));
-  return createDeliveryHandler({ delivery, releaser, mode: config.mode, logger: parts.logger, deliveryJobSecret: config.deliveryJobSecret });
+  return createDeliveryHandler({
+    delivery,
+    releaser,
+    mode: config.mode,
+    logger: parts.logger,
+    deliveryJobSecret: config.deliveryJobSecret,
+    trace: observed.trace,
+    afterBatch: observed.flush,
+    ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
+  });
 }
 
 function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): LiveDeliveryGate {
@@ -61,6 +73,7 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): L
       settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs },
       urgentBypassesQuietHours,
       onEvent: (message, context) => parts.logger.debug(message, context),
+      trace: observability(parts, config.idempotencyTable).trace,
     }),
   );
 }
@@ -68,6 +81,6 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): L
 export function deliveryFunction(env: Env) {
   const config = deliveryConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `delivery-${config.mode}` }) });
-  return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler));
+  return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }
 

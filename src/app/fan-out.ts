@@ -21,7 +21,8 @@ import { SendAtDeferral } from '../core/send-at.js';
 import { createFanOutHandler } from '../handlers/fanout-handler.js';
 import { findNotificationType } from '../notifications/index.js';
 import { tableSpecs } from '../table-specs.js';
-import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, type Env, type FanOutConfig } from './config.js';
+import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
+import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
 
@@ -46,6 +47,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
+    trace: observability(parts, config.idempotencyTable).trace,
   });
 }
 
@@ -70,9 +72,14 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
 }
 
 /** `scheduler`: the Scheduler port for `sendAt` (EventBridge Scheduler on AWS, the local scheduler locally). */
-export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined) {
+export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const type = notificationTypeOf(config);
+  const observed = observability(parts, config.idempotencyTable, observabilityConfig);
   return createFanOutHandler({
+    trace: observed.trace,
+    traced: observed.traced,
+    afterBatch: observed.flush,
+    ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
     notificationType: type,
     findType: findNotificationType,
     service: fanOutService(parts, config, type),
@@ -94,5 +101,5 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
 export function fanOutFunction(env: Env) {
   const config = fanOutConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `fanout-${config.notificationType}` }) });
-  return composeFanOut(parts, config, config.scheduler ? eventBridgeScheduler(parts, config.scheduler) : undefined);
+  return composeFanOut(parts, config, config.scheduler ? eventBridgeScheduler(parts, config.scheduler) : undefined, observabilityConfigFromEnv(env));
 }

@@ -29,6 +29,7 @@ import type { InboxWriter } from './ports/inbox.js';
 import { isMuted } from './preferences.js';
 import type { PreferencesReader } from './ports/preferences.js';
 import { tierChangeFor, type Tier } from './tier.js';
+import type { TraceEntry, TraceRecorder } from './ports/trace.js';
 
 export interface FanOutSettings {
   celebrityThreshold: number;
@@ -53,6 +54,8 @@ export interface FanOutDeps {
   settings: FanOutSettings;
   /** Users who muted the type get no inbox item and no push (short-TTL cached reads). */
   preferences?: PreferencesReader;
+  /** The delivery trace (never throws: the composition wraps it); one batched write per written batch. */
+  trace?: TraceRecorder;
 }
 
 /** What one event did; JSON, stored as the idempotency record's result. */
@@ -121,11 +124,13 @@ export class FanOutService {
 
   /** Direct audience: inbox items, then jobs for exactly those recipients. */
   private async writeToInboxes(event: NotificationEvent, rendered: RenderedNotification, audience: readonly string[], summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
-    const userIds = await this.withoutMuted(event.tenantId, event.type, audience);
-    if (userIds.length === 0) return;
+    const muted: string[] = [];
+    const userIds = await this.withoutMuted(event.tenantId, event.type, audience, muted);
+    if (userIds.length === 0) return this.traceRecipients(event, [], muted);
     const arrivalMs = await arrivalOf();
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays, arrivalMs);
     await this.deps.inbox.writeInboxItems(writes);
+    await this.traceRecipients(event, userIds, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
@@ -133,10 +138,20 @@ export class FanOutService {
   }
 
   /** The audience minus the users who muted this type (unreadable preferences mute nothing: the inbox write is never lost). */
-  private async withoutMuted(tenantId: string, type: string, userIds: readonly string[]): Promise<readonly string[]> {
+  private async withoutMuted(tenantId: string, type: string, userIds: readonly string[], muted: string[] = []): Promise<readonly string[]> {
     if (!this.deps.preferences || userIds.length === 0) return userIds;
     const lookups = await this.deps.preferences.getPreferences(tenantId, userIds);
-    return userIds.filter((userId) => !isMuted(lookups.get(userId), type));
+    const audience: string[] = [];
+    for (const userId of userIds) (isMuted(lookups.get(userId), type) ? muted : audience).push(userId);
+    return audience;
+  }
+
+  /** The fan-out stage's trace of written and muted recipients (after the writes: a retry rewrites it). */
+  private async traceRecipients(event: NotificationEvent, written: readonly string[], muted: readonly string[], detail = 'inbox item written'): Promise<void> {
+    if (!this.deps.trace) return;
+    const atMs = Date.now();
+    const entry = (userId: string, outcome: TraceEntry['outcome'], text: string): TraceEntry => ({ tenantId: event.tenantId, eventId: event.eventId, userId, stage: 'fanout', outcome, atMs, detail: text });
+    await this.deps.trace.record([...written.map((userId) => entry(userId, 'inbox_written', detail)), ...muted.map((userId) => entry(userId, 'muted', `muted ${event.type}: no inbox item, no push`))]);
   }
 
   /** Two tiers: a celebrity's event goes to its S feed shards; otherwise pages of followers' inboxes. */
@@ -155,6 +170,7 @@ export class FanOutService {
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;
+      await this.deps.trace?.record([{ tenantId: event.tenantId, eventId: event.eventId, stage: 'fanout', outcome: 'celebrity_feed', atMs: Date.now(), detail: `written to ${feed.writes.length} feed shards of ${accountId}; followers read it with their inbox` }]);
       return;
     }
     const arrivalMs = await arrivalOf();
@@ -210,7 +226,9 @@ export class FanOutService {
           // A follow that arrived after the post is not its audience (its view starts at followedAt).
           const followedBefore = page.followers.filter((follower) => postVisibleToFollow(arrivalMs, Date.parse(follower.followedAt)));
           // Mutes are checked per page (100 users per BatchGetItem) here, off the writers' path.
-          const audience = await this.withoutMuted(event.tenantId, event.type, followedBefore.map((follower) => follower.followerId));
+          const muted: string[] = [];
+          const audience = await this.withoutMuted(event.tenantId, event.type, followedBefore.map((follower) => follower.followerId), muted);
+          await this.traceRecipients(event, [], muted);
           for (const followerId of audience) buffer.push(followerId);
           after = page.next;
           limit = pageSize;
@@ -230,6 +248,7 @@ export class FanOutService {
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
           await this.deps.inbox.writeInboxItems(writes);
+          await this.traceRecipients(event, batch, [], `inbox item written (follower of ${accountId})`);
           summary.inboxItems += writes.length;
           written.push(...recipients);
           while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));

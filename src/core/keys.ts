@@ -165,4 +165,11 @@ export const keys = {
   /** Idempotency table: the user's live pushes held until `releaseAtMs` (quiet hours, rate limit), TTL. */
   liveHoldId: (tenantId: string, userId: string, releaseAtMs: number): string =>
     `${userPartition(tenantId, userId)}#HOLD#${releaseAtMs}`,
+
+  /**
+   * Idempotency table: one stage's delivery-trace record of an event, for a user or (no user) the
+   * whole event, TTL. The event id comes last: it is free text, so nothing may follow it.
+   */
+  traceRecordId: (tenantId: string, userId: string | undefined, stage: string, eventId: string): string =>
+    `${userId === undefined ? `${tenantPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
 };

@@ -17,7 +17,8 @@ import { forEachBounded } from './bounded-parallel.js';
 import { pushToConnection } from './connection-push.js';
 import { liveNotification, type PendingPush } from './live-messages.js';
 import type { UserRef } from './ports/inbox.js';
-import type { GateCandidate, LiveDeliveryGate } from './live-gate.js';
+import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
+import type { TraceEntry, TraceRecorder } from './ports/trace.js';
 import type { Notification } from './notification.js';
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger, DeliveryStepLedger, ShardedSubscriberDirectory, SubscriberPage } from './ports/live.js';
 
@@ -60,10 +61,20 @@ export interface LiveDeliveryDeps {
   parallelism?: number;
   onError?: DeliveryErrorReporter;
   /** Preferences, quiet hours and the per-user rate limit: which (user, notification) pushes go now. */
-  gate?: Pick<LiveDeliveryGate, 'admit'>;
+  gate?: Pick<LiveDeliveryGate, 'admit'> & Partial<Pick<LiveDeliveryGate, 'admitDetailed'>>;
   /** Without it a celebrity job pages every online subscriber in one invocation. */
   celebrityJobs?: CelebrityJobSettings;
+  /** The delivery trace (never throws: the composition wraps it): the gate's and the push's outcome per recipient. */
+  trace?: TraceRecorder;
 }
+
+/** What the pushes of one batch did per (notification, connection), for the trace. */
+interface PushObservation {
+  claimed: Map<string, boolean>;
+  failed: Set<string>;
+}
+
+const pairKey = (notificationId: string, connectionId: string) => `${notificationId}\u0000${connectionId}`;
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
 
@@ -108,7 +119,10 @@ export class LiveDelivery {
       const key = userKey(connection);
       connectionsByUser.set(key, [...(connectionsByUser.get(key) ?? []), connection]);
     }
-    const admitted = await this.admitRecipients(inputs, connectionsByUser, report);
+    const gateTrace: TraceEntry[] = [];
+    const admitted = await this.admitRecipients(inputs, connectionsByUser, report, gateTrace);
+    await this.deps.trace?.record(gateTrace);
+    const observed: PushObservation = { claimed: new Map(), failed: new Set() };
     const queues = new Map<string, { target: ConnectionTarget; pushes: PendingPush<string>[] }>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
@@ -123,27 +137,53 @@ export class LiveDelivery {
         }
       }
     }
-    await forEachBounded(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report));
+    await forEachBounded(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report, observed));
+    if (this.deps.trace) await this.deps.trace.record(this.deliveryTrace(inputs, connectionsByUser, admitted, observed));
+  }
+
+  /** The delivery stage's record per recipient: offline, delivered live, deduplicated or failed (retried). */
+  private deliveryTrace(inputs: readonly DeliveryInput[], connectionsByUser: ReadonlyMap<string, ConnectionTarget[]>, admitted: ReadonlySet<string>, observed: PushObservation): TraceEntry[] {
+    const entries: TraceEntry[] = [];
+    const atMs = Date.now();
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      const eventTimeMs = Date.parse(job.notification.createdAt);
+      for (const recipient of job.target.recipients) {
+        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, stage: 'delivery' as const, atMs };
+        const connections = connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? [];
+        if (connections.length === 0) {
+          entries.push({ ...base, outcome: 'offline', detail: 'no open connection: the inbox has it' });
+          continue;
+        }
+        if (!admitted.has(`${recordId}\u0000${recipient.userId}`)) continue;
+        entries.push({ ...base, ...pushOutcome(recipient.notificationId, connections, observed), ...(Number.isFinite(eventTimeMs) ? { eventTimeMs } : {}) });
+      }
+    }
+    return entries;
   }
 
   /**
    * `recordId + userId` of every online recipient the gate lets through now (all of them without a
    * gate). A gate failure fails those records (nothing was pushed; the queue redelivers them).
    */
-  private async admitRecipients(inputs: readonly DeliveryInput[], connectionsByUser: ReadonlyMap<string, ConnectionTarget[]>, report: DeliveryReport): Promise<Set<string>> {
+  private async admitRecipients(inputs: readonly DeliveryInput[], connectionsByUser: ReadonlyMap<string, ConnectionTarget[]>, report: DeliveryReport, trace: TraceEntry[]): Promise<Set<string>> {
     const pairs: { key: string; recordId: string; candidate: GateCandidate }[] = [];
+    const eventIds = new Map<string, string>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
       for (const recipient of job.target.recipients) {
         const user = { tenantId: job.tenantId, userId: recipient.userId };
         if (!connectionsByUser.has(userKey(user))) continue;
-        pairs.push({ key: `${recordId}\u0000${recipient.userId}`, recordId, candidate: { ...user, notification: liveNotification(recipient.notificationId, job.notification), priority: job.priority } });
+        pairs.push({ key: `${recordId}\u0000${recipient.userId}`, recordId, candidate: { ...user, notification: liveNotification(recipient.notificationId, job.notification), priority: job.priority, eventId: job.eventId } });
+        eventIds.set(recordId, job.eventId);
       }
     }
     if (!this.deps.gate || pairs.length === 0) return new Set(pairs.map((pair) => pair.key));
     try {
-      const verdicts = await this.deps.gate.admit(pairs.map((pair) => pair.candidate));
-      return new Set(pairs.filter((_, index) => verdicts[index] === 'push').map((pair) => pair.key));
+      const decisions = await this.decide(pairs.map((pair) => pair.candidate));
+      const atMs = Date.now();
+      pairs.forEach((pair, index) => trace.push(gateEntry(pair.candidate, eventIds.get(pair.recordId) ?? '', decisions[index]!, atMs)));
+      return new Set(pairs.filter((_, index) => decisions[index]!.verdict === 'push').map((pair) => pair.key));
     } catch (error) {
       this.onError('live gate failed', error, { records: inputs.length });
       for (const pair of pairs) report.failedRecordIds.add(pair.recordId);
@@ -155,9 +195,18 @@ export class LiveDelivery {
   private async admitFollowers(page: readonly ConnectionTarget[], job: DeliveryJob, notification: Notification): Promise<ConnectionTarget[]> {
     if (!this.deps.gate || page.length === 0) return [...page];
     const users = [...new Map(page.map((target) => [userKey(target), { tenantId: target.tenantId, userId: target.userId }])).values()];
-    const verdicts = await this.deps.gate.admit(users.map((user) => ({ ...user, notification, priority: job.priority })));
-    const admitted = new Set(users.filter((_, index) => verdicts[index] === 'push').map(userKey));
+    const decisions = await this.decide(users.map((user) => ({ ...user, notification, priority: job.priority, eventId: job.eventId })));
+    const atMs = Date.now();
+    await this.deps.trace?.record(users.map((user, index) => gateEntry({ ...user, notification, priority: job.priority }, job.eventId, decisions[index]!, atMs)));
+    const admitted = new Set(users.filter((_, index) => decisions[index]!.verdict === 'push').map(userKey));
     return page.filter((target) => admitted.has(userKey(target)));
+  }
+
+  /** The gate's decisions with reasons (a gate without `admitDetailed`, e.g. a test fake, gives none). */
+  private async decide(candidates: readonly GateCandidate[]): Promise<GateDecision[]> {
+    const gate = this.deps.gate!;
+    if (gate.admitDetailed) return gate.admitDetailed(candidates);
+    return (await gate.admit(candidates)).map((verdict) => ({ verdict }));
   }
 
   private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
@@ -260,13 +309,51 @@ export class LiveDelivery {
   }
 
   /** The push routine, its outcome added to the report: a failed push fails (only) its record. */
-  private async pushToConnection(target: ConnectionTarget, pushes: readonly PendingPush<string>[], report: DeliveryReport): Promise<void> {
-    const result = await pushToConnection({ ...this.deps, onError: this.onError }, target, pushes, 'message');
+  private async pushToConnection(target: ConnectionTarget, pushes: readonly PendingPush<string>[], report: DeliveryReport, observed?: PushObservation): Promise<void> {
+    const ledger = observed ? observingLedger(this.deps.ledger, observed) : this.deps.ledger;
+    const result = await pushToConnection({ ...this.deps, ledger, onError: this.onError }, target, pushes, 'message');
+    for (const push of result.failed) observed?.failed.add(pairKey(push.notification.id, target.connectionId));
     report.messagesSent += result.messagesSent;
     report.duplicatesSkipped += result.duplicatesSkipped;
     if (result.gone) report.goneConnections += 1;
     for (const push of result.failed) report.failedRecordIds.add(push.tag);
   }
+}
+
+/** The ledger, noting which (notification, connection) pairs this batch claimed first. */
+function observingLedger(ledger: DeliveryLedger, observed: PushObservation): DeliveryLedger {
+  return {
+    async claim(notificationId, connectionId) {
+      const claimed = await ledger.claim(notificationId, connectionId);
+      observed.claimed.set(pairKey(notificationId, connectionId), claimed);
+      return claimed;
+    },
+    release: (notificationId, connectionId) => ledger.release(notificationId, connectionId),
+  };
+}
+
+function pushOutcome(notificationId: string, connections: readonly ConnectionTarget[], observed: PushObservation): Pick<TraceEntry, 'outcome' | 'detail'> {
+  let delivered = 0;
+  let duplicates = 0;
+  let failed = 0;
+  for (const { connectionId } of connections) {
+    const key = pairKey(notificationId, connectionId);
+    if (observed.failed.has(key)) failed += 1;
+    else if (observed.claimed.get(key) === true) delivered += 1;
+    else if (observed.claimed.get(key) === false) duplicates += 1;
+  }
+  const figures = `${delivered} connection(s) pushed, ${duplicates} already had it, ${failed} failed`;
+  if (failed > 0) return { outcome: 'push_failed', detail: `${figures}: the queue retries it` };
+  if (delivered > 0) return { outcome: 'delivered_live', detail: figures };
+  return { outcome: 'deduplicated', detail: figures };
+}
+
+function gateEntry(candidate: GateCandidate, eventId: string, decision: GateDecision, atMs: number): TraceEntry {
+  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, stage: 'gate' as const, atMs };
+  if (decision.verdict === 'push' || !decision.reason) return { ...base, outcome: 'admitted', detail: decision.verdict === 'push' ? 'pushed now' : decision.verdict };
+  const until = decision.untilMs === undefined ? '' : ` until ${new Date(decision.untilMs).toISOString()}`;
+  const detail = { muted: 'muted type: no push', live_delivery_off: 'live delivery off for the type: no push', quiet_hours: `quiet hours: held${until}`, preferences_unavailable: `preferences unreadable: held${until} (fail closed)`, rate_limited: `rate limit reached: held for the digest${until}` }[decision.reason];
+  return { ...base, outcome: decision.reason, detail };
 }
 
 /**

@@ -25,6 +25,7 @@ import type { PreferencesReader } from './ports/preferences.js';
 import { scheduleName } from './schedules.js';
 import type { Scheduler } from './ports/scheduler.js';
 import type { HeldPush, LiveHoldStore } from './ports/live.js';
+import type { TraceEntry, TraceRecorder } from './ports/trace.js';
 
 /** A held hold item keeps at most this many notifications (a digest beyond it would not fit 128 KB anyway). */
 export const MAX_HELD_PER_RELEASE = 100;
@@ -48,9 +49,19 @@ export function parseLiveReleaseMessage(body: unknown): LiveReleaseMessage | und
 export interface GateCandidate extends UserRef {
   notification: Notification;
   priority: Priority;
+  /** The producer's event id, kept with a held push for the release stage's trace. */
+  eventId?: string;
 }
 
 export type GateVerdict = 'push' | 'held' | 'skipped';
+
+/** A verdict with its reason (for the delivery trace and the suppression metrics). */
+export interface GateDecision {
+  verdict: GateVerdict;
+  reason?: 'muted' | 'live_delivery_off' | 'quiet_hours' | 'preferences_unavailable' | 'rate_limited';
+  /** When a held push is released. */
+  untilMs?: number;
+}
 
 export interface LiveGateSettings {
   /** Live pushes per user per window; 0 disables the limit. */
@@ -69,6 +80,8 @@ export interface LiveGateDeps {
   /** From the catalog: whether an urgent notification of this type ignores quiet hours (default yes). */
   urgentBypassesQuietHours(type: string): boolean;
   onEvent?: (message: string, context: Record<string, unknown>) => void;
+  /** The release stage's trace (never throws: the composition wraps it). */
+  trace?: TraceRecorder;
 }
 
 /** Counter and hold writes in flight at once (an info batch may hold thousands of recipients). */
@@ -85,8 +98,13 @@ export class LiveDeliveryGate {
    * (the caller fails the records so the queue redelivers them; nothing was pushed yet).
    */
   async admit(candidates: readonly GateCandidate[]): Promise<GateVerdict[]> {
-    const verdicts: GateVerdict[] = candidates.map(() => 'push');
-    if (candidates.length === 0) return verdicts;
+    return (await this.admitDetailed(candidates)).map((decision) => decision.verdict);
+  }
+
+  /** As `admit`, with the reason of each verdict other than an immediate push. */
+  async admitDetailed(candidates: readonly GateCandidate[]): Promise<GateDecision[]> {
+    const decisions: GateDecision[] = candidates.map(() => ({ verdict: 'push' }));
+    if (candidates.length === 0) return decisions;
     const nowMs = this.deps.clock.nowMs();
     const lookups = await this.lookups(candidates);
     const holds = new Map<string, { user: UserRef; releaseAtMs: number; entries: { index: number; push: HeldPush }[] }>();
@@ -100,10 +118,11 @@ export class LiveDeliveryGate {
 
     candidates.forEach((candidate, index) => {
       const decision = this.decide(nowMs, candidate.notification.type, candidate.priority, lookups.get(userKey(candidate)));
-      if (decision.action === 'skip') verdicts[index] = 'skipped';
-      else if (decision.action === 'hold') {
-        verdicts[index] = 'held';
-        addHold(index, candidate, decision.untilMs, { notification: candidate.notification, priority: candidate.priority, failClosedHolds: decision.reason === 'preferences_unavailable' ? 1 : 0 });
+      if (decision.action === 'skip') {
+        decisions[index] = { verdict: 'skipped', reason: decision.reason };
+      } else if (decision.action === 'hold') {
+        decisions[index] = { verdict: 'held', reason: decision.reason, untilMs: decision.untilMs };
+        addHold(index, candidate, decision.untilMs, { notification: candidate.notification, priority: candidate.priority, failClosedHolds: decision.reason === 'preferences_unavailable' ? 1 : 0, ...eventIdOf(candidate) });
       } else {
         const group = pushesByUser.get(userKey(candidate)) ?? { user: candidate, indexes: [] };
         group.indexes.push(index);
@@ -123,8 +142,8 @@ export class LiveDeliveryGate {
           const allowed = Math.max(0, rateLimitPerWindow - (total - indexes.length));
           const ordered = [...indexes].sort((a, b) => byIdAscending(candidates[a]!, candidates[b]!));
           for (const index of ordered.slice(allowed)) {
-            verdicts[index] = 'held';
-            addHold(index, user, window.endMs, { notification: candidates[index]!.notification, priority: candidates[index]!.priority, failClosedHolds: 0 });
+                decisions[index] = { verdict: 'held', reason: 'rate_limited', untilMs: window.endMs };
+            addHold(index, user, window.endMs, { notification: candidates[index]!.notification, priority: candidates[index]!.priority, failClosedHolds: 0, ...eventIdOf(candidates[index]!) });
           }
           this.deps.onEvent?.('rate limit reached; holding for the window digest', { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
         },
@@ -134,9 +153,9 @@ export class LiveDeliveryGate {
     await forEachBounded([...holds.values()], COUNTER_PARALLELISM, async ({ user, releaseAtMs, entries }) => {
       const outcome = await this.holdUntil(user, releaseAtMs, entries.map((entry) => entry.push));
       // The hold was released a moment ago: its time has come, so push now instead.
-      if (outcome === 'released') for (const entry of entries) verdicts[entry.index] = 'push';
+      if (outcome === 'released') for (const entry of entries) decisions[entry.index] = { verdict: 'push' };
     });
-    return verdicts;
+    return decisions;
   }
 
   /**
@@ -152,23 +171,35 @@ export class LiveDeliveryGate {
     const now: Notification[] = [];
     const seen = new Set<string>();
     const again = new Map<number, HeldPush[]>();
+    const trace: TraceEntry[] = [];
+    const traced = (push: HeldPush, outcome: TraceEntry['outcome'], detail: string) => {
+      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, stage: 'release', outcome, atMs: nowMs, detail });
+    };
     for (const push of [...held].sort(byIdAscending)) {
       if (seen.has(push.notification.id)) continue;
       seen.add(push.notification.id);
       const decision = this.decide(nowMs, push.notification.type, push.priority, lookup);
-      if (decision.action === 'push') now.push(push.notification);
-      else if (decision.action === 'hold' && decision.untilMs > message.releaseAtMs) {
+      if (decision.action === 'push') {
+        now.push(push.notification);
+        traced(push, 'released', `held push released${held.length > 1 ? ` in a digest of ${held.length}` : ''}`);
+      } else if (decision.action === 'hold' && decision.untilMs > message.releaseAtMs) {
         const failClosedHolds = decision.reason === 'preferences_unavailable' ? push.failClosedHolds + 1 : 0;
         if (failClosedHolds > FAIL_CLOSED_MAX_HOLDS) {
           this.deps.onEvent?.('giving up a live push: preferences unreadable for a day', { tenantId: user.tenantId, userId: user.userId, notificationId: push.notification.id });
+          traced(push, 'dropped', 'preferences unreadable for a day: live push given up (the inbox item stays)');
           continue;
         }
+        traced(push, decision.reason, `held again until ${new Date(decision.untilMs).toISOString()}`);
         again.set(decision.untilMs, [...(again.get(decision.untilMs) ?? []), { ...push, failClosedHolds }]);
-      } else if (decision.action === 'hold') now.push(push.notification);
+      } else if (decision.action === 'hold') {
+        now.push(push.notification);
+        traced(push, 'released', 'held push released');
+      } else traced(push, decision.reason, `dropped at release: ${decision.reason}`);
     }
     for (const [releaseAtMs, pushes] of again) {
       if ((await this.holdUntil(user, releaseAtMs, pushes)) === 'released') now.push(...pushes.map((push) => push.notification));
     }
+    await this.deps.trace?.record(trace);
     return now;
   }
 
@@ -207,6 +238,8 @@ export class LiveDeliveryGate {
     return 'held';
   }
 }
+
+const eventIdOf = (candidate: GateCandidate): { eventId?: string } => (candidate.eventId === undefined ? {} : { eventId: candidate.eventId });
 
 export interface HeldPushReleaserDeps {
   gate: Pick<LiveDeliveryGate, 'takeRelease'>;

@@ -11,6 +11,8 @@ import { deliveryJobSchema, type Priority } from '../core/delivery-job.js';
 import { hasValidDeliveryJobSignature } from '../core/delivery-job-signature.js';
 import type { DeliveryInput, LiveDelivery } from '../core/live-delivery.js';
 import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live-gate.js';
+import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
+import { finalAttempt, traceIdsOf } from './dead-letter.js';
 
 export class InvalidDeliveryJobError extends Error {
   override readonly name = 'InvalidDeliveryJobError';
@@ -33,6 +35,12 @@ export interface DeliveryHandlerDeps {
   releaser?: Pick<HeldPushReleaser, 'release'>;
   /** HMAC key of the fan-out's job signatures; every deployed composition passes it. */
   deliveryJobSecret?: string;
+  /** The delivery trace (never throws): dead-lettered jobs. */
+  trace?: TraceRecorder;
+  /** The queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
+  maxReceiveCount?: number;
+  /** Called once per batch (the composition flushes its metrics here). */
+  afterBatch?: () => void;
 }
 
 function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): DeliveryInput {
@@ -104,6 +112,16 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
     });
     // One processor per invocation: the local runtime may run several batches of a queue at once.
     const processor = new BatchProcessor(EventType.SQS);
+    const deadLettered: TraceEntry[] = [];
+    for (const record of event.Records) {
+      const reason = invalid.get(record.messageId)?.message ?? (report.failedRecordIds.has(record.messageId) || failedReleases.has(record.messageId) ? 'delivery failed (see the WARN lines above)' : undefined);
+      if (reason === undefined || !finalAttempt(record, deps.maxReceiveCount)) continue;
+      deps.logger.warn('delivery job dead-lettered: last receive failed, the queue moves it to its DLQ', { messageId: record.messageId, queue: record.eventSourceARN, receiveCount: record.attributes.ApproximateReceiveCount, reason });
+      const ids = traceIdsOf(record.body);
+      if (ids) deadLettered.push({ ...ids, stage: 'dlq', outcome: 'dead_lettered', atMs: Date.now(), detail: `delivery: ${reason}` });
+    }
+    await deps.trace?.record(deadLettered);
+    deps.afterBatch?.();
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {

@@ -12,6 +12,8 @@ import { EventValidationError, validateEventBridgeBody, type NotificationEvent }
 import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/send-at.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
+import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
+import { finalAttempt, traceIdsOf } from './dead-letter.js';
 
 /** Long enough to cover SQS retries and a same-day DLQ redrive; later redrives re-enqueue jobs (delivery dedups). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3_600;
@@ -29,6 +31,14 @@ export interface FanOutHandlerDeps {
   persistenceStore?: BasePersistenceLayer;
   /** Scheduled sends: defers an event whose `sendAt` is ahead (before idempotency, so it runs again at `sendAt`). */
   sendAt?: SendAtDeferral;
+  /** The delivery trace (never throws): the intake stage's accepted / invalid / deferred / dead-lettered. */
+  trace?: TraceRecorder;
+  /** The queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
+  maxReceiveCount?: number;
+  /** Called once per batch after the trace is written (the composition flushes its metrics here). */
+  afterBatch?: () => void;
+  /** Runs one event's work in an X-Ray subsegment annotated with tenant and event id. */
+  traced?: <T>(name: string, ids: { tenantId: string; eventId: string }, work: () => Promise<T>) => Promise<T>;
 }
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -43,13 +53,15 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
     ? makeIdempotent(processEvent, { persistenceStore: deps.persistenceStore, config: idempotencyConfig, keyPrefix: 'fanout' })
     : processEvent;
 
-  const recordHandler = async (record: SQSRecord): Promise<void> => {
+  const recordHandler = async (record: SQSRecord, trace: TraceEntry[]): Promise<void> => {
     let event: NotificationEvent;
     try {
       event = validateEventBridgeBody(record.body, deps.findType).event;
     } catch (error) {
       if (error instanceof EventValidationError) {
         logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });
+        const ids = traceIdsOf(record.body);
+        if (ids) trace.push({ ...ids, stage: 'intake', outcome: 'invalid', atMs: Date.now(), detail: error.message });
       }
       throw error;
     }
@@ -61,12 +73,15 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
       const deferral = await deps.sendAt.deferIfLater(event, record.body);
       if (deferral.deferred) {
         logger.info('event scheduled for sendAt', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, sendAt: event.sendAt, schedule: deferral.scheduleName, outcome: deferral.outcome });
+        trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deferred', atMs: Date.now(), detail: `sendAt ${event.sendAt}` });
         return;
       }
     }
+    trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'accepted', atMs: Date.now(), eventTimeMs: event.timeMs, detail: event.type });
+    const atSendTime = eventAtSendTime(event);
     let summary: FanOutSummary;
     try {
-      summary = await processOnce(eventAtSendTime(event));
+      summary = deps.traced ? await deps.traced('fan-out', event, () => processOnce(atSendTime)) : await processOnce(atSendTime);
     } catch (error) {
       // Retried after the visibility timeout; at maxReceiveCount it moves to the DLQ: say why, above DEBUG.
       // A concurrent copy of the same event still running is expected (duplicate delivery): INFO.
@@ -85,7 +100,28 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
 
   return async (event, context) => {
     idempotencyConfig.registerLambdaContext(context);
+    const trace: TraceEntry[] = [];
+    const failures = new Map<string, unknown>();
+    const handle = async (record: SQSRecord) => {
+      try {
+        await recordHandler(record, trace);
+      } catch (error) {
+        failures.set(record.messageId, error);
+        throw error;
+      }
+    };
     // One processor per invocation: its state is per batch, and the local runtime runs two batches of a queue at once.
-    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+    const response = await processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false });
+    for (const record of event.Records) {
+      const error = failures.get(record.messageId);
+      if (error === undefined || !finalAttempt(record, deps.maxReceiveCount)) continue;
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      logger.warn('event dead-lettered: last receive failed, the queue moves it to its DLQ', { messageId: record.messageId, queue: record.eventSourceARN, receiveCount: record.attributes.ApproximateReceiveCount, reason });
+      const ids = traceIdsOf(record.body);
+      if (ids) trace.push({ ...ids, stage: 'dlq', outcome: 'dead_lettered', atMs: Date.now(), detail: reason });
+    }
+    await deps.trace?.record(trace);
+    deps.afterBatch?.();
+    return response;
   };
 }

@@ -18,8 +18,8 @@ type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** The local urgent / info delivery queues (their consumer settings: batch size, batching window). */
 export interface DeliveryQueues {
-  urgent: { attachConsumer(handler: DeliveryConsumer): () => void };
-  info: { attachConsumer(handler: DeliveryConsumer): () => void };
+  urgent: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
+  info: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
 }
 
 export interface LocalLiveDelivery {
@@ -56,7 +56,7 @@ export function attachLocalLiveDelivery(options: LocalLiveDeliveryOptions): Loca
     disconnect: composeWsDisconnect(parts, configs.wsDisconnect),
     default: composeWsDefault(parts, configs.wsDefault),
   });
-  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(composeDelivery(parts, configs.delivery(mode), options.scheduler)));
+  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(composeDelivery(parts, configs.delivery(mode), options.scheduler, options.queues[mode].maxReceiveCount === undefined ? {} : { maxReceiveCount: options.queues[mode].maxReceiveCount })));
   return {
     gateway,
     async close() {

@@ -54,10 +54,12 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
   const maxReceiveCount = settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT;
   const onError = (error: unknown) => logger.error('local consumer invocation failed', { error: error as Error });
   const journalDir = options.queueDir;
+  const onDeadLetter = (moved: { queue: string; deadLetterQueue: string; messageIds: string[]; reason: string }) =>
+    logger.warn('messages dead-lettered; inspect and redrive with npm run dlq', { ...moved, count: moved.messageIds.length });
   const queueWithDlq = (name: string, consumerDefaults: ConsumerOptions = {}) => {
     const deadLetterQueue = registry.add(new LocalQueue({ name: `${name}-dlq`, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, journalDir, onError }));
     return registry.add(
-      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError }),
+      new LocalQueue({ name, baseUrl: options.httpEndpoint, region: LOCAL_REGION, visibilityTimeoutMs, functionTimeoutMs, maxReceiveCount, deadLetterQueue, consumerDefaults, journalDir, onError, onDeadLetter }),
     );
   };
 
@@ -75,7 +77,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
   for (const type of catalog) {
-    const handler = composeFanOut(parts, configs.fanOut(type.detailType), scheduler);
+    const handler = composeFanOut(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
   queues.promotion.attachConsumer(composePromotion(parts, configs.promotion));

@@ -13,6 +13,7 @@ import { composeAuthorizer } from '../app/authorizer.js';
 import { composeInboxRead } from '../app/inbox-read.js';
 import { composeInboxWrite } from '../app/inbox-write.js';
 import { createParts, documentClient } from '../app/parts.js';
+import { writeRuntimeInfo } from './runtime-info.js';
 import { composePreferences } from '../app/preferences.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
 import { createDemoPageRoute } from './demo-page.js';
@@ -114,6 +115,15 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
   routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT), jwksRoute, restGateway, demoPage];
+  // For the operator tools (npm run explain / dlq) against this DATA_DIR.
+  await writeRuntimeInfo(settings.dataDir, {
+    http,
+    eventsEndpoint: http,
+    eventBusName: EVENT_BUS_NAME,
+    dynamoEndpoint: dynamo.endpoint,
+    tables: dynamo.tableNames,
+    queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
+  });
   scheduler.start(async (targetArn, payload) => {
     queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
   });

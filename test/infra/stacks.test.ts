@@ -375,7 +375,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage[0]).toContain('/live/POST/@connections/*');
         expect(tableActions(app, fn, 'Inbox')).toEqual([]);
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
-        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       }
     });

@@ -35,6 +35,8 @@ export interface HeldPush {
   priority: Priority;
   /** Consecutive fail-closed holds (unreadable preferences); the push is dropped after FAIL_CLOSED_MAX_HOLDS. */
   failClosedHolds: number;
+  /** The producer's event id (for the release stage's trace); absent in holds written before it existed. */
+  eventId?: string;
 }
 
 export type HoldOutcome = { status: 'held'; scheduled: boolean } | { status: 'released' };

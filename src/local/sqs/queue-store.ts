@@ -36,6 +36,8 @@ export interface LocalQueueOptions {
   /** Directory of the queue's journal `<name>.jsonl` (durable queue); without it the queue is in memory only. */
   journalDir?: string;
   onError?: (error: unknown) => void;
+  /** Told (to log at WARN) whenever messages are moved to the DLQ, with why. */
+  onDeadLetter?: (moved: { queue: string; deadLetterQueue: string; messageIds: string[]; reason: string }) => void;
 }
 
 type MessageState = 'visible' | 'invisible' | 'held';
@@ -70,6 +72,11 @@ export class LocalQueue {
   readonly arn: string;
   readonly region: string;
   readonly deadLetterQueue?: LocalQueue;
+
+  /** Receives before a message moves to the DLQ (undefined: no DLQ). */
+  get maxReceiveCount(): number | undefined {
+    return this.options.maxReceiveCount;
+  }
   readonly consumerDefaults: ConsumerOptions;
   private readonly messages = new Map<string, StoredMessage>();
   private readonly visibleHeap = new MinHeap<HeapEntry>((a, b) => a.message.sentAt < b.message.sentAt || (a.message.sentAt === b.message.sentAt && a.message.seq < b.message.seq));
@@ -353,6 +360,12 @@ export class LocalQueue {
     if (exhausted.length === 0) return;
     // Journaled in the DLQ (synced) before it leaves this queue: a crash in between duplicates, never loses.
     this.deadLetterQueue!.sendBatch(exhausted.map((message) => message.body));
+    this.options.onDeadLetter?.({
+      queue: this.name,
+      deadLetterQueue: this.deadLetterQueue!.name,
+      messageIds: exhausted.map((message) => message.messageId),
+      reason: `received ${this.options.maxReceiveCount} times (maxReceiveCount) without being deleted: every attempt failed or timed out`,
+    });
     this.removeAll(
       exhausted.map((message) => message.messageId),
       'dlq',

@@ -1,0 +1,78 @@
+/**
+ * Port: the delivery trace, the answer to "why didn't user X get notification Y". Every stage of an
+ * event writes one short, expiring record per (event, recipient) — or per event for event-wide
+ * outcomes (accepted, invalid, dead-lettered) — with what it decided. Writing it never fails a delivery.
+ */
+
+export type TraceStage = 'intake' | 'fanout' | 'gate' | 'delivery' | 'release' | 'dlq';
+
+export type TraceOutcome =
+  | 'accepted'
+  | 'invalid'
+  | 'deferred'
+  | 'muted'
+  | 'inbox_written'
+  | 'celebrity_feed'
+  | 'admitted'
+  | 'quiet_hours'
+  | 'rate_limited'
+  | 'live_delivery_off'
+  | 'preferences_unavailable'
+  | 'delivered_live'
+  | 'deduplicated'
+  | 'offline'
+  | 'push_failed'
+  | 'released'
+  | 'dropped'
+  | 'dead_lettered';
+
+export interface TraceEntry {
+  tenantId: string;
+  eventId: string;
+  /** Omitted for an event-wide record (intake, celebrity feed, dead-lettered). */
+  userId?: string;
+  stage: TraceStage;
+  outcome: TraceOutcome;
+  atMs: number;
+  /** A short reason or figure: "until 2026-01-01T07:00:00Z", "2 connections", a validation error. */
+  detail?: string;
+  /** The event's own time, for the end-to-end latency of a live push. */
+  eventTimeMs?: number;
+}
+
+export interface TraceRecorder {
+  /** Writes the entries of one stage of one batch (one batched write); throws on a storage failure. */
+  record(entries: readonly TraceEntry[]): Promise<void>;
+}
+
+export interface TraceReader {
+  /** Every record of the event for this user and the event-wide ones, oldest first. */
+  explain(tenantId: string, userId: string, eventId: string): Promise<TraceEntry[]>;
+}
+
+/** A recorder whose failures are reported to `onError` and swallowed: tracing never fails the delivery path. */
+export function neverFailing(recorder: TraceRecorder, onError: (error: unknown, count: number) => void): TraceRecorder {
+  return {
+    async record(entries) {
+      if (entries.length === 0) return;
+      try {
+        await recorder.record(entries);
+      } catch (error) {
+        onError(error, entries.length);
+      }
+    },
+  };
+}
+
+/** Several recorders as one (the trace table and the metrics both observe every entry). */
+export function fanOutTo(recorders: readonly TraceRecorder[]): TraceRecorder {
+  return { record: async (entries) => void (await Promise.all(recorders.map((recorder) => recorder.record(entries)))) };
+}
+
+/** One line per record, for the `explain` CLI and route. */
+export function formatTrace(entries: readonly TraceEntry[]): string {
+  if (entries.length === 0) return 'no trace records (expired, never recorded, or another tenant / user / event id)';
+  return entries
+    .map((entry) => `${new Date(entry.atMs).toISOString()}  ${entry.stage.padEnd(8)} ${entry.outcome}${entry.userId ? '' : ' (event)'}${entry.detail ? `  ${entry.detail}` : ''}`)
+    .join('\n');
+}

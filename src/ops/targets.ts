@@ -1,0 +1,58 @@
+/**
+ * Where the operator tools point: a running local runtime (its DATA_DIR: `runtime.json` and the
+ * local SQS credentials) or AWS (the default credential chain; names from arguments).
+ */
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
+import { readRuntimeInfo, type LocalQueueInfo } from '../local/runtime-info.js';
+import { loadLocalSqsCredentials } from '../local/sqs/credentials.js';
+
+export interface OpsTarget {
+  kind: 'local' | 'aws';
+  documentClient: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  events: EventBridgeClient;
+  idempotencyTable: string;
+  eventBusName?: string;
+  /** Local only: the runtime's queues (DLQs name their source queue). */
+  localQueues?: LocalQueueInfo[];
+  destroy(): void;
+}
+
+export async function localTarget(dataDir: string): Promise<OpsTarget> {
+  const info = await readRuntimeInfo(dataDir);
+  const dynamo = new DynamoDBClient({ endpoint: info.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const sqs = new SQSClient({ endpoint: info.http, region: LOCAL_REGION, credentials: loadLocalSqsCredentials(join(dataDir, 'queues')) });
+  const events = new EventBridgeClient({ endpoint: info.eventsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  return {
+    kind: 'local',
+    documentClient: DynamoDBDocumentClient.from(dynamo),
+    sqs,
+    events,
+    idempotencyTable: info.tables.idempotency,
+    eventBusName: info.eventBusName,
+    localQueues: info.queues,
+    destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
+  };
+}
+
+/** AWS (default credential chain): the idempotency table and the event bus by name (`cdk deploy` prints the bus; the table is in the data stack). */
+export function awsTarget(options: { region?: string; table?: string; bus?: string }): OpsTarget {
+  const region = options.region ? { region: options.region } : {};
+  const dynamo = new DynamoDBClient(region);
+  const sqs = new SQSClient(region);
+  const events = new EventBridgeClient(region);
+  return {
+    kind: 'aws',
+    documentClient: DynamoDBDocumentClient.from(dynamo),
+    sqs,
+    events,
+    idempotencyTable: options.table ?? '',
+    ...(options.bus ? { eventBusName: options.bus } : {}),
+    destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
+  };
+}
