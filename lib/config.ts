@@ -37,8 +37,10 @@ export interface NotificationsConfig {
   authMode: AuthMode;
   /** Required in `jwt` mode. */
   jwt?: JwtSettings;
-  /** Claim carrying the tenant id (`custom:tenant` for Cognito). */
+  /** Claim carrying the tenant id (`custom:tenant` for Cognito): a name, or a dotted path into nested claims (`org.id`). */
   tenantClaim: string;
+  /** Single-tenant apps (`jwt` mode): every token's tenant, whatever its claims. */
+  fixedTenant?: string;
   logRetentionDays: RetentionDays;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Optional SNS topic ARN every alarm notifies. */
@@ -142,6 +144,9 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]{0,60}$/.test(stackPrefix)) throw new ConfigurationError(`context stackPrefix must match [A-Za-z][A-Za-z0-9-]*, got ${stackPrefix}`);
   const eventBusName = text(node, 'eventBusName') ?? DEFAULTS.eventBusName;
   if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName)) throw new ConfigurationError(`context eventBusName must match [A-Za-z0-9._-]{1,256}, got ${eventBusName}`);
+  const fixedTenant = text(node, 'fixedTenant');
+  // The Cognito REST authorizer reads the tenant from claims; only the JWT authorizer applies a fixed one.
+  if (fixedTenant !== undefined && authMode !== 'jwt') throw new ConfigurationError('context fixedTenant needs authMode jwt');
   const alarmTopicArn = text(node, 'alarmTopicArn');
   if (alarmTopicArn !== undefined && !alarmTopicArn.startsWith('arn:')) throw new ConfigurationError(`context alarmTopicArn must be an SNS topic ARN, got ${alarmTopicArn}`);
   return {
@@ -156,6 +161,7 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     authMode,
     jwt,
     tenantClaim: text(node, 'tenantClaim') ?? DEFAULTS.tenantClaim,
+    ...(fixedTenant !== undefined ? { fixedTenant } : {}),
     logRetentionDays: retention(node, 'logRetentionDays', DEFAULTS.logRetentionDays),
     logLevel: oneOf(node, 'logLevel', DEFAULTS.logLevel, ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const),
     alarmTopicArn,

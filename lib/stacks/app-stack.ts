@@ -72,7 +72,7 @@ export class AppStack extends Stack {
         serviceName: 'authorizer',
         description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
         defaults,
-        environment: { [ENV.JWT_ISSUER]: jwt.issuer, [ENV.JWT_AUDIENCE]: jwt.audience, [ENV.JWKS_URL]: jwt.jwksUrl },
+        environment: { [ENV.JWT_ISSUER]: jwt.issuer, [ENV.JWT_AUDIENCE]: jwt.audience, [ENV.JWKS_URL]: jwt.jwksUrl, ...(config.fixedTenant ? { [ENV.FIXED_TENANT]: config.fixedTenant } : {}) },
       });
     }
 

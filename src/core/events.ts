@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { NotificationType } from './ports/notification-type.js';
 import { prioritySchema, type Priority } from './delivery-job.js';
 import { ValidationError, type ErrorDetail } from './errors.js';
-import { IDENTIFIER_PATTERN } from './keys.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from './keys.js';
 import type { Actor } from './notification.js';
 
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
@@ -23,7 +23,7 @@ const MAX_EVENT_TIME_AHEAD_MS = 5 * 60 * 1000;
 /** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
 const MAX_ACTOR_BYTES = 4 * 1024;
 
-const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
+const identifier = z.string().regex(IDENTIFIER_PATTERN, IDENTIFIER_RULE);
 
 /** Notification ids are ULIDs: their time part cannot hold an instant before 1970. */
 const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
