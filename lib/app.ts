@@ -8,6 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { configFromContext, type NotificationsConfig } from './config.js';
 import { AppStack } from './stacks/app-stack.js';
 import { DataStack } from './stacks/data-stack.js';
+import type { NotificationType } from '../src/core/ports/notification-type.js';
 
 export interface NotificationsApp {
   config: NotificationsConfig;
@@ -18,6 +19,8 @@ export interface NotificationsApp {
 export interface BuildOptions {
   /** Register cdk-nag AwsSolutions as a synth-time validation plugin (default true). Tests run the pack themselves. */
   nag?: boolean;
+  /** The notification types (default: the project catalog, `src/notifications/index.ts`). */
+  catalog?: readonly NotificationType[];
 }
 
 export function buildNotificationsApp(app: App, options: BuildOptions = {}): NotificationsApp {
@@ -31,6 +34,7 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     tables: data.tables,
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',
   });
   stateless.addStackDependency(data);

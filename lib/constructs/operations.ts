@@ -14,7 +14,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { HandlerFunction } from './handler-function.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -47,8 +47,16 @@ export class Operations extends Construct {
     const queues = stack.node.findAll().filter((node): node is QueueWithDlq => node instanceof QueueWithDlq);
     const functions = stack.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
     const action: IAlarmAction | undefined = props.alarmTopicArn ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)) : undefined;
-    const alarm = (create: (scope: Construct) => Alarm): Alarm => {
-      const created = create(this);
+    // An alarm lives in the (nested) stack of what it watches: a large catalog's types fill nested stacks.
+    const alarmScopes = new Map<Stack, Construct>();
+    const scopeFor = (owner: IConstruct): Construct => {
+      const ownerStack = Stack.of(owner);
+      if (ownerStack === stack) return this;
+      if (!alarmScopes.has(ownerStack)) alarmScopes.set(ownerStack, new Construct(ownerStack, 'Alarms'));
+      return alarmScopes.get(ownerStack)!;
+    };
+    const alarm = (owner: IConstruct, create: (scope: Construct) => Alarm): Alarm => {
+      const created = create(scopeFor(owner));
       if (action) created.addAlarmAction(action);
       this.alarms.push(created);
       return created;
@@ -59,7 +67,7 @@ export class Operations extends Construct {
       ...(props.extraDeadLetterQueues ?? []),
     ];
     deadLetterQueues.forEach(({ name, id: queueId, queue }) => {
-      alarm((scope) =>
+      alarm(queue, (scope) =>
         queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${queueId}DlqDepth`, {
           alarmDescription: `Messages in the dead-letter queue of ${name}: inspect, fix, then redrive`,
           threshold: 1,
@@ -70,7 +78,7 @@ export class Operations extends Construct {
       );
     });
     queues.forEach((source) => {
-      alarm((scope) =>
+      alarm(source, (scope) =>
         source.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${idFrom(source)}OldestMessage`, {
           alarmDescription: `Oldest message of ${source.purpose} older than ${source.maxMessageAge.toSeconds()} s: the consumer is failing or falling behind`,
           threshold: source.maxMessageAge.toSeconds(),
@@ -81,7 +89,7 @@ export class Operations extends Construct {
       );
     });
     functions.forEach((fn) => {
-      alarm((scope) =>
+      alarm(fn, (scope) =>
         fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Errors`, {
           alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations failed`,
           threshold: 1,
@@ -90,7 +98,7 @@ export class Operations extends Construct {
           treatMissingData: TreatMissingData.NOT_BREACHING,
         }),
       );
-      alarm((scope) =>
+      alarm(fn, (scope) =>
         fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Throttles`, {
           alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations throttled`,
           threshold: 1,

@@ -13,6 +13,7 @@ import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/app/config.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
 
 export interface AppStackProps extends StackProps {
   config: NotificationsConfig;
@@ -20,6 +21,8 @@ export interface AppStackProps extends StackProps {
   cursorSecret: Secret;
   /** Present in `cognito` auth mode. */
   userPool?: TenantUserPool;
+  /** The notification types (default: the project catalog). */
+  catalog?: readonly NotificationType[];
 }
 
 /**
@@ -84,6 +87,7 @@ export class AppStack extends Stack {
       celebrityThreshold: config.celebrityThreshold,
       deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
       infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+      ...(props.catalog ? { catalog: props.catalog } : {}),
     });
 
     this.scheduling = new Scheduling(this, 'Scheduling', {
