@@ -52,7 +52,7 @@ export interface NotificationsConfig {
   liveDelivery: boolean;
   /**
    * Origins a browser app may call the REST API from: `*` (default; tokens travel in a header, not
-   * cookies) or exact origins, comma-separated in context (`-c corsAllowOrigins=https://app.example.com`).
+   * cookies) or exact origins, comma-separated in context (`-c notifications:corsAllowOrigins=https://app.example.com`).
    */
   corsAllowOrigins: string[];
 }
@@ -80,8 +80,14 @@ export class ConfigurationError extends Error {
 
 type ContextReader = Pick<Node, 'tryGetContext'>;
 
+/**
+ * Every setting is read as `notifications:<key>` (`-c notifications:logLevel=DEBUG`), so a host app's
+ * own context (`logLevel: 'verbose'`) never collides with ours.
+ */
+export const CONTEXT_NAMESPACE = 'notifications:';
+
 function text(node: ContextReader, key: string): string | undefined {
-  const value: unknown = node.tryGetContext(key);
+  const value: unknown = node.tryGetContext(`${CONTEXT_NAMESPACE}${key}`);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     throw new ConfigurationError(`context ${key} must be a string or number, got ${JSON.stringify(value)}`);

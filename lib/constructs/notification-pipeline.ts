@@ -1,5 +1,5 @@
 import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -23,6 +23,8 @@ export interface NotificationPipelineProps {
   infoBatchWindowSeconds: number;
   /** The notification types (default: the project catalog, `src/notifications/index.ts`). */
   catalog?: readonly NotificationType[];
+  /** An existing bus (the host app's archive and policies apply); default a new bus with a 30-day archive. */
+  eventBus?: IEventBus;
 }
 
 /**
@@ -84,7 +86,7 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
  * priority delivery queues the fan-out functions feed.
  */
 export class NotificationPipeline extends Construct {
-  readonly bus: EventBus;
+  readonly bus: IEventBus;
   readonly types: readonly TypePipeline[];
   readonly urgentDelivery: QueueWithDlq;
   readonly infoDelivery: QueueWithDlq;
@@ -97,12 +99,17 @@ export class NotificationPipeline extends Construct {
     super(scope, id);
     const { tables, defaults } = props;
 
-    this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
-    this.bus.archive('Archive', {
-      description: 'Every event published to the notifications bus, for replay after a fix',
-      eventPattern: { account: [Stack.of(this).account] },
-      retention: Duration.days(30),
-    });
+    if (props.eventBus) {
+      this.bus = props.eventBus;
+    } else {
+      const bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
+      bus.archive('Archive', {
+        description: 'Every event published to the notifications bus, for replay after a fix',
+        eventPattern: { account: [Stack.of(this).account] },
+        retention: Duration.days(30),
+      });
+      this.bus = bus;
+    }
 
     this.ruleDeadLetterQueue = new Queue(this, 'RuleTargetDlq', {
       encryption: QueueEncryption.SQS_MANAGED,

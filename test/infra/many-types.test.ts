@@ -32,7 +32,7 @@ function generatedCatalog(count: number): NotificationType[] {
 
 function build(catalog: readonly NotificationType[]): { built: NotificationsApp; templates: Map<Stack, CfnTemplate & { Parameters?: Record<string, unknown> }> } {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  const built = buildNotificationsApp(app, { nag: false, catalog });
+  const built = buildNotificationsApp(app, { catalog });
   const assembly = app.synth();
   const stacks = [built.app, ...built.app.node.findAll().filter((node): node is NestedStack => node instanceof NestedStack)];
   const templates = new Map(stacks.map((stack) => [stack, JSON.parse(readFileSync(`${assembly.directory}/${stack.templateFile}`, 'utf8')) as CfnTemplate]));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlerEntries } from '../../lib/bundling.js';
-import { ConfigurationError, configFromContext } from '../../lib/config.js';
+import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
 import { restRoutes } from '../../src/handlers/rest/routes.js';
 import { catalog } from '../../src/notifications/index.js';
@@ -519,7 +519,7 @@ describe('When deployed for LocalStack (jwt auth, liveDelivery=false)', () => {
 });
 
 describe('When settings are invalid', () => {
-  const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key] });
+  const context = (values: Record<string, unknown>) => ({ tryGetContext: (key: string) => values[key.slice(CONTEXT_NAMESPACE.length)] });
 
   it('refuses jwt mode without issuer, audience and JWKS URL', () => {
     expect(() => configFromContext(context({ authMode: 'jwt' }))).toThrow(/jwtIssuer is required/);
