@@ -32,7 +32,7 @@ const context = {
   liveDelivery: process.env.LOCALSTACK_LIVE_DELIVERY === 'true' ? 'true' : 'false',
   removalPolicy: 'destroy',
 };
-const contextArgs = Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+const contextArgs = Object.entries(context).flatMap(([key, value]) => ['-c', `notifications:${key}=${value}`]);
 const env = {
   ...process.env,
   AWS_ENDPOINT_URL: endpoint,

@@ -1,13 +1,13 @@
 /**
  * Builds the whole app into a CDK `App`: the stateful DataStack and the stateless AppStack, with
- * settings from context and cdk-nag's AwsSolutions checks. `bin/app.ts` and the infra tests both
+ * settings from `notifications:`-namespaced context. `bin/app.ts` and the infra tests both
  * call this, so the tests assert exactly what `cdk deploy` deploys.
  */
-import { Tags, Validations, type App } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { Tags, Validations, type App, type IPolicyValidationPlugin } from 'aws-cdk-lib';
 import { configFromContext, type NotificationsConfig } from './config.js';
 import { AppStack } from './stacks/app-stack.js';
 import { DataStack } from './stacks/data-stack.js';
+import type { NotificationType } from '../src/core/ports/notification-type.js';
 
 export interface NotificationsApp {
   config: NotificationsConfig;
@@ -16,8 +16,13 @@ export interface NotificationsApp {
 }
 
 export interface BuildOptions {
-  /** Register cdk-nag AwsSolutions as a synth-time validation plugin (default true). Tests run the pack themselves. */
-  nag?: boolean;
+  /**
+   * Synth-time validation plugins, e.g. cdk-nag's `new AwsSolutionsChecks(app, { verbose: true })`
+   * (`bin/app.ts` registers it). The library itself never imports cdk-nag.
+   */
+  validationPlugins?: IPolicyValidationPlugin[];
+  /** The notification types (default: the project catalog, `src/notifications/index.ts`). */
+  catalog?: readonly NotificationType[];
 }
 
 export function buildNotificationsApp(app: App, options: BuildOptions = {}): NotificationsApp {
@@ -31,10 +36,11 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     tables: data.tables,
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',
   });
   stateless.addStackDependency(data);
   Tags.of(app).add('project', 'serverless-notifications');
-  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  if (options.validationPlugins?.length) Validations.of(app).addPlugins(...options.validationPlugins);
   return { config, data, app: stateless };
 }

@@ -43,8 +43,10 @@ export interface NotificationsConfig {
   authMode: AuthMode;
   /** Required in `jwt` mode. */
   jwt?: JwtSettings;
-  /** Claim carrying the tenant id (`custom:tenant` for Cognito). */
+  /** Claim carrying the tenant id (`custom:tenant` for Cognito): a name, or a dotted path into nested claims (`org.id`). */
   tenantClaim: string;
+  /** Single-tenant apps (`jwt` mode): every token's tenant, whatever its claims. */
+  fixedTenant?: string;
   logRetentionDays: RetentionDays;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Optional SNS topic ARN every alarm notifies. */
@@ -56,7 +58,7 @@ export interface NotificationsConfig {
   liveDelivery: boolean;
   /**
    * Origins a browser app may call the REST API from: `*` (default; tokens travel in a header, not
-   * cookies) or exact origins, comma-separated in context (`-c corsAllowOrigins=https://app.example.com`).
+   * cookies) or exact origins, comma-separated in context (`-c notifications:corsAllowOrigins=https://app.example.com`).
    */
   corsAllowOrigins: string[];
 }
@@ -85,8 +87,14 @@ export class ConfigurationError extends Error {
 
 type ContextReader = Pick<Node, 'tryGetContext'>;
 
+/**
+ * Every setting is read as `notifications:<key>` (`-c notifications:logLevel=DEBUG`), so a host app's
+ * own context (`logLevel: 'verbose'`) never collides with ours.
+ */
+export const CONTEXT_NAMESPACE = 'notifications:';
+
 function text(node: ContextReader, key: string): string | undefined {
-  const value: unknown = node.tryGetContext(key);
+  const value: unknown = node.tryGetContext(`${CONTEXT_NAMESPACE}${key}`);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     throw new ConfigurationError(`context ${key} must be a string or number, got ${JSON.stringify(value)}`);
@@ -149,6 +157,9 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]{0,60}$/.test(stackPrefix)) throw new ConfigurationError(`context stackPrefix must match [A-Za-z][A-Za-z0-9-]*, got ${stackPrefix}`);
   const eventBusName = text(node, 'eventBusName') ?? DEFAULTS.eventBusName;
   if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName)) throw new ConfigurationError(`context eventBusName must match [A-Za-z0-9._-]{1,256}, got ${eventBusName}`);
+  const fixedTenant = text(node, 'fixedTenant');
+  // The Cognito REST authorizer reads the tenant from claims; only the JWT authorizer applies a fixed one.
+  if (fixedTenant !== undefined && authMode !== 'jwt') throw new ConfigurationError('context fixedTenant needs authMode jwt');
   const alarmTopicArn = text(node, 'alarmTopicArn');
   if (alarmTopicArn !== undefined && !alarmTopicArn.startsWith('arn:')) throw new ConfigurationError(`context alarmTopicArn must be an SNS topic ARN, got ${alarmTopicArn}`);
   return {
@@ -164,6 +175,7 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     authMode,
     jwt,
     tenantClaim: text(node, 'tenantClaim') ?? DEFAULTS.tenantClaim,
+    ...(fixedTenant !== undefined ? { fixedTenant } : {}),
     logRetentionDays: retention(node, 'logRetentionDays', DEFAULTS.logRetentionDays),
     logLevel: oneOf(node, 'logLevel', DEFAULTS.logLevel, ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const),
     alarmTopicArn,

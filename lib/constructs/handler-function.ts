@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -78,8 +79,8 @@ export class HandlerFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       role,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: LOCK_FILE,
+      // Installed from npm the package has no lock file (npm leaves it out): the CDK then finds the host app's.
+      ...(existsSync(LOCK_FILE) ? { depsLockFilePath: LOCK_FILE, projectRoot: PROJECT_ROOT } : {}),
       bundling: {
         target: bundleSettings.target,
         format: OutputFormat.ESM,

@@ -1,5 +1,5 @@
-import { Duration, Stack } from 'aws-cdk-lib';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
+import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -23,6 +23,24 @@ export interface NotificationPipelineProps {
   infoBatchWindowSeconds: number;
   /** HMAC key the fan-out signs delivery jobs with (delivery drops unsigned ones). */
   deliveryJobSecret: string;
+  /** The notification types (default: the project catalog, `src/notifications/index.ts`). */
+  catalog?: readonly NotificationType[];
+  /** An existing bus (the host app's archive and policies apply); default a new bus with a 30-day archive. */
+  eventBus?: IEventBus;
+}
+
+/**
+ * Types placed in the stack itself; later types go into nested stacks of `TYPES_PER_NESTED_STACK`
+ * each, so a large catalog stays under CloudFormation's 500 resources per stack (a type is 14:
+ * rule, queue + DLQ and their policies, function, role, policy, log group, mapping, 4 alarms).
+ * Placement follows catalog order: append new types at the end, or existing ones move (replaced).
+ */
+export const INLINE_TYPES = 20;
+export const TYPES_PER_NESTED_STACK = 25;
+
+/** Where the type at `index` of the catalog is built: the pipeline itself or nested stack `Types<n>`. */
+export function typePlacement(index: number): { nestedStack?: number } {
+  return index < INLINE_TYPES ? {} : { nestedStack: Math.floor((index - INLINE_TYPES) / TYPES_PER_NESTED_STACK) + 1 };
 }
 
 /** One notification type's path: rule -> intake queue (+DLQ) -> fan-out function. */
@@ -80,7 +98,7 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
  * priority delivery queues the fan-out functions feed.
  */
 export class NotificationPipeline extends Construct {
-  readonly bus: EventBus;
+  readonly bus: IEventBus;
   readonly types: readonly TypePipeline[];
   readonly urgentDelivery: QueueWithDlq;
   readonly infoDelivery: QueueWithDlq;
@@ -93,12 +111,17 @@ export class NotificationPipeline extends Construct {
     super(scope, id);
     const { tables, defaults } = props;
 
-    this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
-    this.bus.archive('Archive', {
-      description: 'Every event published to the notifications bus, for replay after a fix',
-      eventPattern: { account: [Stack.of(this).account] },
-      retention: Duration.days(30),
-    });
+    if (props.eventBus) {
+      this.bus = props.eventBus;
+    } else {
+      const bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
+      bus.archive('Archive', {
+        description: 'Every event published to the notifications bus, for replay after a fix',
+        eventPattern: { account: [Stack.of(this).account] },
+        retention: Duration.days(30),
+      });
+      this.bus = bus;
+    }
 
     this.ruleDeadLetterQueue = new Queue(this, 'RuleTargetDlq', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -147,9 +170,21 @@ export class NotificationPipeline extends Construct {
     }
 
     const fanOutQueues: Record<FanOutQueue, IQueue> = { urgent: this.urgentDelivery.queue, info: this.infoDelivery.queue, promotion: this.promotion.queue.queue };
-    this.types = catalog.map((type): TypePipeline => {
+    const nestedStacks = new Map<number, NestedStack>();
+    const scopeOf = (index: number): Construct => {
+      const { nestedStack } = typePlacement(index);
+      if (nestedStack === undefined) return this;
+      let stack = nestedStacks.get(nestedStack);
+      if (!stack) {
+        stack = new NestedStack(this, `Types${nestedStack}`, { description: `Notification types ${INLINE_TYPES + (nestedStack - 1) * TYPES_PER_NESTED_STACK + 1} to ${INLINE_TYPES + nestedStack * TYPES_PER_NESTED_STACK}: rules, intake queues, fan-out functions` });
+        nestedStacks.set(nestedStack, stack);
+      }
+      return stack;
+    };
+    this.types = (props.catalog ?? catalog).map((type, index): TypePipeline => {
       const name = resourceNameOf(type.detailType);
-      const fanOut = new HandlerFunction(this, `FanOut${name}`, {
+      const scope = scopeOf(index);
+      const fanOut = new HandlerFunction(scope, `FanOut${name}`, {
         handler: 'fanout',
         serviceName: `fanout-${type.detailType}`,
         description: `Fan-out of ${type.detailType} events: inbox writes (or celebrity feed), then delivery jobs`,
@@ -162,13 +197,13 @@ export class NotificationPipeline extends Construct {
           [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret,
         },
       });
-      const intake = new QueueWithDlq(this, `Intake${name}`, {
+      const intake = new QueueWithDlq(scope, `Intake${name}`, {
         consumerTimeout: FAN_OUT_TIMEOUT,
         maxReceiveCount: props.maxReceiveCount,
         maxMessageAge: Duration.minutes(5),
         purpose: `${type.detailType} events`,
       });
-      const rule = new Rule(this, `Rule${name}`, {
+      const rule = new Rule(scope, `Rule${name}`, {
         eventBus: this.bus,
         description: `${type.detailType} events to their intake queue`,
         eventPattern: { detailType: [type.detailType] },

@@ -15,7 +15,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { HandlerFunction } from './handler-function.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from '../../src/app/metric-names.js';
@@ -56,8 +56,16 @@ export class Operations extends Construct {
     const queues = stack.node.findAll().filter((node): node is QueueWithDlq => node instanceof QueueWithDlq);
     const functions = stack.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
     const action: IAlarmAction | undefined = props.alarmTopicArn ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)) : undefined;
-    const alarm = (create: (scope: Construct) => Alarm): Alarm => {
-      const created = create(this);
+    // An alarm lives in the (nested) stack of what it watches: a large catalog's types fill nested stacks.
+    const alarmScopes = new Map<Stack, Construct>();
+    const scopeFor = (owner: IConstruct): Construct => {
+      const ownerStack = Stack.of(owner);
+      if (ownerStack === stack) return this;
+      if (!alarmScopes.has(ownerStack)) alarmScopes.set(ownerStack, new Construct(ownerStack, 'Alarms'));
+      return alarmScopes.get(ownerStack)!;
+    };
+    const alarm = (owner: IConstruct, create: (scope: Construct) => Alarm): Alarm => {
+      const created = create(scopeFor(owner));
       if (action) created.addAlarmAction(action);
       this.alarms.push(created);
       return created;
@@ -68,7 +76,7 @@ export class Operations extends Construct {
       ...(props.extraDeadLetterQueues ?? []),
     ];
     deadLetterQueues.forEach(({ name, id: queueId, queue }) => {
-      alarm((scope) =>
+      alarm(queue, (scope) =>
         queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${queueId}DlqDepth`, {
           alarmDescription: `Messages in the dead-letter queue of ${name}: inspect, fix, then redrive`,
           threshold: 1,
@@ -79,7 +87,7 @@ export class Operations extends Construct {
       );
     });
     queues.forEach((source) => {
-      alarm((scope) =>
+      alarm(source, (scope) =>
         source.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }).createAlarm(scope, `${idFrom(source)}OldestMessage`, {
           alarmDescription: `Oldest message of ${source.purpose} older than ${source.maxMessageAge.toSeconds()} s: the consumer is failing or falling behind`,
           threshold: source.maxMessageAge.toSeconds(),
@@ -90,7 +98,7 @@ export class Operations extends Construct {
       );
     });
     functions.forEach((fn) => {
-      alarm((scope) =>
+      alarm(fn, (scope) =>
         fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Errors`, {
           alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations failed`,
           threshold: 1,
@@ -99,7 +107,7 @@ export class Operations extends Construct {
           treatMissingData: TreatMissingData.NOT_BREACHING,
         }),
       );
-      alarm((scope) =>
+      alarm(fn, (scope) =>
         fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Throttles`, {
           alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations throttled`,
           threshold: 1,
@@ -110,7 +118,7 @@ export class Operations extends Construct {
       );
     });
 
-    alarm((scope) =>
+    alarm(this, (scope) =>
       businessMetric(BUSINESS_METRICS.deadLettered, Stats.SUM).with({ period: Duration.minutes(5) }).createAlarm(scope, 'BusinessDeadLettered', {
         alarmDescription: 'Events or delivery jobs dead-lettered (WARN log "dead-lettered" has the reason; npm run explain / npm run dlq)',
         threshold: 1,
@@ -120,7 +128,7 @@ export class Operations extends Construct {
       }),
     );
     const latencyThreshold = props.endToEndLatencyAlarm ?? Duration.seconds(30);
-    alarm((scope) =>
+    alarm(this, (scope) =>
       businessMetric(BUSINESS_METRICS.endToEndLatency, Stats.p(99)).with({ period: Duration.minutes(5) }).createAlarm(scope, 'EndToEndLatencyP99', {
         alarmDescription: `Live pushes reach users more than ${latencyThreshold.toSeconds()} s after their event (p99): the pipeline is backed up`,
         threshold: latencyThreshold.toMilliseconds(),

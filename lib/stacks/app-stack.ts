@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { acknowledge } from '../nag.js';
 import type { Construct } from 'constructs';
 import { resourceNameOf } from '../../src/notifications/index.js';
@@ -14,14 +15,22 @@ import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/app/config.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
 
-export interface AppStackProps extends StackProps {
+/** Settings and stateful resources the stateless part is built from. */
+export interface StatelessProps {
   config: NotificationsConfig;
   tables: InboxTables;
   cursorSecret: Secret;
   /** Present in `cognito` auth mode. */
   userPool?: TenantUserPool;
+  /** The notification types (default: the project catalog). */
+  catalog?: readonly NotificationType[];
+  /** An existing bus to consume from (default: a new bus named by `eventBusName`). */
+  eventBus?: IEventBus;
 }
+
+export interface AppStackProps extends StackProps, StatelessProps {}
 
 /**
  * The stateless stack: functions, queues, the bus, the APIs, schedules and operations. Everything
@@ -39,166 +48,195 @@ export class AppStack extends Stack {
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, props);
-    const { config, tables } = props;
-    const { inbox, readMarks, graph } = tables.tables;
-    const defaults: FunctionDefaults = {
-      logLevel: config.logLevel,
-      logRetention: config.logRetentionDays,
-      removalPolicy: config.removalPolicy,
-      environment: {
-        [ENV.FEED_SHARDS]: String(config.feedShards),
-        [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
-        [ENV.TENANT_CLAIM]: config.tenantClaim,
-      },
-    };
-    // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
-    const corsEnvironment = { [ENV.CORS_ALLOW_ORIGINS]: config.corsAllowOrigins.join(',') };
-    // The cursor key is resolved by CloudFormation at deploy (dynamic reference), so it is in
-    // neither the template nor the source, and handlers read it from env once per container with
-    // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
-    const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
-    // HMAC key of delivery jobs: only the fan-out (signs) and delivery (verifies) functions get it,
-    // so a message another principal puts on a delivery queue is never pushed.
-    const jobSecret = new Secret(this, 'DeliveryJobSecret', {
-      description: 'HMAC key that signs delivery jobs between fan-out and delivery',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    const parts = buildStateless(this, props);
+    this.pipeline = parts.pipeline;
+    this.api = parts.api;
+    if (parts.live) this.live = parts.live;
+    this.scheduling = parts.scheduling;
+    if (parts.authorizer) this.authorizer = parts.authorizer;
+    this.restFunctions = parts.restFunctions;
+    this.operations = parts.operations;
+  }
+}
+
+/** What the stateless part creates (the App stack's and `NotificationInbox`'s public members). */
+export interface StatelessParts {
+  pipeline: NotificationPipeline;
+  api: InboxApi;
+  live?: LiveDelivery;
+  scheduling: Scheduling;
+  authorizer?: HandlerFunction;
+  restFunctions: Record<RestFunction, HandlerFunction>;
+  operations: Operations;
+}
+
+/** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
+export function buildStateless(scope: Construct, props: StatelessProps): StatelessParts {
+  const { config, tables } = props;
+  let authorizer: HandlerFunction | undefined;
+  let live: LiveDelivery | undefined;
+  const { inbox, readMarks, graph } = tables.tables;
+  const defaults: FunctionDefaults = {
+    logLevel: config.logLevel,
+    logRetention: config.logRetentionDays,
+    removalPolicy: config.removalPolicy,
+    environment: {
+      [ENV.FEED_SHARDS]: String(config.feedShards),
+      [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
+      [ENV.TENANT_CLAIM]: config.tenantClaim,
+    },
+  };
+  // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
+  const corsEnvironment = { [ENV.CORS_ALLOW_ORIGINS]: config.corsAllowOrigins.join(',') };
+  // The cursor key is resolved by CloudFormation at deploy (dynamic reference), so it is in
+  // neither the template nor the source, and handlers read it from env once per container with
+  // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
+  const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
+  // HMAC key of delivery jobs: only the fan-out (signs) and delivery (verifies) functions get it,
+  // so a message another principal puts on a delivery queue is never pushed.
+  const jobSecret = new Secret(scope, 'DeliveryJobSecret', {
+    description: 'HMAC key that signs delivery jobs between fan-out and delivery',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+  });
+  acknowledge(jobSecret, 'AwsSolutions-SMG4', 'Rotating the delivery-job key only drops jobs in flight (their recipients catch up over REST); it is rotated by updating the secret and redeploying.');
+  const deliveryJobSecret = jobSecret.secretValue.unsafeUnwrap();
+
+  // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
+  if (config.authMode === 'jwt' || config.liveDelivery) {
+    const jwt =
+      config.authMode === 'jwt'
+        ? config.jwt!
+        : {
+            issuer: props.userPool!.issuer,
+            audience: props.userPool!.client.userPoolClientId,
+            jwksUrl: `${props.userPool!.issuer}/.well-known/jwks.json`,
+          };
+    authorizer = new HandlerFunction(scope, 'Authorizer', {
+      handler: 'authorizer',
+      serviceName: 'authorizer',
+      description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
+      defaults,
+      environment: { [ENV.JWT_ISSUER]: jwt.issuer, [ENV.JWT_AUDIENCE]: jwt.audience, [ENV.JWKS_URL]: jwt.jwksUrl, ...(config.fixedTenant ? { [ENV.FIXED_TENANT]: config.fixedTenant } : {}) },
     });
-    acknowledge(jobSecret, 'AwsSolutions-SMG4', 'Rotating the delivery-job key only drops jobs in flight (their recipients catch up over REST); it is rotated by updating the secret and redeploying.');
-    const deliveryJobSecret = jobSecret.secretValue.unsafeUnwrap();
+  }
 
-    // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
-    if (config.authMode === 'jwt' || config.liveDelivery) {
-      const jwt =
-        config.authMode === 'jwt'
-          ? config.jwt!
-          : {
-              issuer: props.userPool!.issuer,
-              audience: props.userPool!.client.userPoolClientId,
-              jwksUrl: `${props.userPool!.issuer}/.well-known/jwks.json`,
-            };
-      this.authorizer = new HandlerFunction(this, 'Authorizer', {
-        handler: 'authorizer',
-        serviceName: 'authorizer',
-        description: 'Verifies the JWT (issuer, audience, signature from JWKS) and passes tenant and user on',
-        defaults,
-        environment: { [ENV.JWT_ISSUER]: jwt.issuer, [ENV.JWT_AUDIENCE]: jwt.audience, [ENV.JWKS_URL]: jwt.jwksUrl },
-      });
-    }
+  const pipeline = new NotificationPipeline(scope, 'Pipeline', {
+    tables,
+    defaults,
+    eventBusName: config.eventBusName,
+    maxReceiveCount: config.maxReceiveCount,
+    celebrityThreshold: config.celebrityThreshold,
+    deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
+    infoBatchWindowSeconds: config.infoBatchWindowSeconds,
+    deliveryJobSecret,
+    ...(props.catalog ? { catalog: props.catalog } : {}),
+    ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+  });
 
-    this.pipeline = new NotificationPipeline(this, 'Pipeline', {
+  const scheduling = new Scheduling(scope, 'Scheduling', {
+    targets: [...pipeline.types.map((type) => type.intake.queue), pipeline.urgentDelivery.queue],
+    removalPolicy: config.removalPolicy,
+  });
+  for (const type of pipeline.types) scheduling.allowScheduling(type.fanOut);
+
+  const inboxRead = new HandlerFunction(scope, 'InboxRead', {
+    handler: 'rest-read',
+    serviceName: 'inbox-read-api',
+    description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
+    defaults,
+    environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
+  })
+    // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
+    // celebrities; muted types are one BatchGetItem of the preferences item.
+    .readTable(inbox, ['dynamodb:Query'])
+    .readTable(readMarks, ['dynamodb:Query'])
+    .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
+  const inboxWrite = new HandlerFunction(scope, 'InboxWrite', {
+    handler: 'rest-write',
+    serviceName: 'inbox-write-api',
+    description: 'POST read-all, seen-all and one read: moves read marks (one write however many are unread)',
+    defaults,
+    environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
+  })
+    // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
+    // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
+    // the mark, GetItem of the stored time when the condition fails without returning it.
+    .readTable(inbox, ['dynamodb:BatchGetItem'])
+    .readTable(readMarks, ['dynamodb:GetItem'])
+    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
+    .readTable(graph, ['dynamodb:Query']);
+  // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
+  const preferences = new HandlerFunction(scope, 'Preferences', {
+    handler: 'rest-preferences',
+    serviceName: 'preferences-api',
+    description: 'GET and PUT /preferences (time zone, quiet hours, muted types)',
+    defaults,
+    environment: corsEnvironment,
+  })
+    .readTable(graph, ['dynamodb:BatchGetItem'])
+    .writeTable(graph, ['dynamodb:PutItem']);
+  const restFunctions: Record<RestFunction, HandlerFunction> = { inboxRead, inboxWrite, preferences };
+
+  const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: authorizer! };
+  const api = new InboxApi(scope, 'InboxApi', {
+    functions: restFunctions,
+    auth,
+    logRetention: config.logRetentionDays,
+    removalPolicy: config.removalPolicy,
+    corsAllowOrigins: config.corsAllowOrigins,
+  });
+
+  if (config.liveDelivery) {
+    live = new LiveDelivery(scope, 'LiveDelivery', {
       tables,
       defaults,
-      eventBusName: config.eventBusName,
-      maxReceiveCount: config.maxReceiveCount,
-      celebrityThreshold: config.celebrityThreshold,
-      deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
+      authorizer: authorizer!,
+      urgentDelivery: pipeline.urgentDelivery,
+      infoDelivery: pipeline.infoDelivery,
       infoBatchWindowSeconds: config.infoBatchWindowSeconds,
       deliveryJobSecret,
-    });
-
-    this.scheduling = new Scheduling(this, 'Scheduling', {
-      targets: [...this.pipeline.types.map((type) => type.intake.queue), this.pipeline.urgentDelivery.queue],
-      removalPolicy: config.removalPolicy,
-    });
-    for (const type of this.pipeline.types) this.scheduling.allowScheduling(type.fanOut);
-
-    const inboxRead = new HandlerFunction(this, 'InboxRead', {
-      handler: 'rest-read',
-      serviceName: 'inbox-read-api',
-      description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
-      defaults,
-      environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
-    })
-      // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
-      // celebrities; muted types are one BatchGetItem of the preferences item.
-      .readTable(inbox, ['dynamodb:Query'])
-      .readTable(readMarks, ['dynamodb:Query'])
-      .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
-    const inboxWrite = new HandlerFunction(this, 'InboxWrite', {
-      handler: 'rest-write',
-      serviceName: 'inbox-write-api',
-      description: 'POST read-all, seen-all and one read: moves read marks (one write however many are unread)',
-      defaults,
-      environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
-    })
-      // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
-      // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
-      // the mark, GetItem of the stored time when the condition fails without returning it.
-      .readTable(inbox, ['dynamodb:BatchGetItem'])
-      .readTable(readMarks, ['dynamodb:GetItem'])
-      .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
-      .readTable(graph, ['dynamodb:Query']);
-    // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
-    const preferences = new HandlerFunction(this, 'Preferences', {
-      handler: 'rest-preferences',
-      serviceName: 'preferences-api',
-      description: 'GET and PUT /preferences (time zone, quiet hours, muted types)',
-      defaults,
-      environment: corsEnvironment,
-    })
-      .readTable(graph, ['dynamodb:BatchGetItem'])
-      .writeTable(graph, ['dynamodb:PutItem']);
-    this.restFunctions = { inboxRead, inboxWrite, preferences };
-
-    const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: this.authorizer! };
-    this.api = new InboxApi(this, 'InboxApi', {
-      functions: this.restFunctions,
-      auth,
+      deliveryMaxConcurrency: config.deliveryMaxConcurrency,
+      scheduling: scheduling,
       logRetention: config.logRetentionDays,
       removalPolicy: config.removalPolicy,
-      corsAllowOrigins: config.corsAllowOrigins,
     });
-
-    if (config.liveDelivery) {
-      this.live = new LiveDelivery(this, 'LiveDelivery', {
-        tables,
-        defaults,
-        authorizer: this.authorizer!,
-        urgentDelivery: this.pipeline.urgentDelivery,
-        infoDelivery: this.pipeline.infoDelivery,
-        infoBatchWindowSeconds: config.infoBatchWindowSeconds,
-        deliveryJobSecret,
-        deliveryMaxConcurrency: config.deliveryMaxConcurrency,
-        scheduling: this.scheduling,
-        logRetention: config.logRetentionDays,
-        removalPolicy: config.removalPolicy,
-      });
-      // Read-state sync: a read or seen change is pushed to the user's connected devices. It reads
-      // presence (BatchGetItem), then the read state and the counts (the Queries of REST read plus
-      // the muted-types BatchGetItem); a 410 connection is cleaned up as in delivery (GetItem of the
-      // reverse item, presence UpdateItem, BatchWriteItem deletes).
-      inboxWrite
-        .readTable(inbox, ['dynamodb:Query'])
-        .readTable(readMarks, ['dynamodb:Query'])
-        .readTable(graph, ['dynamodb:BatchGetItem'])
-        .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
-        .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-        .postToConnections(this.live.stage);
-      // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
-      const account = this.api.api.node.tryFindChild('Account');
-      if (account) this.live.stage.node.addDependency(account);
-    }
-
-    this.operations = new Operations(this, 'Operations', {
-      restApi: this.api.api,
-      extraDeadLetterQueues: [
-        { name: 'EventBridge rule targets', id: 'RuleTargets', queue: this.pipeline.ruleDeadLetterQueue },
-        { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: this.scheduling.deadLetterQueue },
-      ],
-      alarmTopicArn: config.alarmTopicArn,
-    });
-
-    new CfnOutput(this, 'RestApiUrl', { value: this.api.url, description: 'REST API base URL (…/v1/)' });
-    if (this.live) new CfnOutput(this, 'WebSocketUrl', { value: this.live.url, description: 'WebSocket URL: connect with ?token=<jwt>' });
-    new CfnOutput(this, 'EventBusName', { value: this.pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
-    new CfnOutput(this, 'EventBusArn', { value: this.pipeline.bus.eventBusArn });
-    new CfnOutput(this, 'AuthMode', { value: config.authMode });
-    new CfnOutput(this, 'ScheduleGroupName', { value: this.scheduling.group.scheduleGroupName });
-    for (const type of this.pipeline.types) {
-      new CfnOutput(this, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
-        value: type.intake.queue.queueUrl,
-        description: `Intake queue of ${type.detailType} (the target of its deferred-send schedules)`,
-      });
-    }
+    // Read-state sync: a read or seen change is pushed to the user's connected devices. It reads
+    // presence (BatchGetItem), then the read state and the counts (the Queries of REST read plus
+    // the muted-types BatchGetItem); a 410 connection is cleaned up as in delivery (GetItem of the
+    // reverse item, presence UpdateItem, BatchWriteItem deletes).
+    inboxWrite
+      .readTable(inbox, ['dynamodb:Query'])
+      .readTable(readMarks, ['dynamodb:Query'])
+      .readTable(graph, ['dynamodb:BatchGetItem'])
+      .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
+      .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+      .postToConnections(live.stage);
+    // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
+    const account = api.api.node.tryFindChild('Account');
+    if (account) live.stage.node.addDependency(account);
   }
+
+  const operations = new Operations(scope, 'Operations', {
+    restApi: api.api,
+    extraDeadLetterQueues: [
+      { name: 'EventBridge rule targets', id: 'RuleTargets', queue: pipeline.ruleDeadLetterQueue },
+      { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: scheduling.deadLetterQueue },
+    ],
+    alarmTopicArn: config.alarmTopicArn,
+  });
+
+  new CfnOutput(scope, 'RestApiUrl', { value: api.url, description: 'REST API base URL (…/v1/)' });
+  if (live) new CfnOutput(scope, 'WebSocketUrl', { value: live.url, description: 'WebSocket URL: connect with ?token=<jwt>' });
+  new CfnOutput(scope, 'EventBusName', { value: pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
+  new CfnOutput(scope, 'EventBusArn', { value: pipeline.bus.eventBusArn });
+  new CfnOutput(scope, 'AuthMode', { value: config.authMode });
+  new CfnOutput(scope, 'ScheduleGroupName', { value: scheduling.group.scheduleGroupName });
+  for (const type of pipeline.types) {
+    new CfnOutput(scope, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
+      value: type.intake.queue.queueUrl,
+      description: `Intake queue of ${type.detailType} (the target of its deferred-send schedules)`,
+    });
+  }
+
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations };
 }

@@ -10,6 +10,36 @@ export interface DataStackProps extends StackProps {
   config: NotificationsConfig;
 }
 
+/** What the stateful part creates. */
+export interface StatefulParts {
+  tables: InboxTables;
+  cursorSecret: Secret;
+  userPool?: TenantUserPool;
+}
+
+/** Builds the stateful part into `scope` (a stack, or a construct in a host app's stack). */
+export function buildStateful(scope: Construct, config: NotificationsConfig): StatefulParts {
+  const tables = new InboxTables(scope, 'Tables', { removalPolicy: config.removalPolicy });
+
+  // HMAC key of the pagination cursors, generated at deploy time: never in source or template.
+  const cursorSecret = new Secret(scope, 'CursorSecret', {
+    description: 'HMAC key that signs inbox pagination cursors',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: config.removalPolicy,
+  });
+  acknowledge(
+    cursorSecret,
+    'AwsSolutions-SMG4',
+    'Rotating the cursor HMAC key only invalidates outstanding page cursors; it is rotated by updating the secret and redeploying (README), no rotation Lambda needed.',
+  );
+
+  if (config.authMode !== 'cognito') return { tables, cursorSecret };
+  const userPool = new TenantUserPool(scope, 'Identity', { removalPolicy: config.removalPolicy });
+  new CfnOutput(scope, 'UserPoolId', { value: userPool.userPool.userPoolId, description: 'Cognito user pool (users carry custom:tenant)' });
+  new CfnOutput(scope, 'UserPoolClientId', { value: userPool.client.userPoolClientId, description: 'App client id (the ID token audience)' });
+  return { tables, cursorSecret, userPool };
+}
+
 /**
  * The stateful stack: tables, the cursor-signing key and (in `cognito` mode) the user pool. Kept
  * apart from the stateless stack so the app can be torn down and redeployed without touching data.
@@ -21,25 +51,9 @@ export class DataStack extends Stack {
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
-    const { config } = props;
-    this.tables = new InboxTables(this, 'Tables', { removalPolicy: config.removalPolicy });
-
-    // HMAC key of the pagination cursors, generated at deploy time: never in source or template.
-    this.cursorSecret = new Secret(this, 'CursorSecret', {
-      description: 'HMAC key that signs inbox pagination cursors',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: config.removalPolicy,
-    });
-    acknowledge(
-      this.cursorSecret,
-      'AwsSolutions-SMG4',
-      'Rotating the cursor HMAC key only invalidates outstanding page cursors; it is rotated by updating the secret and redeploying (README), no rotation Lambda needed.',
-    );
-
-    if (config.authMode === 'cognito') {
-      this.userPool = new TenantUserPool(this, 'Identity', { removalPolicy: config.removalPolicy });
-      new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPool.userPoolId, description: 'Cognito user pool (users carry custom:tenant)' });
-      new CfnOutput(this, 'UserPoolClientId', { value: this.userPool.client.userPoolClientId, description: 'App client id (the ID token audience)' });
-    }
+    const parts = buildStateful(this, props.config);
+    this.tables = parts.tables;
+    this.cursorSecret = parts.cursorSecret;
+    if (parts.userPool) this.userPool = parts.userPool;
   }
 }

@@ -4,7 +4,7 @@
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { Unauthorized } from '../core/errors.js';
-import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import { identityFromClaims } from '../core/claims.js';
 import type { UserRef } from '../core/ports/inbox.js';
 
 export interface TokenVerifier {
@@ -16,8 +16,13 @@ export interface JwtVerifierConfig {
   audience: string;
   /** A JWKS URL (remote IdP) or the key set itself (local runtime). */
   jwks: URL | JSONWebKeySet;
-  /** Claim that carries the tenant id (Cognito custom attributes look like `custom:tenant`). */
+  /**
+   * Claim that carries the tenant id: a top-level name (`custom:tenant`, `https://example.com/tenant`)
+   * or a dotted path into nested claims (`org.id`). Ignored when `fixedTenant` is set.
+   */
   tenantClaim: string;
+  /** Single-tenant apps: every verified token belongs to this tenant, whatever its claims. */
+  fixedTenant?: string;
   algorithms?: string[];
 }
 
@@ -34,11 +39,7 @@ export function createJwtVerifier(config: JwtVerifierConfig): TokenVerifier {
       } catch (error) {
         throw new Unauthorized(`invalid token: ${(error as Error).message}`);
       }
-      const tenantId = payload[config.tenantClaim];
-      const userId = payload.sub;
-      if (typeof tenantId !== 'string' || !IDENTIFIER_PATTERN.test(tenantId)) throw new Unauthorized(`token has no valid ${config.tenantClaim} claim`);
-      if (typeof userId !== 'string' || !IDENTIFIER_PATTERN.test(userId)) throw new Unauthorized('token has no valid sub claim');
-      return { tenantId, userId };
+      return identityFromClaims(payload, config);
     },
   };
 }

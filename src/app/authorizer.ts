@@ -12,6 +12,6 @@ export function composeAuthorizer(parts: Pick<Parts, 'logger'>, verifier: TokenV
 
 export function authorizerFunction(env: Env) {
   const config = authorizerConfigFromEnv(env);
-  const verifier = createJwtVerifier({ issuer: config.issuer, audience: config.audience, jwks: new URL(config.jwksUrl), tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM });
+  const verifier = createJwtVerifier({ issuer: config.issuer, audience: config.audience, jwks: new URL(config.jwksUrl), tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM, ...(config.fixedTenant ? { fixedTenant: config.fixedTenant } : {}) });
   return composeAuthorizer({ logger: new Logger({ serviceName: 'authorizer' }) }, verifier);
 }

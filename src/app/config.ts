@@ -36,6 +36,7 @@ const ENV_NAMES = [
   'CURSOR_SECRET',
   'DELIVERY_JOB_SECRET',
   'TENANT_CLAIM',
+  'FIXED_TENANT',
   'CORS_ALLOW_ORIGINS',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
@@ -427,11 +428,19 @@ export interface AuthorizerConfig {
   audience: string;
   jwksUrl: string;
   tenantClaim?: string;
+  /** Single-tenant apps: the tenant of every token. */
+  fixedTenant?: string;
 }
 
 export function authorizerConfigFromEnv(env: Env): AuthorizerConfig {
-  const parsed = parseEnv('authorizer', { JWT_ISSUER: required, JWT_AUDIENCE: required, JWKS_URL: url, TENANT_CLAIM: optionalString }, env);
-  return { issuer: parsed.JWT_ISSUER, audience: parsed.JWT_AUDIENCE, jwksUrl: parsed.JWKS_URL, ...(parsed.TENANT_CLAIM ? { tenantClaim: parsed.TENANT_CLAIM } : {}) };
+  const parsed = parseEnv('authorizer', { JWT_ISSUER: required, JWT_AUDIENCE: required, JWKS_URL: url, TENANT_CLAIM: optionalString, FIXED_TENANT: optionalString }, env);
+  return {
+    issuer: parsed.JWT_ISSUER,
+    audience: parsed.JWT_AUDIENCE,
+    jwksUrl: parsed.JWKS_URL,
+    ...(parsed.TENANT_CLAIM ? { tenantClaim: parsed.TENANT_CLAIM } : {}),
+    ...(parsed.FIXED_TENANT ? { fixedTenant: parsed.FIXED_TENANT } : {}),
+  };
 }
 
 // --- Local runtime (npm start) ----------------------------------------------------------------

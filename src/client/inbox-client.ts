@@ -12,7 +12,7 @@
 import { backoffDelay } from './backoff.js';
 import { InboxStore, DEFAULT_COUNT_CAP } from './inbox-store.js';
 import { LiveConnection, type ConnectionStatus, type LiveConnectionTimings } from './live-connection.js';
-import { createInboxRest, type InboxRest } from './rest.js';
+import { createInboxRest, type InboxRest, type NotificationPreferences, type PreferencesInput, type PreferencesRest } from './rest.js';
 import type { Clock, Counts, FetchLike, Notification, ServerMessage, TimerHandle, TokenSource, WebSocketLike } from './types.js';
 import { systemClock } from './types.js';
 import { idJustBelow, lowestIdAt, timeOfId } from './ulid-time.js';
@@ -99,7 +99,7 @@ function toError(error: unknown): Error {
 
 export class InboxClient {
   private readonly store: InboxStore;
-  private readonly rest: InboxRest & { setToken(token: TokenSource): void };
+  private readonly rest: InboxRest & PreferencesRest & { setToken(token: TokenSource): void };
   private readonly connection: LiveConnection | undefined;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -248,6 +248,16 @@ export class InboxClient {
     const counts = this.store.counts;
     this.store.setCounts({ ...counts, unseen: Math.min(this.store.countsFromHeld().unseen, counts.unread) });
     this.changed();
+  }
+
+  /** The user's delivery preferences (`GET /preferences`). */
+  getPreferences(): Promise<NotificationPreferences> {
+    return this.rest.getPreferences();
+  }
+
+  /** Replaces the user's delivery preferences (`PUT /preferences`); answers the stored document. */
+  savePreferences(input: PreferencesInput): Promise<NotificationPreferences> {
+    return this.rest.putPreferences(input);
   }
 
   /** Marks one notification read. */

@@ -5,6 +5,7 @@
 export { createInboxClient, InboxClient } from './inbox-client.js';
 export type { DigestEvent, InboxClientEvents, InboxClientOptions, InboxState } from './inbox-client.js';
 export { createInboxRest, InboxApiError, resolveToken } from './rest.js';
+export type { NotificationPreferences, PreferencesInput } from './rest.js';
 export type { InboxRest, InboxRestOptions, ListPageRequest } from './rest.js';
 export { InboxStore, DEFAULT_COUNT_CAP } from './inbox-store.js';
 export { LiveConnection } from './live-connection.js';

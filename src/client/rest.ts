@@ -28,6 +28,25 @@ export interface ListPageRequest {
   type?: string;
 }
 
+/** `GET /preferences` (README "Preferences"). */
+export interface NotificationPreferences {
+  timeZone: string;
+  quietHours: { start: string; end: string } | null;
+  mutedTypes: string[];
+  /** Per notification type; a type not listed is delivered live. */
+  liveDelivery: Record<string, boolean>;
+  /** ISO time of the last PUT; null when never saved. */
+  updatedAt: string | null;
+}
+
+/** `PUT /preferences`: a full replacement (`updatedAt` is set by the server). */
+export type PreferencesInput = Omit<NotificationPreferences, 'updatedAt'>;
+
+export interface PreferencesRest {
+  getPreferences(): Promise<NotificationPreferences>;
+  putPreferences(input: PreferencesInput): Promise<NotificationPreferences>;
+}
+
 export interface InboxRest {
   listPage(request?: ListPageRequest): Promise<InboxPage>;
   counts(): Promise<Counts>;
@@ -47,19 +66,19 @@ function defaultFetch(): FetchLike {
   return globalThis.fetch.bind(globalThis) as unknown as FetchLike;
 }
 
-export function createInboxRest(options: InboxRestOptions): InboxRest & { setToken(token: TokenSource): void } {
+export function createInboxRest(options: InboxRestOptions): InboxRest & PreferencesRest & { setToken(token: TokenSource): void } {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetchFn = options.fetch ?? defaultFetch();
   let token = options.token;
 
-  async function call(method: string, path: string, body: Record<string, unknown> = {}): Promise<unknown> {
+  async function call(method: string, path: string, body: unknown = {}): Promise<unknown> {
     // One retry with a fresh token when the server refuses the current one (expired while idle).
     for (let attempt = 0; ; attempt += 1) {
       const jwt = await resolveToken(token, attempt > 0);
       const response = await fetchFn(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${jwt}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-        ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+        headers: { authorization: `Bearer ${jwt}`, ...(method !== 'GET' ? { 'content-type': 'application/json' } : {}) },
+        ...(method !== 'GET' ? { body: JSON.stringify(body) } : {}),
       });
       if (response.status === 401 && attempt === 0 && typeof token !== 'string') continue;
       if (response.status === 204) return undefined;
@@ -98,6 +117,12 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & { setTok
     },
     async markRead(id) {
       await call('POST', `/notifications/${encodeURIComponent(id)}/read`);
+    },
+    async getPreferences() {
+      return (await call('GET', '/preferences')) as NotificationPreferences;
+    },
+    async putPreferences(input) {
+      return (await call('PUT', '/preferences', input)) as NotificationPreferences;
     },
   };
 }

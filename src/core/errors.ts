@@ -18,7 +18,7 @@ export class ValidationError extends Error {
 
 export class InvalidIdentifierError extends ValidationError {
   constructor(kind: string, value: string) {
-    super(`${kind} must match [A-Za-z0-9._@:+=-]{1,128}`, [{ path: kind, message: `invalid ${kind}: ${JSON.stringify(value).slice(0, 64)}` }], 'invalid_identifier');
+    super(`${kind} must be 1 to 256 characters`, [{ path: kind, message: `invalid ${kind}: ${JSON.stringify(value).slice(0, 64)}` }], 'invalid_identifier');
   }
 }
 

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { NotificationType } from './ports/notification-type.js';
 import { prioritySchema, type Priority } from './delivery-job.js';
 import { ValidationError, type ErrorDetail } from './errors.js';
-import { IDENTIFIER_PATTERN } from './keys.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from './keys.js';
 import type { Actor } from './notification.js';
 
 /** Direct recipients per event; larger audiences use `audience.followersOf`. */
@@ -19,7 +19,7 @@ export const MAX_STORED_NESTING = 16;
 /** The actor is copied into every recipient's inbox item and every live push (128 KB), so it stays small. */
 const MAX_ACTOR_BYTES = 4 * 1024;
 
-const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}');
+const identifier = z.string().regex(IDENTIFIER_PATTERN, IDENTIFIER_RULE);
 
 /**
  * The producer's time is only shown (`createdAt`); ids carry the arrival. Before 1970 is refused so

@@ -4,14 +4,48 @@
  * Partition keys start with the tenant as a literal leading segment (`T#<tenant>#...`) so an IAM
  * `dynamodb:LeadingKeys` condition can clamp a role to one tenant.
  */
+import { createHash } from 'node:crypto';
 import { InvalidIdentifierError } from './errors.js';
 
-/** Tenant ids, user ids and actor ids: no `#` (our key separator), bounded length. */
-export const IDENTIFIER_PATTERN = /^[A-Za-z0-9._@:+=-]{1,128}$/;
+/**
+ * Tenant ids, user ids and actor ids: any value an identity provider issues (`auth0|64f1c2`,
+ * `a@b.c`, non-ASCII), 1 to 256 UTF-16 units, well-formed (no lone surrogate, which no JSON claim
+ * round-trips). Keys never hold the raw value: `keySegment` escapes it.
+ */
+export const IDENTIFIER_PATTERN = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF]){1,256}$/;
+export const IDENTIFIER_RULE = 'must be 1 to 256 characters';
 
 export function assertIdentifier(kind: string, value: string): string {
   if (!IDENTIFIER_PATTERN.test(value)) throw new InvalidIdentifierError(kind, value);
   return value;
+}
+
+/** Characters a key segment keeps as they are, so plain ids (`acme`, `user_2abc`) stay readable in keys. */
+const PLAIN_KEY_CHARACTER = /[A-Za-z0-9._@:+=-]/;
+/** Longer escaped segments are hashed, so a partition key stays far under DynamoDB's 2048 bytes. */
+const MAX_ESCAPED_SEGMENT = 256;
+/** Starts every hashed segment; `~` is never plain, so an escaped segment never starts with it. */
+const HASHED_SEGMENT_MARK = '~';
+const UTF8 = new TextEncoder();
+
+/**
+ * An identifier as one segment of a key: plain characters as they are, every other UTF-8 byte as
+ * `%XX` (so `#`, our separator, never appears and two different ids never share a segment); an
+ * escaped form over 256 characters becomes `~` + its SHA-256 (base64url).
+ */
+export function keySegment(kind: string, value: string): string {
+  assertIdentifier(kind, value);
+  let escaped = '';
+  for (const character of value) {
+    if (PLAIN_KEY_CHARACTER.test(character)) escaped += character;
+    else for (const byte of UTF8.encode(character)) escaped += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
+}
+
+/** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
+export function tenantKeyPrefix(tenantId: string): string {
+  return `T#${keySegment('tenantId', tenantId)}`;
 }
 
 export interface TableKey {
@@ -19,11 +53,9 @@ export interface TableKey {
   sk: string;
 }
 
-const tenantPrefix = (tenantId: string) => `T#${assertIdentifier('tenantId', tenantId)}`;
-
 /** `T#<tenant>#U#<user>`: the user's partition in Inbox, ReadMarks and Connections. */
 export function userPartition(tenantId: string, userId: string): string {
-  return `${tenantPrefix(tenantId)}#U#${assertIdentifier('userId', userId)}`;
+  return `${tenantKeyPrefix(tenantId)}#U#${keySegment('userId', userId)}`;
 }
 
 /** Sort key of the item that holds both high-water marks (read and seen). */
@@ -60,7 +92,7 @@ export const keys = {
 
   /** A celebrity's feed shard: `T#<tenant>#F#<actor>#S<n>`. Every feed event is written to each shard. */
   feedShardPartition: (tenantId: string, actorId: string, shard: number): string =>
-    `${tenantPrefix(tenantId)}#F#${assertIdentifier('actorId', actorId)}#S${shard}`,
+    `${tenantKeyPrefix(tenantId)}#F#${keySegment('actorId', actorId)}#S${shard}`,
 
   feedItem: (tenantId: string, actorId: string, shard: number, notificationId: string): TableKey => ({
     pk: keys.feedShardPartition(tenantId, actorId, shard),
@@ -153,10 +185,10 @@ export const keys = {
    * Idempotency table: an event's arrival stamp (the time part of its notification ids), one per
    * (tenant, type, producer event id). The event id is last, so any character in it is unambiguous.
    */
-  arrivalRecordId: (tenantId: string, type: string, eventId: string): string => `${tenantPrefix(tenantId)}#ARRIVAL#${type}#${eventId}`,
+  arrivalRecordId: (tenantId: string, type: string, eventId: string): string => `${tenantKeyPrefix(tenantId)}#ARRIVAL#${type}#${eventId}`,
 
   /** Inbox table: an author's recent inbox-mode posts (`T#<tenant>#P#<author>` / post log id), TTL like the inbox. */
-  postsLogPartition: (tenantId: string, authorId: string): string => `${tenantPrefix(tenantId)}#P#${assertIdentifier('authorId', authorId)}`,
+  postsLogPartition: (tenantId: string, authorId: string): string => `${tenantKeyPrefix(tenantId)}#P#${keySegment('authorId', authorId)}`,
 
   /** Idempotency table: the user's live-push counter of one rate-limit window (TTL). */
   rateWindowId: (tenantId: string, userId: string, windowStartMs: number): string =>
@@ -171,5 +203,5 @@ export const keys = {
    * whole event, TTL. The event id comes last: it is free text, so nothing may follow it.
    */
   traceRecordId: (tenantId: string, userId: string | undefined, stage: string, eventId: string): string =>
-    `${userId === undefined ? `${tenantPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
+    `${userId === undefined ? `${tenantKeyPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
 };

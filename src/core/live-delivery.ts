@@ -31,7 +31,7 @@ export interface CelebrityJobSettings {
   steps: DeliveryStepLedger;
   /** The delivery queues: shard, next-page and put-back jobs go to the queue of their priority. */
   queue: DeliveryJobQueue;
-  /** Connections per page job, and so per invocation (one page job per invocation). */
+  /** Connections per page job, and the most one invocation handles (page jobs run together while they fit). */
   connectionsPerJob?: number;
 }
 
@@ -212,17 +212,26 @@ export class LiveDelivery {
   private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
     const celebrityJobs = this.deps.celebrityJobs;
     if (!celebrityJobs) return this.deliverToAllOnlineFollowers(inputs, mode, report);
-    // One page job per invocation keeps an invocation at CONNECTIONS_PER_JOB; the others go back on the queue.
-    let pageJobRun = false;
+    // An invocation handles at most CONNECTIONS_PER_JOB connections: page jobs run one after another
+    // while their pages fit that budget (empty or small shards all run here); a page that would exceed
+    // it goes back on the queue unread-through (its Query is the only cost), as do the jobs after it.
+    const budget = celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB;
+    let handled = 0;
     const putBack: DeliveryInput[] = [];
     for (const input of inputs) {
       const target = input.job.target;
       if (target.kind !== 'onlineFollowers') continue;
       if (target.shard === undefined) await this.splitByShard(celebrityJobs, input, report);
-      else if (pageJobRun) putBack.push(input);
+      else if (putBack.length > 0) putBack.push(input);
       else {
-        pageJobRun = true;
-        await this.deliverSubscriberPage(celebrityJobs, input, target.shard, mode, report);
+        const page = await this.readSubscriberPage(celebrityJobs, input, target.shard, report);
+        if (page === undefined) continue;
+        if (handled > 0 && handled + page.targets.length > budget) {
+          putBack.push(input);
+          continue;
+        }
+        handled += page.targets.length;
+        await this.deliverSubscriberPage(celebrityJobs, input, target.shard, page, mode, report);
       }
     }
     if (putBack.length === 0) return;
@@ -247,18 +256,23 @@ export class LiveDelivery {
    * then the page's connections are pushed through the ledger. A retry re-reads the same page,
    * skips the next-page job already enqueued, and pushes only connections not yet claimed.
    */
-  private async deliverSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, mode: Priority, report: DeliveryReport): Promise<void> {
-    if (job.target.kind !== 'onlineFollowers') return;
+  /** One page of one shard's subscribers (always the job's full page size, so a retry reads the same page); undefined when the read failed (the record is failed). */
+  private async readSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, report: DeliveryReport): Promise<SubscriberPage | undefined> {
+    if (job.target.kind !== 'onlineFollowers') return undefined;
     const target = job.target;
-    const hop = target.hop ?? 0;
-    let page: SubscriberPage;
     try {
-      page = await celebrityJobs.subscribers.onlineSubscriberPage(job.tenantId, target.actorId, shard, target.after, celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB);
+      return await celebrityJobs.subscribers.onlineSubscriberPage(job.tenantId, target.actorId, shard, target.after, celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB);
     } catch (error) {
       this.onError('online subscriber page failed', error, { recordId, actorId: target.actorId, shard });
       report.failedRecordIds.add(recordId);
-      return;
+      return undefined;
     }
+  }
+
+  private async deliverSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, page: SubscriberPage, mode: Priority, report: DeliveryReport): Promise<void> {
+    if (job.target.kind !== 'onlineFollowers') return;
+    const target = job.target;
+    const hop = target.hop ?? 0;
     if (page.next !== undefined) {
       const nextJob: DeliveryJob = { ...job, target: { ...target, shard, after: page.next, hop: hop + 1 } };
       const enqueued = await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, `S${shard}H${hop + 1}`, [nextJob], report);

@@ -37,7 +37,7 @@ export function createAuthorizerHandler(verifier: TokenVerifier, logger: Logger)
         context: { tenantId: user.tenantId, userId: user.userId },
       };
     } catch (error) {
-      logger.info('token refused', { reason: (error as Error).message });
+      logger.warn('token refused', { reason: (error as Error).message });
       // API Gateway answers 401 for exactly this message.
       throw new Error('Unauthorized');
     }

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/keys.js';
 import { defineNotificationType, displayName } from './notification-type.js';
 
 /** Notifies the followee and adds the edge actor -> followee to the graph. */
 export const followCreated = defineNotificationType({
   detailType: 'follow.created',
-  dataSchema: z.object({ followeeId: z.string().regex(IDENTIFIER_PATTERN, 'must match [A-Za-z0-9._@:+=-]{1,128}') }).strict(),
+  dataSchema: z.object({ followeeId: z.string().regex(IDENTIFIER_PATTERN, IDENTIFIER_RULE) }).strict(),
   defaultPriority: 'info',
   audience: 'recipients',
   digestible: true,

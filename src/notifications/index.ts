@@ -9,7 +9,9 @@ import { mentionCreated } from './mention-created.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import { postPublished } from './post-published.js';
 
-export const catalog: readonly NotificationType[] = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted];
+/** The catalog with each type's literal detail type and data (for typed producers). */
+export const catalogTypes = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted] as const;
+export const catalog: readonly NotificationType[] = catalogTypes;
 
 const byDetailType = new Map(catalog.map((type) => [type.detailType, type]));
 

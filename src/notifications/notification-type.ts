@@ -2,7 +2,8 @@
 import type { Actor } from '../core/notification.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 
-export function defineNotificationType<Data>(definition: NotificationType<Data>): NotificationType<Data> {
+/** Keeps the literal `detailType` and the data type, so `publishNotification` can check producers' data. */
+export function defineNotificationType<Data, const DetailType extends string = string>(definition: NotificationType<Data> & { detailType: DetailType }): NotificationType<Data> & { detailType: DetailType } {
   return definition;
 }
 

@@ -63,7 +63,7 @@ describe('The demo page routes of the local runtime', () => {
     const counts = await fetch(`${runtime.endpoints.http}/notifications/counts`, { headers: { authorization: `Bearer ${token}` } });
     expect(counts.status).toBe(200);
 
-    const bad = await fetch(`${runtime.endpoints.http}/dev/token`, { method: 'POST', body: JSON.stringify({ tenantId: 'acme', userId: 'a b' }) });
+    const bad = await fetch(`${runtime.endpoints.http}/dev/token`, { method: 'POST', body: JSON.stringify({ tenantId: 'acme', userId: '' }) });
     expect(bad.status).toBe(400);
   });
 

@@ -200,7 +200,7 @@ describe('When an entry has a bad envelope or bad data', () => {
   it('answers that entry with the field named and writes nothing for it; the valid entry goes through', async () => {
     const valid = aMention({ recipients: ['v-alice'] });
     const badData = aMention({ recipients: ['v-bob'], data: { excerpt: 'no post id' } });
-    const badEnvelope = { ...aMention({ recipients: ['v-bob'] }), tenantId: 'not#valid' };
+    const badEnvelope = { ...aMention({ recipients: ['v-bob'] }), tenantId: 't'.repeat(257) };
     const unknownField = { ...aMention({ recipients: ['v-bob'] }), recipent: ['typo'] };
 
     const answer = await publish(

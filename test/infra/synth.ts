@@ -11,6 +11,7 @@ import type { PolicyViolation } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { buildNotificationsApp, type NotificationsApp } from '../../lib/app.js';
+import { CONTEXT_NAMESPACE } from '../../lib/config.js';
 import type { HandlerFunction } from '../../lib/constructs/handler-function.js';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
@@ -43,9 +44,9 @@ export interface CfnTemplate {
 
 export function synthesize(context: Record<string, unknown>, options: { bundle: boolean }): Synthesized {
   const app = new App({
-    context: { ...cdkJson.context, ...context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    context: { ...cdkJson.context, ...Object.fromEntries(Object.entries(context).map(([key, value]) => [`${CONTEXT_NAMESPACE}${key}`, value])), ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
-  const built = buildNotificationsApp(app, { nag: false });
+  const built = buildNotificationsApp(app);
   const assembly = app.synth();
   const stack = Template.fromStack(built.app);
   const data = Template.fromStack(built.data);

@@ -168,7 +168,8 @@ describe('FanOutService, celebrity tier', () => {
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
     // The arrival stamp, the feed items, then the newest feed id on the profile (one small conditional UpdateItem).
     expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: 1 });
-    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards + 1);
+    // S feed items, the arrival stamp and the feed head: S + 2 WCU.
+    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards + 2);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });
 

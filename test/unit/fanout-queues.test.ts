@@ -21,7 +21,7 @@ function fanOutServiceFromEnv(env: Env, clients: unknown, type: NotificationType
 
 describe('fanOutQueueNeeds', () => {
   it('gives a notifying type both delivery queues (the event may override the priority) and a graph effect the promotion queue', () => {
-    expect(Object.fromEntries(catalog.map((type) => [type.detailType, fanOutQueueNeeds(type)]))).toEqual({
+    const shipped = {
       'mention.created': ['urgent', 'info'],
       'comment.created': ['urgent', 'info'],
       'post.published': ['urgent', 'info'],
@@ -29,7 +29,12 @@ describe('fanOutQueueNeeds', () => {
       'follow.created': ['urgent', 'info', 'promotion'],
       // Notifies nobody; promotes only on a stale tier (count still at or over the threshold).
       'follow.deleted': ['promotion'],
-    });
+    };
+    // The shipped types exactly; a type added by the README recipe follows the same rule.
+    expect(Object.fromEntries(catalog.filter((type) => type.detailType in shipped).map((type) => [type.detailType, fanOutQueueNeeds(type)]))).toEqual(shipped);
+    for (const type of catalog.filter((candidate) => !(candidate.detailType in shipped))) {
+      expect(fanOutQueueNeeds(type)).toEqual([...(type.audience !== 'none' ? ['urgent', 'info'] : []), ...(type.graphEffect ? ['promotion'] : [])]);
+    }
   });
 
   it('fails loudly, naming the type, the queue and the fix, when a type sends to a queue it was not given', async () => {

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { ZodError } from 'zod';
 import { NotFoundError, Unauthorized, ValidationError } from '../../core/errors.js';
+import { claimAt } from '../../core/claims.js';
 import { IDENTIFIER_PATTERN } from '../../core/keys.js';
 import type { UserRef } from '../../core/ports/inbox.js';
 
@@ -23,7 +24,7 @@ export function errorBody(code: string, message: string, details?: unknown) {
 export function identityFrom(event: APIGatewayProxyEvent, tenantClaim: string): UserRef {
   const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const claims = (authorizer?.claims ?? {}) as Record<string, unknown>;
-  const tenantId = authorizer?.tenantId ?? claims[tenantClaim];
+  const tenantId = authorizer?.tenantId ?? claimAt(claims, tenantClaim);
   const userId = authorizer?.userId ?? claims.sub;
   if (typeof tenantId !== 'string' || typeof userId !== 'string' || !IDENTIFIER_PATTERN.test(tenantId) || !IDENTIFIER_PATTERN.test(userId)) {
     throw new Unauthorized('no verified identity on the request');

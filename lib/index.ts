@@ -1,0 +1,8 @@
+/** The construct library entry (`serverless-notifications/cdk`): the construct, the ready-made app, settings. */
+export { NotificationInbox, type NotificationInboxAuth, type NotificationInboxProps, type NotificationInboxSettings } from './notification-inbox.js';
+export { buildNotificationsApp, type BuildOptions, type NotificationsApp } from './app.js';
+export { CONTEXT_NAMESPACE, ConfigurationError, configFromContext, DEFAULTS, type NotificationsConfig } from './config.js';
+export { AppStack } from './stacks/app-stack.js';
+export { DataStack } from './stacks/data-stack.js';
+export { catalog } from '../src/notifications/index.js';
+export type { NotificationType } from '../src/core/ports/notification-type.js';

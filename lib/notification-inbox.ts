@@ -1,0 +1,103 @@
+/**
+ * `NotificationInbox`: the whole notification system as one construct a team adds to its own stack
+ * (tables, cursor key, optional user pool, bus or your bus, pipeline, REST and WebSocket APIs,
+ * schedules, alarms). `buildNotificationsApp` is the ready-made two-stack variant of the same parts.
+ */
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { NotificationType } from '../src/core/ports/notification-type.js';
+import { configFromContext, type JwtSettings, type NotificationsConfig } from './config.js';
+import type { HandlerFunction } from './constructs/handler-function.js';
+import type { InboxApi } from './constructs/inbox-api.js';
+import type { InboxTables } from './constructs/inbox-tables.js';
+import type { LiveDelivery } from './constructs/live-delivery.js';
+import type { NotificationPipeline } from './constructs/notification-pipeline.js';
+import type { Operations } from './constructs/operations.js';
+import type { Scheduling } from './constructs/scheduling.js';
+import type { TenantUserPool } from './constructs/tenant-user-pool.js';
+import type { RestFunction } from '../src/handlers/rest/routes.js';
+import { buildStateful } from './stacks/data-stack.js';
+import { buildStateless } from './stacks/app-stack.js';
+
+/** How callers authenticate: a user pool this construct creates, or your identity provider's JWTs. */
+export type NotificationInboxAuth =
+  | { mode: 'cognito' }
+  | (JwtSettings & {
+      mode: 'jwt';
+      /** Claim name or dotted path of the tenant (default `custom:tenant`), e.g. `org.id` or `https://example.com/tenant`. */
+      tenantClaim?: string;
+      /** Single-tenant apps: every token's tenant. */
+      fixedTenant?: string;
+    });
+
+/** Settings with their documented defaults (README "Settings"); auth, bus, removal and alarms are props of their own. */
+export type NotificationInboxSettings = Partial<
+  Pick<NotificationsConfig, 'eventBusName' | 'celebrityThreshold' | 'feedShards' | 'infoBatchWindowSeconds' | 'ttlDays' | 'maxReceiveCount' | 'logRetentionDays' | 'logLevel' | 'liveDelivery' | 'corsAllowOrigins'>
+>;
+
+export interface NotificationInboxProps {
+  /** Default: `{ mode: 'cognito' }`. */
+  auth?: NotificationInboxAuth;
+  /**
+   * The notification types (default: the package's catalog). Deployed fan-out functions resolve types
+   * from the bundled catalog (`src/notifications`), so a custom list must name types of that catalog.
+   */
+  catalog?: readonly NotificationType[];
+  /** Consume from an existing bus; default a new bus (`settings.eventBusName`) with a 30-day archive. */
+  eventBus?: IEventBus;
+  settings?: NotificationInboxSettings;
+  /** Tables, user pool, cursor key and log groups on deletion (default RETAIN). */
+  removalPolicy?: RemovalPolicy;
+  /** Every alarm notifies this topic. */
+  alarmTopic?: ITopic;
+}
+
+export class NotificationInbox extends Construct {
+  readonly config: NotificationsConfig;
+  readonly tables: InboxTables;
+  readonly cursorSecret: Secret;
+  readonly userPool?: TenantUserPool;
+  readonly pipeline: NotificationPipeline;
+  readonly api: InboxApi;
+  readonly live?: LiveDelivery;
+  readonly scheduling: Scheduling;
+  readonly authorizer?: HandlerFunction;
+  readonly restFunctions: Record<RestFunction, HandlerFunction>;
+  readonly operations: Operations;
+
+  constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
+    super(scope, id);
+    const defaults = configFromContext({ tryGetContext: () => undefined });
+    const auth = props.auth ?? { mode: 'cognito' };
+    this.config = {
+      ...defaults,
+      ...props.settings,
+      authMode: auth.mode,
+      ...(auth.mode === 'jwt' ? { jwt: { issuer: auth.issuer, audience: auth.audience, jwksUrl: auth.jwksUrl } } : {}),
+      ...(auth.mode === 'jwt' && auth.tenantClaim ? { tenantClaim: auth.tenantClaim } : {}),
+      ...(auth.mode === 'jwt' && auth.fixedTenant ? { fixedTenant: auth.fixedTenant } : {}),
+      ...(props.removalPolicy !== undefined ? { removalPolicy: props.removalPolicy } : {}),
+      ...(props.alarmTopic ? { alarmTopicArn: props.alarmTopic.topicArn } : {}),
+    };
+    const stateful = buildStateful(this, this.config);
+    this.tables = stateful.tables;
+    this.cursorSecret = stateful.cursorSecret;
+    if (stateful.userPool) this.userPool = stateful.userPool;
+    const stateless = buildStateless(this, {
+      config: this.config,
+      ...stateful,
+      ...(props.catalog ? { catalog: props.catalog } : {}),
+      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+    });
+    this.pipeline = stateless.pipeline;
+    this.api = stateless.api;
+    if (stateless.live) this.live = stateless.live;
+    this.scheduling = stateless.scheduling;
+    if (stateless.authorizer) this.authorizer = stateless.authorizer;
+    this.restFunctions = stateless.restFunctions;
+    this.operations = stateless.operations;
+  }
+}

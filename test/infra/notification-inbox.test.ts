@@ -1,0 +1,69 @@
+/**
+ * The construct library (issue 16), the cheap half of `npm run test:package`: `NotificationInbox` in
+ * a host app's own stack, with the host's context (`logLevel: 'verbose'`), its own bus and alarm
+ * topic, and non-default settings; and no cdk-nag import anywhere under lib/ but the nag helpers.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { describe, expect, it } from 'vitest';
+import { NotificationInbox } from '../../lib/index.js';
+
+const libDir = join(import.meta.dirname, '..', '..', 'lib');
+const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports: Record<string, string>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+}
+
+describe('NotificationInbox in a host stack', () => {
+  it('synthesizes with the host context, the host bus, an alarm topic and non-default settings', () => {
+    // Prepare
+    const app = new App({ context: { logLevel: 'verbose', 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host');
+    const bus = new EventBus(stack, 'HostBus');
+    const topic = new Topic(stack, 'HostAlarms');
+
+    // Act
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json', tenantClaim: 'org.id' },
+      eventBus: bus,
+      settings: { feedShards: 8, logLevel: 'DEBUG' },
+      removalPolicy: RemovalPolicy.DESTROY,
+      alarmTopic: topic,
+    });
+    const template = Template.fromStack(stack);
+
+    // Assess
+    expect(inbox.pipeline.bus).toBe(bus);
+    expect(inbox.userPool).toBeUndefined();
+    expect(inbox.authorizer).toBeDefined();
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { FEED_SHARDS: '8', TENANT_CLAIM: 'org.id', POWERTOOLS_LOG_LEVEL: 'DEBUG' } } });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: stack.getLogicalId(topic.node.defaultChild as never) }] });
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+  });
+
+  it('reads only notifications:-namespaced context in the ready-made app', async () => {
+    const { configFromContext } = await import('../../lib/config.js');
+    const app = new App({ context: { logLevel: 'verbose', 'notifications:logLevel': 'WARN' } });
+    expect(configFromContext(app.node).logLevel).toBe('WARN');
+  });
+});
+
+describe('the package', () => {
+  it('imports cdk-nag nowhere in the construct library (only bin/app.ts registers it)', () => {
+    const importing = sources(libDir).filter((file) => /from 'cdk-nag/.test(readFileSync(file, 'utf8')));
+    expect(importing).toEqual([]);
+  });
+
+  it('has an exports map to existing files, aws-cdk-lib and constructs as peers, and no local-runtime dependency', () => {
+    for (const target of Object.values(packageJson.exports)) expect(() => readFileSync(join(libDir, '..', target))).not.toThrow();
+    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    for (const devOnly of ['dynalite', 'tsx', 'ws', 'cdk-nag', 'aws-cdk-lib']) expect(packageJson.dependencies[devOnly]).toBeUndefined();
+  });
+});

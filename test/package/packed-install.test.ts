@@ -1,0 +1,92 @@
+/**
+ * The package as a team gets it (issue 16): `npm pack`, the tarball unpacked into a fresh CDK app's
+ * node_modules, an app that adds `NotificationInbox` to its own stack with non-default props and a
+ * context key of its own (`logLevel: 'verbose'`), then `cdk synth` with esbuild bundling; and a
+ * small browser consumer of the `client` entry type-checked against the tarball.
+ * Offline: the other dependencies are this repository's installed ones, linked in (no registry).
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repoRoot = join(import.meta.dirname, '..', '..');
+const PACKAGE = 'serverless-notifications';
+let appDir: string;
+
+beforeAll(async () => {
+  appDir = await mkdtemp(join(tmpdir(), 'notifications-host-app-'));
+  const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', appDir], { cwd: repoRoot });
+  const tarball = join(appDir, stdout.trim().split('\n').pop()!);
+  const installed = join(appDir, 'node_modules', PACKAGE);
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  for (const name of await readdir(join(repoRoot, 'node_modules'))) {
+    if (name === PACKAGE || name === '.bin' || name.startsWith('.')) continue;
+    await symlink(join(repoRoot, 'node_modules', name), join(appDir, 'node_modules', name));
+  }
+  await symlink(join(repoRoot, 'node_modules', '.bin'), join(appDir, 'node_modules', '.bin'));
+  await writeFile(join(appDir, 'package.json'), JSON.stringify({ name: 'host-app', private: true, type: 'module', dependencies: { [PACKAGE]: '*' } }));
+  await writeFile(join(appDir, 'package-lock.json'), JSON.stringify({ name: 'host-app', lockfileVersion: 3, requires: true, packages: {} }));
+  await writeFile(join(appDir, 'cdk.json'), JSON.stringify({ app: 'npx tsx app.ts', context: { logLevel: 'verbose' } }));
+  await writeFile(
+    join(appDir, 'app.ts'),
+    `import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { NotificationInbox } from '${PACKAGE}/cdk';
+
+const app = new App();
+const stack = new Stack(app, 'HostStack');
+const inbox = new NotificationInbox(stack, 'Notifications', {
+  auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host-app', jwksUrl: 'https://id.example.com/.well-known/jwks.json', tenantClaim: 'org.id' },
+  eventBus: new EventBus(stack, 'HostBus'),
+  settings: { feedShards: 8, infoBatchWindowSeconds: 10, logLevel: 'DEBUG' },
+  removalPolicy: RemovalPolicy.DESTROY,
+  alarmTopic: new Topic(stack, 'HostAlarms'),
+});
+if (!inbox.api.url) throw new Error('no REST API');
+app.synth();
+`,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  if (appDir) await rm(appDir, { recursive: true, force: true });
+});
+
+describe('the packed package in a fresh CDK app', () => {
+  it('leaves out the lock file and the local runtime, and synthesizes NotificationInbox with bundled functions', async () => {
+    // Act
+    await run(join(appDir, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', 'cdk.out'], { cwd: appDir, env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' }, maxBuffer: 64 * 1024 * 1024 });
+    const template = JSON.parse(await readFile(join(appDir, 'cdk.out', 'HostStack.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    const installed = await readdir(join(appDir, 'node_modules', PACKAGE));
+    const assets = (await readdir(join(appDir, 'cdk.out'))).filter((name) => name.startsWith('asset.'));
+
+    // Assess
+    expect(installed).not.toContain('package-lock.json');
+    expect(await readdir(join(appDir, 'node_modules', PACKAGE, 'src'))).not.toContain('local');
+    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(5);
+    expect(assets.length).toBeGreaterThan(0);
+    // The host's bus is used: no bus of our own.
+    expect(Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Events::EventBus')).toHaveLength(1);
+  });
+
+  it('type-checks a consumer of the client entry', async () => {
+    // Prepare
+    await writeFile(
+      join(appDir, 'consumer.ts'),
+      `import { createInboxClient } from '${PACKAGE}/client';
+export const client: ReturnType<typeof createInboxClient> = createInboxClient({ httpUrl: 'https://api.example.com/v1', wsUrl: 'wss://ws.example.com/live', token: async () => 'token' });
+`,
+    );
+    await writeFile(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['consumer.ts'] }));
+
+    // Act + Assess: tsc exits non-zero on any error.
+    await run(join(appDir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: appDir });
+  });
+});
