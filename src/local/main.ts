@@ -1,7 +1,7 @@
 /** `npm start`: runs the whole system locally, prints the endpoints and writes .local/endpoints.json. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startLocalRuntime } from './runtime.js';
-import { DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS } from './pipeline.js';
+import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
 import { localSettingsFromEnv } from './settings.js';
 
 const settings = localSettingsFromEnv();
@@ -24,7 +24,7 @@ process.stdout.write(
 
 // Graceful stop: running batches finish (at most one function timeout, a batch's own limit) before
 // the queues close; what is still running then is redelivered after a restart (at-least-once).
-const drainCapMs = settings.functionTimeoutMs ?? DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
+const drainCapMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

@@ -6,6 +6,7 @@
  * through dynalite.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
 import { composeFanOut } from '../app/fan-out.js';
 import type { Parts } from '../app/parts.js';
 import { composePromotion } from '../app/promotion.js';
@@ -39,17 +40,16 @@ export interface LocalPipelineQueueOptions {
   queueDir?: string;
 }
 
-/** Local function timeout; the queues' visibility timeout is VISIBILITY_FACTOR times it, as the CDK app derives it on AWS. */
-export const DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS = 5_000;
+/** The queues' visibility timeout is VISIBILITY_FACTOR times the local function timeout, as the CDK app derives it on AWS. */
 export const VISIBILITY_FACTOR = 6;
-export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = VISIBILITY_FACTOR * DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
+export const DEFAULT_LOCAL_VISIBILITY_TIMEOUT_MS = VISIBILITY_FACTOR * LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
 export const DEFAULT_LOCAL_MAX_RECEIVE_COUNT = 5;
 
 /** Every queue of the pipeline (each with its DLQ), before any consumer: the configs need their URLs. */
 export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): LocalPipelineQueues {
   const { settings, logger } = options;
   const registry = new LocalQueueRegistry();
-  const functionTimeoutMs = settings.functionTimeoutMs ?? DEFAULT_LOCAL_FUNCTION_TIMEOUT_MS;
+  const functionTimeoutMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
   const visibilityTimeoutMs = settings.queueVisibilityTimeoutMs ?? VISIBILITY_FACTOR * functionTimeoutMs;
   const maxReceiveCount = settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT;
   const onError = (error: unknown) => logger.error('local consumer invocation failed', { error: error as Error });

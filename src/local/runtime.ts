@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { composeAuthorizer } from '../app/authorizer.js';
+import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
 import { composeInboxRead } from '../app/inbox-read.js';
 import { composeInboxWrite } from '../app/inbox-write.js';
 import { createParts, documentClient } from '../app/parts.js';
@@ -57,6 +58,17 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** Waits for the promises to settle, or `capMs`, whichever comes first. */
+async function settledWithin(promises: readonly Promise<unknown>[], capMs: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const capped = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, capMs);
+  });
+  await Promise.race([Promise.allSettled(promises), capped]);
+  clearTimeout(timer);
+}
+
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.closeAllConnections();
@@ -75,7 +87,13 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
-  const httpServer = createServer(createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error })));
+  const listener = createRequestListener(() => routes, (error) => logger.error('local http error', { error: error as Error }));
+  // Requests still being handled when the runtime closes: close() waits for them (they use DynamoDB).
+  const requestsInFlight = new Set<Promise<void>>();
+  const httpServer = createServer((req, res) => {
+    const handling: Promise<void> = listener(req, res).finally(() => requestsInFlight.delete(handling));
+    requestsInFlight.add(handling);
+  });
   const http = `http://${settings.host}:${await listen(httpServer, settings.port, settings.host)}`;
   const gateway = await startLocalGateway({ host: settings.host, port: settings.wsPort, authorizer, logger });
   const endpoints: LocalEndpoints = { http, ws: gateway.endpoint, events: http, eventBusName: EVENT_BUS_NAME };
@@ -138,11 +156,15 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     queues,
     live,
     scheduler,
+    /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
+      const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
+      await queues.registry.drainAll(capMs);
       await scheduler.close();
       await live.close();
       closeLocalPipelineQueues(queues);
       await close(httpServer);
+      await settledWithin([...requestsInFlight], capMs);
       parts.destroyClients();
       await dynamo.close();
     },
