@@ -59,3 +59,12 @@ export const serverMessageSchema = z.discriminatedUnion('type', [
   pongMessageSchema,
   errorMessageSchema,
 ]);
+
+/** `GET /preferences` and the answer of `PUT /preferences` (core/preferences.ts `Preferences`). */
+export const preferencesSchema = z.object({
+  timeZone: z.string(),
+  quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),
+  mutedTypes: z.array(z.string()),
+  liveDelivery: z.record(z.string(), z.boolean()),
+  updatedAt: z.string().nullable(),
+});
