@@ -4,7 +4,7 @@
  * WebSocket message, real payloads validate, and the wire-schemas.ts types equal the wire.ts types.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as z from 'zod';
 import { eventsJsonSchema, websocketJsonSchema } from '../../src/contract/json-schemas.js';
