@@ -27,7 +27,7 @@ const identifier = z.string().regex(IDENTIFIER_PATTERN, IDENTIFIER_RULE);
  */
 const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
 
-const eventEnvelopeSchema = z
+export const eventEnvelopeSchema = z
   .object({
     id: z.string().min(1).max(256),
     tenantId: identifier,

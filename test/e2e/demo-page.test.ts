@@ -1,6 +1,6 @@
 /**
  * The demo page's dev-only routes on the local runtime: the page and its bundle are served, a dev
- * token works on the REST API, and the sample event of every catalog type is accepted by PutEvents.
+ * token works on the REST API, the sample event of every catalog type is accepted by PutEvents, and the contract files are served.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -76,5 +76,15 @@ describe('The demo page routes of the local runtime', () => {
 
     expect(published.status).toBe(200);
     expect(published.body.Entries.map((entry) => entry.ErrorMessage)).toEqual(samples.map(() => undefined));
+  });
+
+  it('serve the contract files generated from the zod schemas', async () => {
+    const openapi = await fetch(`${runtime.endpoints.http}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(((await openapi.json()) as { paths: Record<string, unknown> }).paths).toHaveProperty(['/notifications']);
+    const events = (await (await fetch(`${runtime.endpoints.http}/schemas/events.json`)).json()) as { $defs: Record<string, unknown> };
+    expect(Object.keys(events.$defs).sort()).toEqual(catalog.map((type) => type.detailType).sort());
+    const websocket = (await (await fetch(`${runtime.endpoints.http}/schemas/websocket.json`)).json()) as { $defs: Record<string, unknown> };
+    expect(websocket.$defs).toHaveProperty(['server.notification']);
   });
 });

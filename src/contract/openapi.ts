@@ -1,0 +1,83 @@
+/**
+ * The OpenAPI 3.1 document of the REST API, generated at run time from the zod schemas the handlers
+ * validate with (handlers/rest/schemas.ts, core/preferences.ts) and the wire.ts response schemas
+ * (wire-schemas.ts), for every route of handlers/rest/routes.ts, so it cannot drift from the code.
+ */
+import type * as z from 'zod';
+import { preferencesInputSchema } from '../core/preferences.js';
+import { restRoutes, type RestRoute } from '../handlers/rest/routes.js';
+import { inboxQuerySchema, markAllBodySchema, markOneReadPathSchema } from '../handlers/rest/schemas.js';
+import { catalog } from '../notifications/index.js';
+import { jsonSchemaOf, type JsonSchema } from './json-schemas.js';
+import { countsSchema, errorBodySchema, notificationPageSchema, preferencesSchema, readAllAnswerSchema, seenAllAnswerSchema } from './wire-schemas.js';
+
+interface Operation {
+  summary: string;
+  query?: z.ZodObject;
+  path?: z.ZodObject;
+  body?: z.ZodType;
+  /** Component name of the 200 answer; none = 204 No Content. */
+  answer?: string;
+}
+
+/** What each route of routes.ts takes and answers, keyed `METHOD resource`. */
+const operations: Record<string, Operation> = {
+  'GET /notifications': { summary: 'A page of the inbox, newest first (or everything newer than `since`)', query: inboxQuerySchema, answer: 'NotificationPage' },
+  'GET /notifications/counts': { summary: 'Unread and unseen counts (capped at 99)', answer: 'Counts' },
+  'POST /notifications/read-all': { summary: 'Mark everything (up to `upTo`) read', body: markAllBodySchema, answer: 'ReadAllAnswer' },
+  'POST /notifications/seen-all': { summary: 'Mark everything (up to `upTo`) seen', body: markAllBodySchema, answer: 'SeenAllAnswer' },
+  'POST /notifications/{id}/read': { summary: 'Mark one notification read', path: markOneReadPathSchema },
+  'GET /preferences': { summary: "The user's delivery preferences", answer: 'Preferences' },
+  'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.map((type) => type.detailType)), answer: 'Preferences' },
+};
+
+function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined): JsonSchema[] {
+  if (!schema) return [];
+  const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+const errorAnswer = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+
+function operationOf(route: RestRoute): JsonSchema {
+  const key = `${route.method} ${route.resource}`;
+  const operation = operations[key];
+  if (!operation) throw new Error(`no OpenAPI operation for REST route ${key}`);
+  const success = operation.answer
+    ? { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.answer}` } } } } }
+    : { '204': { description: 'No Content' } };
+  return {
+    operationId: `${route.method.toLowerCase()}${route.resource.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_match, letter: string) => letter.toUpperCase())}`,
+    summary: operation.summary,
+    security: [{ bearer: [] }],
+    parameters: [...parameters('path', operation.path), ...parameters('query', operation.query)],
+    ...(operation.body ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } } } } : {}),
+    responses: { ...success, '400': errorAnswer, '401': errorAnswer, ...(operation.path ? { '404': errorAnswer } : {}), ...(route.resource === '/preferences' && route.method === 'GET' ? { '409': errorAnswer } : {}) },
+  };
+}
+
+export function openApiDocument(): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of restRoutes) (paths[route.resource] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Notifications REST API', version: '1', description: 'Generated from the zod schemas of the server (src/contract/openapi.ts).' },
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: {
+        NotificationPage: jsonSchemaOf(notificationPageSchema),
+        Counts: jsonSchemaOf(countsSchema),
+        ReadAllAnswer: jsonSchemaOf(readAllAnswerSchema),
+        SeenAllAnswer: jsonSchemaOf(seenAllAnswerSchema),
+        Preferences: jsonSchemaOf(preferencesSchema),
+        ErrorBody: jsonSchemaOf(errorBodySchema),
+      },
+    },
+  };
+}

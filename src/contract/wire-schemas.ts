@@ -1,0 +1,70 @@
+/**
+ * zod schemas of the wire.ts response shapes, for the generated contract files (openapi.ts,
+ * json-schemas.ts). Server-only: the browser SDK imports wire.ts, never this module (it would pull
+ * zod into its bundle). test/unit/contract-files.test.ts checks each inferred type equals its wire.ts type.
+ */
+import * as z from 'zod';
+
+export const actorSchema = z.object({ id: z.string(), name: z.string().optional() }).catchall(z.unknown());
+
+export const notificationSchema = z.object({
+  id: z.string().describe('ULID: sorting ids sorts by arrival'),
+  type: z.string(),
+  createdAt: z.string(),
+  read: z.boolean(),
+  seen: z.boolean(),
+  actor: actorSchema,
+  title: z.string(),
+  body: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const notificationPageSchema = z.object({ items: z.array(notificationSchema), nextCursor: z.string().nullable() });
+
+export const countsSchema = z.object({ unread: z.number().int(), unseen: z.number().int(), capped: z.boolean() });
+
+export const readAllAnswerSchema = z.object({ readAt: z.string() });
+
+export const seenAllAnswerSchema = z.object({ seenAt: z.string() });
+
+/** The REST error body (handlers/rest/http.ts errorBody). */
+export const errorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+
+export const notificationMessageSchema = z.object({ type: z.literal('notification'), notification: notificationSchema });
+
+export const notificationRefMessageSchema = z.object({ type: z.literal('notification_ref'), id: z.string(), notificationType: z.string(), createdAt: z.string() });
+
+export const digestMessageSchema = z.object({ type: z.literal('digest'), count: z.number().int(), ids: z.array(z.string()), notifications: z.array(notificationSchema) });
+
+export const readStateMessageSchema = z.object({
+  type: z.literal('read_state'),
+  readAt: z.string().nullable(),
+  seenAt: z.string().nullable(),
+  unread: z.number().int(),
+  unseen: z.number().int(),
+  capped: z.boolean().optional(),
+});
+
+export const pongMessageSchema = z.object({ type: z.literal('pong') });
+
+export const errorMessageSchema = z.object({ type: z.literal('error'), code: z.string(), message: z.string() });
+
+export const serverMessageSchema = z.discriminatedUnion('type', [
+  notificationMessageSchema,
+  notificationRefMessageSchema,
+  digestMessageSchema,
+  readStateMessageSchema,
+  pongMessageSchema,
+  errorMessageSchema,
+]);
+
+/** `GET /preferences` and the answer of `PUT /preferences` (core/preferences.ts `Preferences`). */
+export const preferencesSchema = z.object({
+  timeZone: z.string(),
+  quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),
+  mutedTypes: z.array(z.string()),
+  liveDelivery: z.record(z.string(), z.boolean()),
+  updatedAt: z.string().nullable(),
+});

@@ -1,0 +1,27 @@
+/**
+ * The contract files on the local runtime (loopback callers only, like the dev routes):
+ * `GET /openapi.json` (REST), `GET /schemas/events.json` (producer events), `GET /schemas/websocket.json`.
+ * Generated from the zod schemas once, on first request.
+ */
+import { eventsJsonSchema, websocketJsonSchema } from '../contract/json-schemas.js';
+import { openApiDocument } from '../contract/openapi.js';
+import { isLoopbackCaller, type LocalRoute } from './http/router.js';
+
+const documents: Record<string, () => unknown> = {
+  '/openapi.json': openApiDocument,
+  '/schemas/events.json': () => eventsJsonSchema(),
+  '/schemas/websocket.json': websocketJsonSchema,
+};
+
+export function createContractFilesRoute(): LocalRoute {
+  const generated = new Map<string, string>();
+  return {
+    async handle(request) {
+      const build = documents[request.url.pathname];
+      if (request.method !== 'GET' || !build || !isLoopbackCaller(request)) return undefined;
+      const body = generated.get(request.url.pathname) ?? JSON.stringify(build(), null, 2);
+      generated.set(request.url.pathname, body);
+      return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body };
+    },
+  };
+}
