@@ -8,7 +8,7 @@ import type { NotificationEvent } from './events.js';
 import { allShards } from './feed-shards.js';
 import { notificationId } from './ids.js';
 import type { StoredNotification } from './notification.js';
-import type { LoggedPost } from './ports/follow-graph.js';
+import type { LoggedPost } from './ports/fan-out.js';
 import type { InboxItemToWrite } from './ports/inbox.js';
 
 /** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */

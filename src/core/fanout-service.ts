@@ -12,7 +12,8 @@ import type { GraphEffect, NotificationType } from './ports/notification-type.js
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from './delivery-job.js';
 import type { DeliveryJobQueue } from './ports/queues.js';
 import type { NotificationEvent } from './events.js';
-import type { AccountProfile, ArrivalLedger, FollowGraph, RecentPostsLog } from './ports/follow-graph.js';
+import type { ArrivalLedger, RecentPostsLog } from './ports/fan-out.js';
+import type { AccountProfile, FollowGraph } from './ports/follow-graph.js';
 import type { PromotionJobQueue } from './ports/queues.js';
 import {
   expiresAtOf,

@@ -16,7 +16,7 @@ import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aComment, aFollow, aMention, aPost, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil, type PollOptions } from '../support/poll-until.js';
-import { eventsClientOf, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { eventsClientOf, pipelineDrained, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
 const CELEBRITY_THRESHOLD = 3;
@@ -58,11 +58,6 @@ async function publish(...entries: Array<[string, EventEnvelope]>): Promise<void
     const output = await events.send(new PutEventsCommand({ Entries: entries.slice(i, i + 10).map(([type, detail]) => putEntry(type, detail)) }));
     if ((output.FailedEntryCount ?? 0) !== 0) throw new Error(`PutEvents refused entries: ${JSON.stringify(output.Entries)}`);
   }
-}
-
-async function drained(): Promise<void> {
-  const { urgent, info, promotion, intake } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, ...Object.values(intake)].every((queue) => queue.peek().length === 0), poll, 'pipeline drained');
 }
 
 async function connect(userId: string): Promise<TestSocket> {
@@ -112,7 +107,7 @@ describe('read-all and arrival order', () => {
         }),
       );
     }
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Assess
     const unreadPerTrial = await Promise.all(trials.map(async (userId) => (await countsOf(userId)).unread));
@@ -149,15 +144,15 @@ describe('follows and posts by arrival', () => {
     // Prepare: an ordinary account (1 follower) and a celebrity (3 followers, promoted)
     await publish(['follow.created', aFollow('fa-early', 'fa-plain')]);
     await publish(...['fa-c1', 'fa-c2', 'fa-c3'].map((follower) => ['follow.created', aFollow(follower, 'fa-star')] as [string, EventEnvelope]));
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Act: posts, then (within the same second) new follows, then posts again
     await publish(['post.published', aPost('fa-plain')], ['post.published', aPost('fa-star')]);
-    await drained();
+    await pipelineDrained(runtime, poll);
     await publish(['follow.created', aFollow('fa-late', 'fa-plain')], ['follow.created', aFollow('fa-late', 'fa-star')]);
-    await drained();
+    await pipelineDrained(runtime, poll);
     await publish(['post.published', aPost('fa-plain', { data: { postId: 'second', title: 'plain again' } })], ['post.published', aPost('fa-star', { data: { postId: 'second', title: 'star again' } })]);
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Assess
     expect((await listOf('fa-late')).map((item) => item.body).sort()).toEqual(['plain again', 'star again']);
@@ -171,11 +166,11 @@ describe('follows and posts by arrival', () => {
     const followers = ['x-f1', 'x-f2', 'x-f3'];
     const groups = Array.from({ length: 6 }, (_, g) => accounts.slice(g * 10, g * 10 + 10));
     await Promise.all(groups.map((group) => publish(...group.flatMap((account) => followers.map((follower) => ['follow.created', aFollow(follower, account)] as [string, EventEnvelope])))));
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Act: one post per account
     await publish(...accounts.map((account) => ['post.published', aPost(account)] as [string, EventEnvelope]));
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Assess
     for (const follower of followers) {
@@ -197,7 +192,7 @@ describe('catch-up returns every late arrival (since = the newest id seen before
 
     // Act
     intake.setConsumerEnabled(true);
-    await drained();
+    await pipelineDrained(runtime, poll);
 
     // Assess
     const caughtUp = await listOf('late-retry', `&since=${seen!.id}`);
@@ -223,11 +218,11 @@ describe('catch-up returns every late arrival (since = the newest id seen before
     const [dead] = deadLetters.receive(1);
     intake.send(dead!.body);
     deadLetters.delete(dead!.receiptHandle!);
-    await drained();
+    await pipelineDrained(runtime, poll);
     const caughtUp = await listOf('late-dlq', `&since=${seen!.id}`);
     await publish(['mention.created', mention]);
     await publish(['mention.created', mention]);
-    await drained();
+    await pipelineDrained(runtime, poll);
     await sleep(300);
 
     // Assess

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
-import type { LoggedPost } from '../../src/core/ports/follow-graph.js';
+import type { LoggedPost } from '../../src/core/ports/fan-out.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { T0 } from '../support/fixtures.js';
 

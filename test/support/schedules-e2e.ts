@@ -19,10 +19,10 @@ export async function publish(events: EventBridgeClient, detailType: string, ...
   if ((output.FailedEntryCount ?? 0) !== 0) throw new Error(`PutEvents refused entries: ${JSON.stringify(output.Entries)}`);
 }
 
-/** Every pipeline queue is empty: each message was consumed to the end. */
-export async function pipelineDrained(runtime: LocalRuntime): Promise<void> {
-  const { urgent, info, intake } = runtime.queues;
-  await pollUntil(() => [urgent, info, ...Object.values(intake)].every((queue) => queue.peek().length === 0), PIPELINE_POLL, 'pipeline queues empty');
+/** Every pipeline queue (intake, delivery, promotion) is empty: each message was consumed to the end. */
+export async function pipelineDrained(runtime: LocalRuntime, poll: PollOptions = PIPELINE_POLL): Promise<void> {
+  const { urgent, info, promotion, intake } = runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, ...Object.values(intake)].every((queue) => queue.peek().length === 0), poll, 'pipeline queues empty');
 }
 
 export async function inboxOf(runtime: LocalRuntime, user: UserRef): Promise<Notification[]> {

@@ -12,16 +12,14 @@ import type { DeliveryJob } from '../../src/core/delivery-job.js';
 import type { NotificationEvent } from '../../src/core/events.js';
 import type {
   AccountProfile,
-  ArrivalKey,
   FollowEdge,
   FollowedCelebrityEntry,
   FollowersPage,
   FollowGraph,
   FollowOutcome,
-  LoggedPost,
-  RecentPostsLog,
   TierChange,
 } from '../../src/core/ports/follow-graph.js';
+import type { ArrivalKey, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
 import { FanOutService, postVisibleToFollow, type FanOutSettings } from '../../src/core/fanout-service.js';
 import { idLowerBoundAt } from '../../src/core/ids.js';
 import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';

@@ -6,7 +6,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ArrivalKey, ArrivalLedger } from '../../core/ports/follow-graph.js';
+import type { ArrivalKey, ArrivalLedger } from '../../core/ports/fan-out.js';
 import { keys } from '../../core/keys.js';
 
 export class DynamoArrivalLedger implements ArrivalLedger {

@@ -4,7 +4,7 @@
  * copies the ones the post's follower listing missed into the new follower's inbox.
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LoggedPost, RecentPostsLog } from '../../core/ports/follow-graph.js';
+import type { LoggedPost, RecentPostsLog } from '../../core/ports/fan-out.js';
 import { postsLogRecipient } from '../../core/fanout-plan.js';
 import { idLowerBoundAt, notificationId } from '../../core/ids.js';
 import { keys } from '../../core/keys.js';

@@ -1,5 +1,4 @@
-/** Ports of the write side (fan-out and the follow graph, the arrival clock, the posts log); `src/adapters/dynamo/` implements them. */
-import type { Priority, RenderedNotification } from '../delivery-job.js';
+/** Port of the follow graph (fan-out's write side, promotion); `src/adapters/dynamo/` implements it. */
 import type { Tier, TierChange } from '../tier.js';
 
 export type { TierChange } from '../tier.js';
@@ -15,40 +14,6 @@ export interface AccountProfile {
 export interface FollowOutcome extends AccountProfile {
   /** The first followedAt of the edge (a repeated follow keeps it). */
   followedAt: string;
-}
-
-/** Identifies one event across retries, duplicate publishes and replays. */
-export interface ArrivalKey {
-  tenantId: string;
-  type: string;
-  eventId: string;
-}
-
-/** Port: the arrival clock, one record per event (conditional put). */
-export interface ArrivalLedger {
-  /**
-   * The event's arrival stamp: `candidateMs` when this is the first time the event is stamped (or
-   * its record expired), otherwise the stamp recorded first. `expiresAtSeconds` is the record's TTL.
-   */
-  stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number>;
-}
-
-/** A post fanned out in the ordinary tier, as the per-author log keeps it for late follows. */
-export interface LoggedPost {
-  eventId: string;
-  type: string;
-  priority: Priority;
-  arrivalMs: number;
-  notification: RenderedNotification;
-  expiresAt: number;
-}
-
-/** Port: the author's recent inbox-mode posts (TTL), read by a follow to backfill what it raced. */
-export interface RecentPostsLog {
-  /** One put per post (idempotent: the key is derived from the post's arrival and event). */
-  recordPost(tenantId: string, authorId: string, post: LoggedPost): Promise<void>;
-  /** The author's logged posts that arrived at or after `fromMs`, unexpired, oldest first. */
-  listPostsFrom(tenantId: string, authorId: string, fromMs: number, nowMs: number): Promise<LoggedPost[]>;
 }
 
 export interface FollowEdge {

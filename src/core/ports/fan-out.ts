@@ -1,0 +1,36 @@
+/** Ports of fan-out's own records: the arrival clock and the per-author posts log; `src/adapters/dynamo/` implements them. */
+import type { Priority, RenderedNotification } from '../delivery-job.js';
+
+/** Identifies one event across retries, duplicate publishes and replays. */
+export interface ArrivalKey {
+  tenantId: string;
+  type: string;
+  eventId: string;
+}
+
+/** Port: the arrival clock, one record per event (conditional put). */
+export interface ArrivalLedger {
+  /**
+   * The event's arrival stamp: `candidateMs` when this is the first time the event is stamped (or
+   * its record expired), otherwise the stamp recorded first. `expiresAtSeconds` is the record's TTL.
+   */
+  stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number>;
+}
+
+/** A post fanned out in the ordinary tier, as the per-author log keeps it for late follows. */
+export interface LoggedPost {
+  eventId: string;
+  type: string;
+  priority: Priority;
+  arrivalMs: number;
+  notification: RenderedNotification;
+  expiresAt: number;
+}
+
+/** Port: the author's recent inbox-mode posts (TTL), read by a follow to backfill what it raced. */
+export interface RecentPostsLog {
+  /** One put per post (idempotent: the key is derived from the post's arrival and event). */
+  recordPost(tenantId: string, authorId: string, post: LoggedPost): Promise<void>;
+  /** The author's logged posts that arrived at or after `fromMs`, unexpired, oldest first. */
+  listPostsFrom(tenantId: string, authorId: string, fromMs: number, nowMs: number): Promise<LoggedPost[]>;
+}
