@@ -3,11 +3,22 @@
  * bench (`bench/suites/bundle-size.ts`) both read these settings, so the bench measures what ships.
  * No aws-cdk-lib import here, so the bench stays light.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The nearest folder above `start` with a package.json: the repository when this file runs from
+ * `lib/`, the installed package when it runs built from `dist/lib/` (the handler sources ship in `src/`).
+ */
+export function packageRootOf(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+export const PROJECT_ROOT = packageRootOf(dirname(fileURLToPath(import.meta.url)));
 export const HANDLERS_DIR = join(PROJECT_ROOT, 'src', 'handlers');
 export const LOCK_FILE = join(PROJECT_ROOT, 'package-lock.json');
 

@@ -3,7 +3,8 @@
  * None of this exists on AWS: the CDK app never serves it.
  *
  * - `GET /`, `GET /demo/app.js`, `GET /demo/styles.css`: the page; `app.js` is bundled from
- *   `src/local/demo/app.ts` (which uses `src/client/`) with esbuild on first request, so nothing
+ *   `src/local/demo/app.ts` (which imports `serverless-notifications/client` as users do; tsconfig.json
+ *   `paths` resolves it to that entry's source) with esbuild on first request, so nothing
  *   generated is committed and a runtime that never serves the page never pays for the build.
  * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
  *   like `npm run token`. Answered only to loopback callers that name a loopback host (no DNS
@@ -36,6 +37,8 @@ export interface DemoPageOptions {
 }
 
 const DEMO_DIR = fileURLToPath(new URL('./demo/', import.meta.url));
+/** Its `paths` map the package's entry names to their sources (test/unit/package-exports.test.ts keeps them in step with `exports`). */
+const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 
 const tokenRequestSchema = z
   .object({ tenantId: z.string().regex(IDENTIFIER_PATTERN), userId: z.string().regex(IDENTIFIER_PATTERN), ttlSeconds: z.number().int().min(5).max(3600).optional() })
@@ -54,6 +57,7 @@ async function bundleApp(): Promise<string> {
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [`${DEMO_DIR}app.ts`],
+    tsconfig: TSCONFIG,
     bundle: true,
     write: false,
     format: 'esm',

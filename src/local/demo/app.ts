@@ -3,7 +3,7 @@
  * (`src/client/`); the page only renders its state and calls its actions. Dev-only helpers:
  * `POST /dev/token` for tokens and `GET /dev/catalog` for the types and sample events.
  */
-import { createInboxClient, type InboxClient, type InboxState, type Notification, type TokenSource } from '../../client/index.js';
+import { createInboxClient, type InboxClient, type InboxState, type Notification, type TokenSource } from 'serverless-notifications/client';
 
 interface DemoConfig {
   ws: string;
