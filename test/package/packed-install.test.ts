@@ -1,8 +1,10 @@
 /**
  * The package as a team gets it (issue 16): `npm pack`, the tarball unpacked into a fresh CDK app's
  * node_modules, an app that adds `NotificationInbox` to its own stack with non-default props and a
- * context key of its own (`logLevel: 'verbose'`), then `cdk synth` with esbuild bundling; and a
- * small browser consumer of the `client` entry type-checked against the tarball.
+ * context key of its own (`logLevel: 'verbose'`), then `cdk synth` with esbuild bundling from the
+ * built construct library (dist/, built by `prepack`); the `client` and `client/react` entries
+ * imported and run from the tarball; and a small browser consumer (a .tsx with the hooks and the bell)
+ * type-checked against the installed declarations.
  * Offline: the other dependencies are this repository's installed ones, linked in (no registry).
  */
 import { execFile } from 'node:child_process';
@@ -68,7 +70,9 @@ describe('the packed package in a fresh CDK app', () => {
 
     // Assess
     expect(installed).not.toContain('package-lock.json');
+    expect(installed).toContain('dist');
     expect(await readdir(join(appDir, 'node_modules', PACKAGE, 'src'))).not.toContain('local');
+    expect(await readdir(join(appDir, 'node_modules', PACKAGE, 'dist', 'src'))).not.toContain('local');
     const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(5);
     expect(assets.length).toBeGreaterThan(0);
@@ -76,7 +80,41 @@ describe('the packed package in a fresh CDK app', () => {
     expect(Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Events::EventBus')).toHaveLength(1);
   });
 
-  it('type-checks a consumer of the client entry', async () => {
+  it('runs the built client and React entries from the tarball', async () => {
+    // Prepare: a REST-only client over a stub fetch, rendered on the server with the bell.
+    await writeFile(
+      join(appDir, 'run-client.mjs'),
+      `import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
+import { createInboxClient } from '${PACKAGE}/client';
+import { InboxProvider, NotificationBell, useCounts } from '${PACKAGE}/client/react';
+
+const answers = { '/v1/notifications': { items: [], nextCursor: null }, '/v1/notifications/counts': { unread: 99, unseen: 99, capped: true } };
+const fetch = async (url) => {
+  const body = answers[new URL(url).pathname];
+  return { status: 200, ok: true, json: async () => body, text: async () => JSON.stringify(body) };
+};
+const client = createInboxClient({ httpUrl: 'https://api.example.com/v1', wsUrl: 'wss://ws.example.com', token: 't', fetch, live: false });
+await client.start();
+function Unread() {
+  return createElement('b', null, String(useCounts().unread));
+}
+const html = renderToString(createElement(InboxProvider, { client }, createElement(NotificationBell), createElement(Unread)));
+process.stdout.write(JSON.stringify({ html, resolved: ['client', 'client/react', 'cdk'].map((entry) => import.meta.resolve('${PACKAGE}/' + entry)) }));
+`,
+    );
+
+    // Act
+    const { stdout } = await run(process.execPath, ['run-client.mjs'], { cwd: appDir });
+    const result = JSON.parse(stdout) as { html: string; resolved: string[] };
+
+    // Assess
+    expect(result.html).toContain('aria-label="Notifications, 99+ new"');
+    expect(result.html).toContain('<b>99</b>');
+    expect(result.resolved.map((url) => url.slice(url.indexOf(`/${PACKAGE}/`) + PACKAGE.length + 2))).toEqual(['dist/src/client/index.js', 'dist/src/client/react.js', 'dist/lib/index.js']);
+  });
+
+  it('type-checks a consumer of the client and React entries against the built declarations', async () => {
     // Prepare
     await writeFile(
       join(appDir, 'consumer.ts'),
@@ -84,9 +122,45 @@ describe('the packed package in a fresh CDK app', () => {
 export const client: ReturnType<typeof createInboxClient> = createInboxClient({ httpUrl: 'https://api.example.com/v1', wsUrl: 'wss://ws.example.com/live', token: async () => 'token' });
 `,
     );
-    await writeFile(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['consumer.ts'] }));
+    await writeFile(
+      join(appDir, 'inbox-widget.tsx'),
+      `import type { Notification, PreferencesInput } from '${PACKAGE}/client';
+import { InboxProvider, NotificationBell, NotificationFeed, useCounts, useInbox, usePreferences } from '${PACKAGE}/client/react';
+import { client } from './consumer.js';
 
-    // Act + Assess: tsc exits non-zero on any error.
+function Header() {
+  const { unread, capped } = useCounts();
+  const inbox = useInbox();
+  const preferences = usePreferences();
+  const first: Notification | undefined = inbox.notifications[0];
+  const muteAll = (types: string[]) => preferences.preferences && preferences.save({ ...preferences.preferences, mutedTypes: types } satisfies PreferencesInput);
+  // @ts-expect-error markRead takes a notification id (a string): the declarations are real types, not any.
+  void inbox.markRead(42);
+  return <h1 onClick={() => muteAll([])}>{capped ? unread + '+' : unread} {first?.title} <NotificationBell onOpen={() => inbox.markAllRead()} /></h1>;
+}
+
+export function App() {
+  return (
+    <InboxProvider client={client}>
+      <Header />
+      <NotificationFeed renderItem={(item) => <em>{item.title}</em>} />
+    </InboxProvider>
+  );
+}
+`,
+    );
+    await writeFile(
+      join(appDir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', jsx: 'react-jsx', strict: true, noEmit: true, skipLibCheck: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['consumer.ts', 'inbox-widget.tsx'] }),
+    );
+
+    // Act: tsc exits non-zero on any error.
+    const { stdout } = await run(join(appDir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json', '--listFilesOnly'], { cwd: appDir });
     await run(join(appDir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: appDir });
+
+    // Assess: the package's types come from dist's declarations, not its .ts sources.
+    const packageFiles = stdout.split('\n').filter((file) => file.includes(`/node_modules/${PACKAGE}/`));
+    expect(packageFiles.some((file) => file.endsWith('/dist/src/client/react.d.ts'))).toBe(true);
+    expect(packageFiles.filter((file) => !file.endsWith('.d.ts'))).toEqual([]);
   });
 });
