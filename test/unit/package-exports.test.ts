@@ -13,6 +13,8 @@ const root = join(import.meta.dirname, '..', '..');
 interface PackageJson {
   name: string;
   exports: Record<string, string | { types: string; import: string }>;
+  types: string;
+  typesVersions: Record<'*', Record<string, string[]>>;
   scripts: Record<string, string>;
   files: string[];
   peerDependencies: Record<string, string>;
@@ -44,6 +46,12 @@ describe('package entry points', () => {
       expect(existsSync(join(root, sourceOf(target.import))), subpath).toBe(true);
       expect(buildFiles, subpath).toContain(sourceOf(target.import));
     }
+  });
+
+  it('give TypeScript projects on the older `node` resolution the same declarations (typesVersions)', () => {
+    const declarations = Object.fromEntries(entries.filter(([subpath]) => subpath !== '.').map(([subpath, target]) => [subpath.slice(2), [target.types]]));
+    expect(pkg.typesVersions['*']).toEqual(declarations);
+    expect(pkg.types).toBe((pkg.exports['.'] as { types: string }).types);
   });
 
   it('map the package names the repository imports to the same sources as the exports', () => {
