@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { NotificationInbox } from '../../lib/index.js';
 
 const libDir = join(import.meta.dirname, '..', '..', 'lib');
-const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports: Record<string, string>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports: Record<string, string | { import: string }>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
@@ -62,8 +62,11 @@ describe('the package', () => {
   });
 
   it('has an exports map to existing files, aws-cdk-lib and constructs as peers, and no local-runtime dependency', () => {
-    for (const target of Object.values(packageJson.exports)) expect(() => readFileSync(join(libDir, '..', target))).not.toThrow();
-    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    // A built entry (`./dist/<path>.js`, made by `npm pack`) exists as its source `<path>.ts` before the build.
+    const sourceOf = (target: string | { import: string }) => (typeof target === 'string' ? target : target.import.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts'));
+    for (const target of Object.values(packageJson.exports)) expect(() => readFileSync(join(libDir, '..', sourceOf(target)))).not.toThrow();
+    // react: the optional peer of the `client/react` entry.
+    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs', 'react']);
     for (const devOnly of ['dynalite', 'tsx', 'ws', 'cdk-nag', 'aws-cdk-lib']) expect(packageJson.dependencies[devOnly]).toBeUndefined();
   });
 });
