@@ -86,6 +86,11 @@ export function badgeText(count: number, capped: boolean): string {
   return capped ? `${count}+` : String(count);
 }
 
+/** The bell's text: the unseen count, with "+" only when it reached the cap (`capped` is said of unread, which unseen never exceeds). */
+export function unseenBadgeText(counts: Counts): string {
+  return badgeText(counts.unseen, counts.capped && counts.unseen >= counts.unread);
+}
+
 export interface NotificationBellProps {
   client?: InboxClient;
   /** Called on click (the badge is cleared with `markAllSeen`), e.g. to open the feed. */
@@ -103,7 +108,7 @@ function logError(error: unknown): void {
 export function NotificationBell({ client, onOpen, onError = logError, className }: NotificationBellProps): ReactNode {
   const inbox = useInboxClient(client);
   const counts = useCounts(inbox);
-  const label = counts.unseen > 0 ? `Notifications, ${badgeText(counts.unseen, counts.capped)} new` : 'Notifications';
+  const label = counts.unseen > 0 ? `Notifications, ${unseenBadgeText(counts)} new` : 'Notifications';
   const open = () => {
     onOpen?.();
     if (counts.unseen > 0) inbox.markAllSeen().catch(onError);
@@ -112,7 +117,7 @@ export function NotificationBell({ client, onOpen, onError = logError, className
     'button',
     { type: 'button', className: className ?? 'sn-bell', 'aria-label': label, onClick: open },
     '\u{1F514}',
-    counts.unseen > 0 ? createElement('span', { className: 'sn-bell-badge', 'aria-hidden': true }, badgeText(counts.unseen, counts.capped)) : null,
+    counts.unseen > 0 ? createElement('span', { className: 'sn-bell-badge', 'aria-hidden': true }, unseenBadgeText(counts)) : null,
   );
 }
 

@@ -7,7 +7,7 @@ import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { createInboxClient, type NotificationPreferences, type PreferencesInput } from '../../src/client/index.js';
-import { InboxProvider, NotificationBell, NotificationFeed, badgeText, countsStore, inboxStateStore, preferencesStore, storesOf, useCounts, useInbox, usePreferences } from '../../src/client/react.js';
+import { InboxProvider, NotificationBell, NotificationFeed, badgeText, countsStore, unseenBadgeText, inboxStateStore, preferencesStore, storesOf, useCounts, useInbox, usePreferences } from '../../src/client/react.js';
 import { FakeClock, FakeInboxServer, aClientNotification } from '../support/client-fakes.js';
 import { SECOND, T0 } from '../support/fixtures.js';
 
@@ -179,5 +179,7 @@ describe('React hooks and components (server render)', () => {
   it('write a capped count with a plus', () => {
     expect(badgeText(99, true)).toBe('99+');
     expect(badgeText(4, false)).toBe('4');
+    expect(unseenBadgeText({ unread: 99, unseen: 99, capped: true })).toBe('99+');
+    expect(unseenBadgeText({ unread: 99, unseen: 5, capped: true })).toBe('5');
   });
 });
