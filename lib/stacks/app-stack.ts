@@ -225,6 +225,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     restApi: api.api,
     extraDeadLetterQueues: [
       { name: 'EventBridge rule targets', id: 'RuleTargets', queue: pipeline.ruleDeadLetterQueue },
+      { name: 'the intake queues of every notification type', id: 'Intake', queue: pipeline.intakeDeadLetterQueue },
       { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: scheduling.deadLetterQueue },
     ],
     alarmTopicArn: config.alarmTopicArn,
