@@ -33,7 +33,10 @@ export function catalogProblems(types: readonly NotificationType[]): string[] {
   types.forEach((type: Partial<NotificationType> | undefined, index) => {
     const detailType = type?.detailType;
     const label = typeof detailType === 'string' ? detailType : `#${index}`;
-    if (typeof type !== 'object' || type === null) return void problems.push(`type #${index} is not an object (use defineNotificationType)`);
+    if (typeof type !== 'object' || type === null) {
+      problems.push(`type #${index} is not an object (use defineNotificationType)`);
+      return;
+    }
     if (typeof detailType !== 'string' || detailType.length > MAX_DETAIL_TYPE_LENGTH || !DETAIL_TYPE_PATTERN.test(detailType)) {
       problems.push(`type ${label}: detailType ${JSON.stringify(detailType)} must be lowercase words joined by '.', '-' or '_' (e.g. 'invoice.paid'), at most ${MAX_DETAIL_TYPE_LENGTH} characters`);
     } else {
