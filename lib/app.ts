@@ -4,6 +4,7 @@
  * call this, so the tests assert exactly what `cdk deploy` deploys.
  */
 import { Tags, Validations, type App, type IPolicyValidationPlugin } from 'aws-cdk-lib';
+import { resolveCatalog } from './catalog.js';
 import { configFromContext, type NotificationsConfig } from './config.js';
 import { AppStack } from './stacks/app-stack.js';
 import { DataStack } from './stacks/data-stack.js';
@@ -23,10 +24,13 @@ export interface BuildOptions {
   validationPlugins?: IPolicyValidationPlugin[];
   /** The notification types (default: the project catalog, `src/notifications/index.ts`). */
   catalog?: readonly NotificationType[];
+  /** The module that exports `catalog`, bundled in place of the package's (`NotificationInbox` `catalogEntry`). */
+  catalogEntry?: string;
 }
 
 export function buildNotificationsApp(app: App, options: BuildOptions = {}): NotificationsApp {
   const config = configFromContext(app.node);
+  resolveCatalog(options.catalog, options.catalogEntry);
   const data = new DataStack(app, `${config.stackPrefix}Data`, {
     config,
     description: 'Serverless notifications: tables, cursor key, user pool (stateful)',
@@ -37,6 +41,7 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
     ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(options.catalogEntry ? { catalogEntry: options.catalogEntry } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',
   });
   stateless.addStackDependency(data);

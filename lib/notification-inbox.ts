@@ -9,6 +9,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { NotificationType } from '../src/core/ports/notification-type.js';
+import { resolveCatalog } from './catalog.js';
 import { configFromContext, type JwtSettings, type NotificationsConfig } from './config.js';
 import type { HandlerFunction } from './constructs/handler-function.js';
 import type { InboxApi } from './constructs/inbox-api.js';
@@ -42,10 +43,17 @@ export interface NotificationInboxProps {
   /** Default: `{ mode: 'cognito' }`. */
   auth?: NotificationInboxAuth;
   /**
-   * The notification types (default: the package's catalog). Deployed fan-out functions resolve types
-   * from the bundled catalog (`src/notifications`), so a custom list must name types of that catalog.
+   * The notification types the construct builds a rule, intake queue and fan-out function for
+   * (default: the package's catalog). Types of your own need `catalogEntry` too.
    */
   catalog?: readonly NotificationType[];
+  /**
+   * Absolute path of your catalog module (`.ts`/`.js`) that exports `catalog` (the same list as
+   * `catalog`): every function that reads the catalog (fan-out, REST read/write/preferences,
+   * delivery, WebSocket, promotion) bundles it in place of the package's. Write types against
+   * `serverless-notifications/catalog`; reuse the package's from `serverless-notifications/catalog/built-in`.
+   */
+  catalogEntry?: string;
   /** Consume from an existing bus; default a new bus (`settings.eventBusName`) with a 30-day archive. */
   eventBus?: IEventBus;
   settings?: NotificationInboxSettings;
@@ -70,6 +78,8 @@ export class NotificationInbox extends Construct {
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
+    // Before any resource, so a bad catalog fails fast with all its problems.
+    resolveCatalog(props.catalog, props.catalogEntry);
     const defaults = configFromContext({ tryGetContext: () => undefined });
     const auth = props.auth ?? { mode: 'cognito' };
     this.config = {
@@ -90,6 +100,7 @@ export class NotificationInbox extends Construct {
       config: this.config,
       ...stateful,
       ...(props.catalog ? { catalog: props.catalog } : {}),
+      ...(props.catalogEntry ? { catalogEntry: props.catalogEntry } : {}),
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
     });
     this.pipeline = stateless.pipeline;

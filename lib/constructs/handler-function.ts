@@ -10,6 +10,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type Construct } from 'constructs';
 import { HANDLERS_DIR, LOCK_FILE, PROJECT_ROOT, bundleSettings } from '../bundling.js';
+import { catalogAlias } from '../catalog.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import type { SpecTable } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
@@ -22,6 +23,8 @@ export interface FunctionDefaults {
   removalPolicy: RemovalPolicy;
   /** Environment every function gets (FEED_SHARDS, INBOX_TTL_DAYS, TENANT_CLAIM, ...). */
   environment: Record<string, string>;
+  /** The team's catalog module, bundled in place of the package's (`NotificationInbox` `catalogEntry`). */
+  catalogEntry?: string;
 }
 
 export interface HandlerFunctionProps {
@@ -90,6 +93,8 @@ export class HandlerFunction extends NodejsFunction {
         mainFields: [...bundleSettings.mainFields],
         banner: bundleSettings.banner,
         externalModules: [...bundleSettings.externals],
+        // Every function that reads the catalog imports it as `#notifications-catalog`; a bundle that does not ignores the alias.
+        ...(props.defaults.catalogEntry ? { esbuildArgs: { '--alias': catalogAlias(props.defaults.catalogEntry) } } : {}),
       },
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,

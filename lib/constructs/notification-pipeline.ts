@@ -31,8 +31,9 @@ export interface NotificationPipelineProps {
 
 /**
  * Types placed in the stack itself; later types go into nested stacks of `TYPES_PER_NESTED_STACK`
- * each, so a large catalog stays under CloudFormation's 500 resources per stack (a type is 14:
- * rule, queue + DLQ and their policies, function, role, policy, log group, mapping, 4 alarms).
+ * each, so a large catalog stays under CloudFormation's 500 resources per stack (a type is 10:
+ * rule, intake queue and its policy, function, role, policy, log group, mapping, 2 alarms; the
+ * intake DLQ is shared).
  * Placement follows catalog order: append new types at the end, or existing ones move (replaced).
  */
 export const INLINE_TYPES = 20;
@@ -106,6 +107,11 @@ export class NotificationPipeline extends Construct {
   readonly promotion: { queue: QueueWithDlq; worker: HandlerFunction };
   /** Events EventBridge could not deliver to an intake queue (policy or quota errors). */
   readonly ruleDeadLetterQueue: Queue;
+  /**
+   * The dead-letter queue of every type's intake queue: one queue and one alarm instead of one per
+   * type (a redrive returns each event to its own type's intake queue).
+   */
+  readonly intakeDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: NotificationPipelineProps) {
     super(scope, id);
@@ -129,6 +135,12 @@ export class NotificationPipeline extends Construct {
       retentionPeriod: Duration.days(14),
     });
     acknowledge(this.ruleDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: EventBridge rule targets send events here when they cannot reach their intake queue.');
+    this.intakeDeadLetterQueue = new Queue(this, 'IntakeDlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(this.intakeDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: the intake queues of every notification type move events here after their last receive.');
 
     this.urgentDelivery = new QueueWithDlq(this, 'UrgentDelivery', {
       consumerTimeout: props.deliveryConsumerTimeout,
@@ -202,6 +214,7 @@ export class NotificationPipeline extends Construct {
         maxReceiveCount: props.maxReceiveCount,
         maxMessageAge: Duration.minutes(5),
         purpose: `${type.detailType} events`,
+        sharedDeadLetterQueue: this.intakeDeadLetterQueue,
       });
       const rule = new Rule(scope, `Rule${name}`, {
         eventBus: this.bus,

@@ -5,6 +5,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  MathExpression,
   Metric,
   Stats,
   TextWidget,
@@ -44,7 +45,7 @@ export interface OperationsProps {
  * Alarms and a dashboard for everything in the stack. Queues and functions are DISCOVERED in the
  * stack (every QueueWithDlq and HandlerFunction), so a new one cannot be forgotten: create this
  * construct last. Alarms: each DLQ's depth >= 1, each queue's oldest message older than its
- * `maxMessageAge`, each function's errors and throttles.
+ * `maxMessageAge`, each function's errors and throttles (one metric-math alarm per function).
  */
 export class Operations extends Construct {
   readonly alarms: Alarm[] = [];
@@ -72,7 +73,7 @@ export class Operations extends Construct {
     };
 
     const deadLetterQueues = [
-      ...queues.map((source) => ({ name: source.purpose, id: idFrom(source), queue: source.deadLetterQueue })),
+      ...queues.filter((source) => !source.sharesDeadLetterQueue).map((source) => ({ name: source.purpose, id: idFrom(source), queue: source.deadLetterQueue })),
       ...(props.extraDeadLetterQueues ?? []),
     ];
     deadLetterQueues.forEach(({ name, id: queueId, queue }) => {
@@ -97,19 +98,16 @@ export class Operations extends Construct {
         }),
       );
     });
+    // One alarm per function on errors + throttles (metric math): each function keeps its own alarm, at half the resources.
     functions.forEach((fn) => {
       alarm(fn, (scope) =>
-        fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Errors`, {
-          alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations failed`,
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
-      alarm(fn, (scope) =>
-        fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }).createAlarm(scope, `${idFrom(fn)}Throttles`, {
-          alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations throttled`,
+        new MathExpression({
+          expression: 'FILL(errors, 0) + FILL(throttles, 0)',
+          usingMetrics: { errors: fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }), throttles: fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM }) },
+          period: Duration.minutes(5),
+          label: `${fn.node.id} errors + throttles`,
+        }).createAlarm(scope, `${idFrom(fn)}ErrorsOrThrottles`, {
+          alarmDescription: `${fn.handlerName} (${fn.node.id}) invocations failed or were throttled (the Errors and Throttles metrics say which)`,
           threshold: 1,
           evaluationPeriods: 1,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -11,6 +11,11 @@ export interface QueueWithDlqProps {
   maxMessageAge: Duration;
   /** What the queue carries, for the dashboard and alarm descriptions. */
   purpose: string;
+  /**
+   * A dead-letter queue shared with other queues (its owner alarms on it); default one of its own.
+   * A redrive (StartMessageMoveTask) still returns each message to the queue it came from.
+   */
+  sharedDeadLetterQueue?: Queue;
 }
 
 /**
@@ -29,6 +34,8 @@ export class QueueWithDlq extends Construct {
   readonly purpose: string;
   /** Receives before a message moves to the DLQ. */
   readonly maxReceiveCount: number;
+  /** Whether `deadLetterQueue` is another construct's (alarmed there), not this queue's own. */
+  readonly sharesDeadLetterQueue: boolean;
 
   constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
     super(scope, id);
@@ -36,11 +43,14 @@ export class QueueWithDlq extends Construct {
     this.maxMessageAge = props.maxMessageAge;
     this.purpose = props.purpose;
     this.maxReceiveCount = props.maxReceiveCount;
-    this.deadLetterQueue = new Queue(this, 'Dlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.sharesDeadLetterQueue = props.sharedDeadLetterQueue !== undefined;
+    this.deadLetterQueue =
+      props.sharedDeadLetterQueue ??
+      new Queue(this, 'Dlq', {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { acknowledge } from '../nag.js';
+import { resolveCatalog } from '../catalog.js';
 import type { Construct } from 'constructs';
 import { resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationsConfig } from '../config.js';
@@ -26,6 +27,8 @@ export interface StatelessProps {
   userPool?: TenantUserPool;
   /** The notification types (default: the project catalog). */
   catalog?: readonly NotificationType[];
+  /** The module exporting `catalog`, bundled into the functions in place of the package's catalog. */
+  catalogEntry?: string;
   /** An existing bus to consume from (default: a new bus named by `eventBusName`). */
   eventBus?: IEventBus;
 }
@@ -73,6 +76,7 @@ export interface StatelessParts {
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
 export function buildStateless(scope: Construct, props: StatelessProps): StatelessParts {
   const { config, tables } = props;
+  const catalog = resolveCatalog(props.catalog, props.catalogEntry);
   let authorizer: HandlerFunction | undefined;
   let live: LiveDelivery | undefined;
   const { inbox, readMarks, graph } = tables.tables;
@@ -85,6 +89,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
       [ENV.TENANT_CLAIM]: config.tenantClaim,
     },
+    ...(catalog.entry ? { catalogEntry: catalog.entry } : {}),
   };
   // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
   const corsEnvironment = { [ENV.CORS_ALLOW_ORIGINS]: config.corsAllowOrigins.join(',') };
@@ -129,7 +134,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     deliveryConsumerTimeout: DELIVERY_CONSUMER_TIMEOUT,
     infoBatchWindowSeconds: config.infoBatchWindowSeconds,
     deliveryJobSecret,
-    ...(props.catalog ? { catalog: props.catalog } : {}),
+    catalog: catalog.types,
     ...(props.eventBus ? { eventBus: props.eventBus } : {}),
   });
 
@@ -220,6 +225,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     restApi: api.api,
     extraDeadLetterQueues: [
       { name: 'EventBridge rule targets', id: 'RuleTargets', queue: pipeline.ruleDeadLetterQueue },
+      { name: 'the intake queues of every notification type', id: 'Intake', queue: pipeline.intakeDeadLetterQueue },
       { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: scheduling.deadLetterQueue },
     ],
     alarmTopicArn: config.alarmTopicArn,

@@ -19,7 +19,7 @@ import type { DeliveryJobQueue } from '../core/ports/queues.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { SendAtDeferral } from '../core/send-at.js';
 import { createFanOutHandler } from '../handlers/fanout-handler.js';
-import { findNotificationType } from '../notifications/index.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';

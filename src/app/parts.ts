@@ -12,7 +12,7 @@ import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { CachedPreferencesReader } from '../core/preferences-cache.js';
-import { findNotificationType } from '../notifications/index.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import type { ConnectionsConfig, PreferencesCacheConfig } from './config.js';
 
 /** Static credentials (the local runtime's; Lambda uses its role). */

@@ -2,7 +2,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { catalog } from '../notifications/index.js';
+import { catalog } from '../notifications/deployed.js';
 import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
 

@@ -9,6 +9,9 @@ import { mentionCreated } from './mention-created.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import { postPublished } from './post-published.js';
 
+/** The package's types, for a team catalog that keeps some (`serverless-notifications/catalog/built-in`). */
+export { commentCreated, followCreated, followDeleted, mentionCreated, postPublished };
+
 /** The catalog with each type's literal detail type and data (for typed producers). */
 export const catalogTypes = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted] as const;
 export const catalog: readonly NotificationType[] = catalogTypes;

@@ -11,6 +11,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { NotificationInbox } from '../../lib/index.js';
+import { catalog as teamCatalog } from './fixtures/team-catalog.js';
 
 const libDir = join(import.meta.dirname, '..', '..', 'lib');
 const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports: Record<string, string | { import: string }>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
@@ -20,7 +21,7 @@ function sources(dir: string): string[] {
 }
 
 describe('NotificationInbox in a host stack', () => {
-  it('synthesizes with the host context, the host bus, an alarm topic and non-default settings', () => {
+  it('synthesizes with the host context, the host bus, an alarm topic, non-default settings and a catalog of its own', { timeout: 120_000 }, () => {
     // Prepare
     const app = new App({ context: { logLevel: 'verbose', 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Host');
@@ -34,6 +35,9 @@ describe('NotificationInbox in a host stack', () => {
       settings: { feedShards: 8, logLevel: 'DEBUG' },
       removalPolicy: RemovalPolicy.DESTROY,
       alarmTopic: topic,
+      // The team's own catalog (test/infra/custom-catalog.test.ts checks what the functions bundle).
+      catalog: teamCatalog,
+      catalogEntry: join(import.meta.dirname, 'fixtures', 'team-catalog.ts'),
     });
     const template = Template.fromStack(stack);
 
@@ -46,6 +50,10 @@ describe('NotificationInbox in a host stack', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { FEED_SHARDS: '8', TENANT_CLAIM: 'org.id', POWERTOOLS_LOG_LEVEL: 'DEBUG' } } });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: stack.getLogicalId(topic.node.defaultChild as never) }] });
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+    expect(inbox.pipeline.types.map((type) => type.detailType)).toEqual(['invoice.paid', 'follow.created', 'follow.deleted']);
+    template.resourceCountIs('AWS::Events::Rule', 3);
+    template.hasResourceProperties('AWS::Events::Rule', { EventPattern: { 'detail-type': ['invoice.paid'] } });
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { NOTIFICATION_TYPE: 'invoice.paid' } } });
   });
 
   it('reads only notifications:-namespaced context in the ready-made app', async () => {

@@ -432,7 +432,11 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
   describe('Operations', () => {
     it('alarms on every DLQ depth, every queue\'s oldest message, and every function\'s errors and throttles', () => {
-      const alarms = resourcesOfType(app, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!);
+      // A metric-math alarm (a function's errors + throttles) watches each of its metrics as a MetricStat.
+      const alarms = resourcesOfType(app, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) => [
+        alarm.Properties!,
+        ...((alarm.Properties!.Metrics ?? []) as { MetricStat?: { Metric: Record<string, unknown> } }[]).flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : [])),
+      ]);
       const dimensionOf = (alarm: Record<string, unknown>) => JSON.stringify(alarm.Dimensions);
       const dlqs = deadLetterQueueIds(synth);
       for (const [id] of resourcesOfType(app, 'AWS::SQS::Queue')) {

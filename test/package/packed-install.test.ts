@@ -114,6 +114,65 @@ process.stdout.write(JSON.stringify({ html, resolved: ['client', 'client/react',
     expect(result.resolved.map((url) => url.slice(url.indexOf(`/${PACKAGE}/`) + PACKAGE.length + 2))).toEqual(['dist/src/client/index.js', 'dist/src/client/react.js', 'dist/lib/index.js']);
   });
 
+  it('bundles a notification type the host app defines in its own file into that type\'s fan-out function', async () => {
+    // Prepare: the host's own type, written against the package's light catalog entry, plus two of the package's.
+    const marker = 'host-owned-type-marker: invoice paid';
+    await mkdir(join(appDir, 'notifications'), { recursive: true });
+    await writeFile(
+      join(appDir, 'notifications', 'invoice-paid.ts'),
+      `import * as z from 'zod';
+import { defineNotificationType, displayName } from '${PACKAGE}/catalog';
+
+export const invoicePaid = defineNotificationType({
+  detailType: 'invoice.paid',
+  dataSchema: z.object({ invoiceId: z.string().min(1).max(64), amountCents: z.number().int().nonnegative() }).strict(),
+  defaultPriority: 'urgent',
+  audience: 'recipients',
+  digestible: false,
+  render: ({ actor, data }) => ({ title: \`\${displayName(actor)} paid invoice \${data.invoiceId}\`, body: '${marker}' }),
+});
+`,
+    );
+    await writeFile(
+      join(appDir, 'notifications', 'index.ts'),
+      `import { followCreated, followDeleted } from '${PACKAGE}/catalog/built-in';
+import { invoicePaid } from './invoice-paid.js';
+
+export const catalog = [invoicePaid, followCreated, followDeleted];
+`,
+    );
+    await writeFile(
+      join(appDir, 'team-app.ts'),
+      `import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { NotificationInbox } from '${PACKAGE}/cdk';
+import { catalog } from './notifications/index.js';
+
+const app = new App();
+const stack = new Stack(app, 'TeamStack');
+new NotificationInbox(stack, 'Notifications', {
+  catalog,
+  catalogEntry: join(import.meta.dirname, 'notifications', 'index.ts'),
+  settings: { liveDelivery: false },
+});
+app.synth();
+`,
+    );
+    await writeFile(join(appDir, 'tsconfig.team.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['notifications/index.ts'] }));
+
+    // Act
+    await run(join(appDir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.team.json'], { cwd: appDir });
+    await run(join(appDir, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--app', 'npx tsx team-app.ts', '--output', 'cdk.out.team'], { cwd: appDir, env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' }, maxBuffer: 64 * 1024 * 1024 });
+    const template = JSON.parse(await readFile(join(appDir, 'cdk.out.team', 'TeamStack.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: { Code?: { S3Key?: string }; Environment?: { Variables?: Record<string, string> } } }> };
+    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    const assetOf = async (resource: (typeof functions)[number]) => readFile(join(appDir, 'cdk.out.team', `asset.${resource.Properties!.Code!.S3Key!.replace(/\.zip$/, '')}`, 'index.mjs'), 'utf8');
+    const fanOut = functions.find((resource) => resource.Properties?.Environment?.Variables?.NOTIFICATION_TYPE === 'invoice.paid');
+
+    // Assess: the host's code is in its fan-out (that the package's list is left out is test/infra/custom-catalog.test.ts).
+    expect(fanOut).toBeDefined();
+    expect(await assetOf(fanOut!)).toContain(marker);
+  });
+
   it('type-checks a consumer of the client and React entries against the built declarations', async () => {
     // Prepare
     await writeFile(
