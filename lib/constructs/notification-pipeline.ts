@@ -220,8 +220,8 @@ export class NotificationPipeline extends Construct {
         .writeTable(tables.tables.graph, access.graphWrites)
         // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS
         // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails;
-        // BatchWriteItem of the delivery-trace records.
-        .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
+        // BatchWriteItem of the delivery-trace records; BatchGetItem of the erasure tombstones.
+        .readTable(tables.tables.idempotency, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
         .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']);
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).

@@ -141,6 +141,8 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     eventBusName: EVENT_BUS_NAME,
     dynamoEndpoint: dynamo.endpoint,
     tables: dynamo.tableNames,
+    managementEndpoint: gateway.managementEndpoint,
+    feedShards: settings.feedShards,
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
   scheduler.start(async (targetArn, payload) => {
