@@ -36,6 +36,7 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     tables: data.tables,
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
+    ...(data.encryptionKey ? { encryptionKey: data.encryptionKey } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',
   });

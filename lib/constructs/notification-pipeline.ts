@@ -1,13 +1,14 @@
 import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
 import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
+import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
@@ -27,7 +28,11 @@ export interface NotificationPipelineProps {
   catalog?: readonly NotificationType[];
   /** An existing bus (the host app's archive and policies apply); default a new bus with a 30-day archive. */
   eventBus?: IEventBus;
+  /** Days the new bus's archive keeps raw events for replay (default 30). */
+  archiveRetentionDays?: number;
 }
+
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
 
 /**
  * Types placed in the stack itself; later types go into nested stacks of `TYPES_PER_NESTED_STACK`
@@ -118,13 +123,13 @@ export class NotificationPipeline extends Construct {
       bus.archive('Archive', {
         description: 'Every event published to the notifications bus, for replay after a fix',
         eventPattern: { account: [Stack.of(this).account] },
-        retention: Duration.days(30),
+        retention: Duration.days(props.archiveRetentionDays ?? DEFAULT_ARCHIVE_RETENTION_DAYS),
       });
       this.bus = bus;
     }
 
     this.ruleDeadLetterQueue = new Queue(this, 'RuleTargetDlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(this),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });

@@ -16,6 +16,8 @@ import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/app/config.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { useEncryptionKey } from '../constructs/data-protection.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -28,6 +30,8 @@ export interface StatelessProps {
   catalog?: readonly NotificationType[];
   /** An existing bus to consume from (default: a new bus named by `eventBusName`). */
   eventBus?: IEventBus;
+  /** Customer-managed key of the queues (the tables' key); every function is granted exactly its uses of it. */
+  encryptionKey?: IKey;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -73,6 +77,7 @@ export interface StatelessParts {
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
 export function buildStateless(scope: Construct, props: StatelessProps): StatelessParts {
   const { config, tables } = props;
+  if (props.encryptionKey) useEncryptionKey(scope, props.encryptionKey);
   let authorizer: HandlerFunction | undefined;
   let live: LiveDelivery | undefined;
   const { inbox, readMarks, graph } = tables.tables;
@@ -84,6 +89,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       [ENV.FEED_SHARDS]: String(config.feedShards),
       [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
       [ENV.TENANT_CLAIM]: config.tenantClaim,
+      // Retention settings reach the functions only when set, so the default template is unchanged.
+      ...(config.dedupTtlSeconds !== undefined ? { [ENV.DELIVERY_RECORD_TTL_SECONDS]: String(config.dedupTtlSeconds) } : {}),
+      ...(config.traceTtlDays !== undefined ? { [ENV.TRACE_TTL_DAYS]: String(config.traceTtlDays) } : {}),
     },
   };
   // REST functions answer browsers on other origins (src/handlers/rest/http.ts withCors).
@@ -131,6 +139,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     deliveryJobSecret,
     ...(props.catalog ? { catalog: props.catalog } : {}),
     ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+    archiveRetentionDays: config.archiveRetentionDays,
   });
 
   const scheduling = new Scheduling(scope, 'Scheduling', {
