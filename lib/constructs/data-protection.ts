@@ -3,7 +3,7 @@
  * and queue. Registered on a scope, found by the queues built below it, so a queue construct needs
  * no extra prop; the default (no key) stays AWS-managed / SQS-managed encryption.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import { QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
