@@ -3,7 +3,7 @@
  * user with inbox items, read marks, single reads, a connection, follows both ways, a celebrity feed,
  * preferences and a pending schedule is erased; no table holds an item naming them, counts stay
  * right, an event published a moment before leaves nothing; killed halfway and rerun, or run twice,
- * it ends the same.
+ * it ends the same; replaying the archive afterwards brings nothing back.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { connectionCloser } from '../../src/ops/erase.js';
+import { localArchiveArns, startReplay } from '../../src/ops/replay.js';
 import { TABLE_NAMES } from '../../src/table-specs.js';
 import { aFollow, aMention, aPost } from '../support/events.js';
 import { call } from '../support/http.js';
@@ -87,7 +88,11 @@ async function followerCount(userId: string): Promise<number> {
   return Number(output.Item?.followerCount ?? 0);
 }
 
+/** When seeding began, and when the sendAt event was published (the replay below stops there: see README, erasure and the archive). */
+const seeded = { fromMs: 0, scheduledAtMs: 0 };
+
 async function seedErasedUser(): Promise<TestSocket> {
+  seeded.fromMs = Date.now() - 1;
   // Follows both ways: two followers make the user a celebrity (threshold 2); they follow two accounts.
   await publish(events, 'follow.created', aFollow('gus', ERASED), aFollow('hal', ERASED), aFollow(ERASED, 'fay'), aFollow(ERASED, 'gus'), aFollow('fay', 'gus'));
   await pipelineDrained(runtime, POLL);
@@ -103,6 +108,7 @@ async function seedErasedUser(): Promise<TestSocket> {
   expect((await call(runtime.endpoints.http, 'POST', '/notifications/seen-all', { token })).status).toBeLessThan(300);
   await putPreferences(runtime, user(ERASED), { timeZone: 'UTC', quietHours: null, mutedTypes: ['comment.created'], liveDelivery: {} });
   // A pending schedule: a mention for the user due in an hour.
+  seeded.scheduledAtMs = Date.now();
   await publish(events, 'mention.created', aMention({ recipients: [ERASED], sendAt: new Date(Date.now() + 3_600_000).toISOString() }));
   await pollUntil(() => runtime.scheduler.list().some((schedule) => schedule.payload.includes(ERASED)), POLL, 'schedule created');
   return TestSocket.open(runtime.endpoints.ws, token);
@@ -128,6 +134,9 @@ describe('npm run erase (UserEraser) on the local runtime', () => {
     const resumed = await eraser().run();
     await pipelineDrained(runtime, POLL);
     const again = await eraser().run();
+    // The archive still holds the raw events: replaying them all leaves nothing (the tombstone drops them at fan-out).
+    const replayed = await startReplay(events, localArchiveArns(runtime.endpoints.eventBusName), { fromMs: seeded.fromMs, toMs: seeded.scheduledAtMs }, 'after-erasure', async () => undefined);
+    await pipelineDrained(runtime, POLL);
 
     // Assess
     expect(await itemsNamingErased()).toEqual([]);
@@ -138,6 +147,7 @@ describe('npm run erase (UserEraser) on the local runtime', () => {
     expect(totalRemoved(resumed)).toBeGreaterThan(10);
     expect(resumed.schedulesDeleted).toBe(1);
     expect(totalRemoved(again)).toBe(0);
+    expect(replayed.state).toBe('COMPLETED');
     expect((await inboxOf(runtime, user('hal'))).length).toBeGreaterThan(0); // the other recipient still got it
   });
 });
