@@ -98,11 +98,12 @@ async function main(): Promise<void> {
       'ws-endpoint': { type: 'string' },
       'schedule-group': { type: 'string' },
       'feed-shards': { type: 'string' },
+      'tombstone-ttl-days': { type: 'string' },
     },
   });
   if (!values.tenant || !values.user) {
     process.stderr.write(
-      'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json] [--grace-ms <ms>] [--step-budget <n>]\n' +
+      'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json] [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days, >= archiveRetentionDays>]\n' +
         '       [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]]\n',
     );
     process.exit(2);
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
     const report = await eraseUser(target, subject, {
       ...(values['grace-ms'] !== undefined ? { graceMs: Number(values['grace-ms']) } : target.kind === 'local' ? { graceMs: localSettingsFromEnv().functionTimeoutMs ?? 5_000 } : {}),
       ...(values['step-budget'] !== undefined ? { stepBudget: Number(values['step-budget']) } : {}),
+      ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: Number(values['tombstone-ttl-days']) * 86_400 } : {}),
       ...(scheduler && values['schedule-group'] ? { schedules: new EventBridgeScheduleStore(scheduler, values['schedule-group']) } : {}),
     });
     process.stdout.write(`${values.json ? JSON.stringify({ ...subject, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);

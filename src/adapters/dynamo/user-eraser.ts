@@ -189,7 +189,7 @@ export class UserEraser {
       case 'connections':
         return this.closeConnections(record, budget);
       case 'partition':
-        return this.deletePartitionPage(phase.partition, record.report, budget);
+        return this.deletePartitionPage(phase.partition, record, budget);
       case 'scan':
         return this.scanPage(phase.table, record, budget);
       case 'schedules':
@@ -220,8 +220,11 @@ export class UserEraser {
     return { units: connectionIds.length + 1, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** One page of a user partition's keys, deleted; always from the start (what was deleted is gone). */
-  private async deletePartitionPage(partition: UserPartition, report: ErasureReport, budget: number): Promise<{ units: number; finished: boolean }> {
+  /**
+   * One page of a user partition's keys, deleted. Continues after the last deleted key (a store need
+   * not skip what it just deleted); a run that crashed before saving it re-reads gone keys only.
+   */
+  private async deletePartitionPage(partition: UserPartition, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
     const spec = tableSpecs[partition.table];
     const limit = Math.min(PAGE_LIMIT, budget);
     const output = await this.options.client.send(
@@ -232,12 +235,14 @@ export class UserEraser {
         ExpressionAttributeValues: { ':pk': partition.pk },
         ProjectionExpression: '#pk, #sk',
         Limit: limit,
+        ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}),
       }),
     );
     const items = output.Items ?? [];
     await this.deleteKeys(partition.table, items);
-    countRemoved(report, partition.table, partition.kind, items.length);
-    return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined && items.length < limit };
+    countRemoved(record.report, partition.table, partition.kind, items.length);
+    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
+    return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
   }
 
   /** One Scan page of a table (this tenant's items and tenantless records): what names the user is deleted; their edges lower counts. */
