@@ -40,6 +40,7 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     tables: data.tables,
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
+    ...(data.encryptionKey ? { encryptionKey: data.encryptionKey } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.catalogEntry ? { catalogEntry: options.catalogEntry } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',

@@ -36,6 +36,14 @@ export interface NotificationsConfig {
   deliveryMaxConcurrency: number;
   /** Days an inbox item lives (TTL). */
   ttlDays: number;
+  /** Seconds a live-delivery dedup record lives (`DELIVERY_RECORD_TTL_SECONDS`); unset = the function default. */
+  dedupTtlSeconds?: number;
+  /** Days a delivery-trace record lives (`TRACE_TTL_DAYS`); unset = the function default (7). */
+  traceTtlDays?: number;
+  /** Days the bus archive keeps raw events for replay (default 30); an erasure tombstone must outlive it. */
+  archiveRetentionDays: number;
+  /** Encrypt tables and queues with a KMS key the stack creates (or the construct's `encryptionKey`); default AWS-managed keys. */
+  customerManagedKey: boolean;
   /** What happens to tables, the user pool, the cursor secret and log groups on stack deletion. */
   removalPolicy: RemovalPolicy;
   /** Receives before a message moves to its DLQ (AWS advises >= 5 for Lambda consumers). */
@@ -71,6 +79,8 @@ export const DEFAULTS = {
   infoBatchWindowSeconds: 30,
   deliveryMaxConcurrency: 5,
   ttlDays: INBOX_TTL_DAYS_DEFAULT,
+  archiveRetentionDays: 30,
+  customerManagedKey: false,
   removalPolicy: 'retain',
   maxReceiveCount: 5,
   authMode: 'cognito',
@@ -110,6 +120,12 @@ function integer(node: ContextReader, key: string, fallback: number, min: number
     throw new ConfigurationError(`context ${key} must be an integer in ${min}..${max}, got ${raw}`);
   }
   return value;
+}
+
+/** `{ [key]: value }` when the context sets it, `{}` otherwise (the function's own default applies). */
+function optionalInteger<K extends string>(node: ContextReader, key: K, min: number, max: number): Partial<Record<K, number>> {
+  if (text(node, key) === undefined) return {};
+  return { [key]: integer(node, key, min, min, max) } as Partial<Record<K, number>>;
 }
 
 function oneOf<T extends string>(node: ContextReader, key: string, fallback: T, allowed: readonly T[]): T {
@@ -170,6 +186,10 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     infoBatchWindowSeconds: integer(node, 'infoBatchWindowSeconds', DEFAULTS.infoBatchWindowSeconds, 0, 300),
     deliveryMaxConcurrency: integer(node, 'deliveryMaxConcurrency', DEFAULTS.deliveryMaxConcurrency, 2, 1000),
     ttlDays: integer(node, 'ttlDays', DEFAULTS.ttlDays, 1, 3650),
+    ...optionalInteger(node, 'dedupTtlSeconds', 60, 400 * 86_400),
+    ...optionalInteger(node, 'traceTtlDays', 1, 3650),
+    archiveRetentionDays: integer(node, 'archiveRetentionDays', DEFAULTS.archiveRetentionDays, 1, 3650),
+    customerManagedKey: oneOf(node, 'customerManagedKey', String(DEFAULTS.customerManagedKey) as 'true' | 'false', ['true', 'false'] as const) === 'true',
     removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     maxReceiveCount: integer(node, 'maxReceiveCount', DEFAULTS.maxReceiveCount, 1, 1000),
     authMode,

@@ -5,6 +5,7 @@
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -36,7 +37,23 @@ export type NotificationInboxAuth =
 
 /** Settings with their documented defaults (README "Settings"); auth, bus, removal and alarms are props of their own. */
 export type NotificationInboxSettings = Partial<
-  Pick<NotificationsConfig, 'eventBusName' | 'celebrityThreshold' | 'feedShards' | 'infoBatchWindowSeconds' | 'ttlDays' | 'maxReceiveCount' | 'logRetentionDays' | 'logLevel' | 'liveDelivery' | 'corsAllowOrigins'>
+  Pick<
+    NotificationsConfig,
+    | 'eventBusName'
+    | 'celebrityThreshold'
+    | 'feedShards'
+    | 'infoBatchWindowSeconds'
+    | 'ttlDays'
+    | 'maxReceiveCount'
+    | 'logRetentionDays'
+    | 'logLevel'
+    | 'liveDelivery'
+    | 'corsAllowOrigins'
+    | 'dedupTtlSeconds'
+    | 'traceTtlDays'
+    | 'archiveRetentionDays'
+    | 'customerManagedKey'
+  >
 >;
 
 export interface NotificationInboxProps {
@@ -61,6 +78,12 @@ export interface NotificationInboxProps {
   removalPolicy?: RemovalPolicy;
   /** Every alarm notifies this topic. */
   alarmTopic?: ITopic;
+  /**
+   * Your KMS key for every table and queue (each function gets exactly the kms actions its calls
+   * need). Its key policy must let events.amazonaws.com GenerateDataKey/Decrypt (rule targets).
+   * Or set `settings.customerManagedKey` for a key the construct creates. Default: AWS-managed keys.
+   */
+  encryptionKey?: IKey;
 }
 
 export class NotificationInbox extends Construct {
@@ -75,6 +98,8 @@ export class NotificationInbox extends Construct {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The customer-managed key of tables and queues, when one is used. */
+  readonly encryptionKey?: IKey;
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
@@ -92,8 +117,9 @@ export class NotificationInbox extends Construct {
       ...(props.removalPolicy !== undefined ? { removalPolicy: props.removalPolicy } : {}),
       ...(props.alarmTopic ? { alarmTopicArn: props.alarmTopic.topicArn } : {}),
     };
-    const stateful = buildStateful(this, this.config);
+    const stateful = buildStateful(this, this.config, props.encryptionKey ? { encryptionKey: props.encryptionKey } : {});
     this.tables = stateful.tables;
+    if (stateful.encryptionKey) this.encryptionKey = stateful.encryptionKey;
     this.cursorSecret = stateful.cursorSecret;
     if (stateful.userPool) this.userPool = stateful.userPool;
     const stateless = buildStateless(this, {

@@ -7,11 +7,13 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type Construct } from 'constructs';
 import { HANDLERS_DIR, LOCK_FILE, PROJECT_ROOT, bundleSettings } from '../bundling.js';
 import { catalogAlias } from '../catalog.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
+import { KEY_ACTIONS } from './data-protection.js';
 import type { SpecTable } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 import { ENV } from '../../src/app/config.js';
@@ -61,6 +63,8 @@ export interface ConsumeOptions {
 export class HandlerFunction extends NodejsFunction {
   readonly handlerName: string;
   readonly executionRole: Role;
+  /** kms actions granted so far, per customer-managed key. */
+  private readonly keyActions = new Map<IKey, Set<string>>();
 
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -121,6 +125,7 @@ export class HandlerFunction extends NodejsFunction {
   readTable(binding: SpecTable, actions: readonly TableReadAction[]): this {
     this.bindTableName(binding);
     if (actions.length > 0) this.allow([...actions], [binding.table.tableArn]);
+    if (actions.length > 0) this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
     return this;
   }
 
@@ -128,6 +133,7 @@ export class HandlerFunction extends NodejsFunction {
   writeTable(binding: SpecTable, actions: readonly TableWriteAction[]): this {
     this.bindTableName(binding);
     if (actions.length > 0) this.allow([...actions], [binding.table.tableArn]);
+    if (actions.length > 0) this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
     return this;
   }
 
@@ -135,6 +141,7 @@ export class HandlerFunction extends NodejsFunction {
   sendTo(queue: IQueue, envVar: string): this {
     this.addEnvironment(envVar, queue.queueUrl);
     this.allow(['sqs:SendMessage'], [queue.queueArn]);
+    this.allowKey(queue.encryptionMasterKey, KEY_ACTIONS.sendToQueue);
     return this;
   }
 
@@ -155,6 +162,7 @@ export class HandlerFunction extends NodejsFunction {
         reportBatchItemFailures: true,
       }),
     );
+    this.allowKey(source.queue.encryptionMasterKey, KEY_ACTIONS.consumeQueue);
     // The consumer logs a record failing its last receive as dead-lettered (SQS moves it silently).
     this.addEnvironment(ENV.MAX_RECEIVE_COUNT, String(source.maxReceiveCount));
     return this;
@@ -177,6 +185,17 @@ export class HandlerFunction extends NodejsFunction {
   /** Exact actions on exact resources, added to this function's role. */
   allow(actions: string[], resources: string[]): Grant {
     return Grant.addToPrincipal({ grantee: this, actions, resourceArns: resources });
+  }
+
+  /** kms actions on a customer-managed key (none when the resource uses an AWS-managed key), each granted once. */
+  private allowKey(key: IKey | undefined, actions: readonly string[]): void {
+    if (!key) return;
+    const granted = this.keyActions.get(key) ?? new Set<string>();
+    const missing = actions.filter((action) => !granted.has(action));
+    if (missing.length === 0) return;
+    for (const action of missing) granted.add(action);
+    this.keyActions.set(key, granted);
+    this.allow(missing, [key.keyArn]);
   }
 
   /** For statements that need conditions. */

@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, TableEncryptionV2, TableV2, type Attribute, type CfnGlobalTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { tableSpecs, type AttributeSpec, type TableName, type TableSpec } from '../../src/table-specs.js';
 
@@ -7,10 +8,14 @@ import { tableSpecs, type AttributeSpec, type TableName, type TableSpec } from '
 export interface SpecTable {
   readonly spec: TableSpec;
   readonly table: TableV2;
+  /** The table's customer-managed key (functions get kms:Decrypt on it); undefined with the AWS managed key. */
+  readonly encryptionKey?: IKey;
 }
 
 export interface InboxTablesProps {
   removalPolicy: RemovalPolicy;
+  /** Customer-managed key of every table; default the AWS managed key. */
+  encryptionKey?: IKey;
 }
 
 function attribute(spec: AttributeSpec): Attribute {
@@ -20,7 +25,7 @@ function attribute(spec: AttributeSpec): Attribute {
 /**
  * Every table of `src/table-specs.ts`, derived from the spec (keys and TTL are never re-declared):
  * on-demand, point-in-time recovery, encrypted with the AWS managed key (auditable in CloudTrail,
- * no key policy to maintain), removal policy from config, deletion protection when retained.
+ * no key policy to maintain) or a customer-managed key, removal policy from config, deletion protection when retained.
  */
 export class InboxTables extends Construct {
   readonly tables: { readonly [name in TableName]: SpecTable };
@@ -40,7 +45,11 @@ export class InboxTables extends Construct {
         removalPolicy: props.removalPolicy,
         deletionProtection: retained,
       });
-      return [name, { spec, table }];
+      if (!props.encryptionKey) return [name, { spec, table }];
+      // TableEncryptionV2.customerManagedKey needs a region-bound stack (its key per replica region);
+      // the one replica of this region-agnostic table takes the key through the template instead.
+      (table.node.defaultChild as CfnGlobalTable).addPropertyOverride('Replicas.0.SSESpecification', { KMSMasterKeyId: props.encryptionKey.keyArn });
+      return [name, { spec, table, encryptionKey: props.encryptionKey }];
     });
     this.tables = Object.fromEntries(entries) as { [name in TableName]: SpecTable };
   }

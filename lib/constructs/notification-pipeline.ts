@@ -1,13 +1,14 @@
 import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
 import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
+import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
@@ -27,7 +28,11 @@ export interface NotificationPipelineProps {
   catalog?: readonly NotificationType[];
   /** An existing bus (the host app's archive and policies apply); default a new bus with a 30-day archive. */
   eventBus?: IEventBus;
+  /** Days the new bus's archive keeps raw events for replay (default 30). */
+  archiveRetentionDays?: number;
 }
+
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
 
 /**
  * Types placed in the stack itself; later types go into nested stacks of `TYPES_PER_NESTED_STACK`
@@ -124,19 +129,19 @@ export class NotificationPipeline extends Construct {
       bus.archive('Archive', {
         description: 'Every event published to the notifications bus, for replay after a fix',
         eventPattern: { account: [Stack.of(this).account] },
-        retention: Duration.days(30),
+        retention: Duration.days(props.archiveRetentionDays ?? DEFAULT_ARCHIVE_RETENTION_DAYS),
       });
       this.bus = bus;
     }
 
     this.ruleDeadLetterQueue = new Queue(this, 'RuleTargetDlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(this),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
     acknowledge(this.ruleDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: EventBridge rule targets send events here when they cannot reach their intake queue.');
     this.intakeDeadLetterQueue = new Queue(this, 'IntakeDlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(this),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
@@ -233,8 +238,8 @@ export class NotificationPipeline extends Construct {
         .writeTable(tables.tables.graph, access.graphWrites)
         // Powertools idempotency (DynamoDBPersistenceLayer): conditional PutItem of the INPROGRESS
         // record, GetItem of an existing one, UpdateItem to COMPLETED, DeleteItem when the work fails;
-        // BatchWriteItem of the delivery-trace records.
-        .readTable(tables.tables.idempotency, ['dynamodb:GetItem'])
+        // BatchWriteItem of the delivery-trace records; BatchGetItem of the erasure tombstones.
+        .readTable(tables.tables.idempotency, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
         .writeTable(tables.tables.idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']);
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).

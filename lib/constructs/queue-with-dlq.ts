@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { queueEncryption } from './data-protection.js';
 import { Construct } from 'constructs';
 
 export interface QueueWithDlqProps {
@@ -19,7 +20,7 @@ export interface QueueWithDlqProps {
 }
 
 /**
- * An SQS queue with its dead-letter queue, defaults as data: SSE-SQS encryption, TLS-only policy,
+ * An SQS queue with its dead-letter queue, defaults as data: SSE-SQS encryption (or the registered customer-managed key), TLS-only policy,
  * visibility timeout 6x the consumer's timeout (AWS guidance for Lambda event sources), 14 days
  * retention in the DLQ so a redrive is possible after a long weekend.
  */
@@ -47,12 +48,12 @@ export class QueueWithDlq extends Construct {
     this.deadLetterQueue =
       props.sharedDeadLetterQueue ??
       new Queue(this, 'Dlq', {
-        encryption: QueueEncryption.SQS_MANAGED,
+        ...queueEncryption(this),
         enforceSSL: true,
         retentionPeriod: Duration.days(14),
       });
     this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(this),
       enforceSSL: true,
       visibilityTimeout: this.visibilityTimeout,
       retentionPeriod: Duration.days(4),

@@ -1,9 +1,11 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
-import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
+import { KEY_ACTIONS, queueEncryption } from './data-protection.js';
 import type { HandlerFunction } from './handler-function.js';
 import { ENV } from '../../src/app/config.js';
 
@@ -43,9 +45,15 @@ export class Scheduling extends Construct {
         },
       }),
     });
-    this.deadLetterQueue = new Queue(this, 'Dlq', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueue = new Queue(this, 'Dlq', { ...queueEncryption(this), enforceSSL: true, retentionPeriod: Duration.days(14) });
     acknowledge(this.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: EventBridge Scheduler puts schedules here that it could not deliver to their target queue.');
-    for (const queue of [...props.targets, this.deadLetterQueue]) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+    const keys = new Set<IKey>();
+    for (const queue of [...props.targets, this.deadLetterQueue]) {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+      if (queue.encryptionMasterKey) keys.add(queue.encryptionMasterKey);
+    }
+    // Customer-managed key: Scheduler encrypts what it sends to the (KMS-encrypted) queues.
+    for (const key of keys) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...KEY_ACTIONS.sendToQueue], resources: [key.keyArn] }));
   }
 
   /**

@@ -17,6 +17,8 @@ import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/app/config.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { useEncryptionKey } from '../constructs/data-protection.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -31,6 +33,8 @@ export interface StatelessProps {
   catalogEntry?: string;
   /** An existing bus to consume from (default: a new bus named by `eventBusName`). */
   eventBus?: IEventBus;
+  /** Customer-managed key of the queues (the tables' key); every function is granted exactly its uses of it. */
+  encryptionKey?: IKey;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -77,6 +81,7 @@ export interface StatelessParts {
 export function buildStateless(scope: Construct, props: StatelessProps): StatelessParts {
   const { config, tables } = props;
   const catalog = resolveCatalog(props.catalog, props.catalogEntry);
+  if (props.encryptionKey) useEncryptionKey(scope, props.encryptionKey);
   let authorizer: HandlerFunction | undefined;
   let live: LiveDelivery | undefined;
   const { inbox, readMarks, graph } = tables.tables;
@@ -88,6 +93,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       [ENV.FEED_SHARDS]: String(config.feedShards),
       [ENV.INBOX_TTL_DAYS]: String(config.ttlDays),
       [ENV.TENANT_CLAIM]: config.tenantClaim,
+      // Retention settings reach the functions only when set, so the default template is unchanged.
+      ...(config.dedupTtlSeconds !== undefined ? { [ENV.DELIVERY_RECORD_TTL_SECONDS]: String(config.dedupTtlSeconds) } : {}),
+      ...(config.traceTtlDays !== undefined ? { [ENV.TRACE_TTL_DAYS]: String(config.traceTtlDays) } : {}),
     },
     ...(catalog.entry ? { catalogEntry: catalog.entry } : {}),
   };
@@ -136,6 +144,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     deliveryJobSecret,
     catalog: catalog.types,
     ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+    archiveRetentionDays: config.archiveRetentionDays,
   });
 
   const scheduling = new Scheduling(scope, 'Scheduling', {

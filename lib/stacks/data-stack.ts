@@ -2,6 +2,8 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { NotificationsConfig } from '../config.js';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { createDataKey } from '../constructs/data-protection.js';
 import { InboxTables } from '../constructs/inbox-tables.js';
 import { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { acknowledge } from '../nag.js';
@@ -15,11 +17,15 @@ export interface StatefulParts {
   tables: InboxTables;
   cursorSecret: Secret;
   userPool?: TenantUserPool;
+  /** The customer-managed key of the tables and queues (given, or created for `customerManagedKey`). */
+  encryptionKey?: IKey;
 }
 
 /** Builds the stateful part into `scope` (a stack, or a construct in a host app's stack). */
-export function buildStateful(scope: Construct, config: NotificationsConfig): StatefulParts {
-  const tables = new InboxTables(scope, 'Tables', { removalPolicy: config.removalPolicy });
+export function buildStateful(scope: Construct, config: NotificationsConfig, options: { encryptionKey?: IKey } = {}): StatefulParts {
+  const encryptionKey = options.encryptionKey ?? (config.customerManagedKey ? createDataKey(scope, config.removalPolicy) : undefined);
+  const tables = new InboxTables(scope, 'Tables', { removalPolicy: config.removalPolicy, ...(encryptionKey ? { encryptionKey } : {}) });
+  const withKey = encryptionKey ? { encryptionKey } : {};
 
   // HMAC key of the pagination cursors, generated at deploy time: never in source or template.
   const cursorSecret = new Secret(scope, 'CursorSecret', {
@@ -33,11 +39,11 @@ export function buildStateful(scope: Construct, config: NotificationsConfig): St
     'Rotating the cursor HMAC key only invalidates outstanding page cursors; it is rotated by updating the secret and redeploying (README), no rotation Lambda needed.',
   );
 
-  if (config.authMode !== 'cognito') return { tables, cursorSecret };
+  if (config.authMode !== 'cognito') return { tables, cursorSecret, ...withKey };
   const userPool = new TenantUserPool(scope, 'Identity', { removalPolicy: config.removalPolicy });
   new CfnOutput(scope, 'UserPoolId', { value: userPool.userPool.userPoolId, description: 'Cognito user pool (users carry custom:tenant)' });
   new CfnOutput(scope, 'UserPoolClientId', { value: userPool.client.userPoolClientId, description: 'App client id (the ID token audience)' });
-  return { tables, cursorSecret, userPool };
+  return { tables, cursorSecret, userPool, ...withKey };
 }
 
 /**
@@ -48,6 +54,7 @@ export class DataStack extends Stack {
   readonly tables: InboxTables;
   readonly cursorSecret: Secret;
   readonly userPool?: TenantUserPool;
+  readonly encryptionKey?: IKey;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -55,5 +62,6 @@ export class DataStack extends Stack {
     this.tables = parts.tables;
     this.cursorSecret = parts.cursorSecret;
     if (parts.userPool) this.userPool = parts.userPool;
+    if (parts.encryptionKey) this.encryptionKey = parts.encryptionKey;
   }
 }

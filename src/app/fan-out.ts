@@ -7,6 +7,7 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
+import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
@@ -48,6 +49,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
     trace: observability(parts, config.idempotencyTable).trace,
+    erased: parts.once('erased-users', () => new DynamoErasedUsers(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs())),
   });
 }
 

@@ -31,6 +31,7 @@ import { isMuted } from './preferences.js';
 import type { PreferencesReader } from './ports/preferences.js';
 import { tierChangeFor, type Tier } from './tier.js';
 import type { TraceEntry, TraceRecorder } from './ports/trace.js';
+import type { ErasedUsers } from './ports/erased-users.js';
 
 export interface FanOutSettings {
   celebrityThreshold: number;
@@ -57,6 +58,8 @@ export interface FanOutDeps {
   preferences?: PreferencesReader;
   /** The delivery trace (never throws: the composition wraps it); one batched write per written batch. */
   trace?: TraceRecorder;
+  /** Erasure tombstones: an erased recipient gets nothing; an event whose actor, audience or followee was erased is dropped. */
+  erased?: ErasedUsers;
 }
 
 /** What one event did; JSON, stored as the idempotency record's result. */
@@ -68,6 +71,8 @@ export interface FanOutSummary {
   tierChange?: { userId: string; from: Tier; to: Tier };
   /** Posts a follow copied into the new follower's inbox (they raced the follow). */
   backfilled?: number;
+  /** Users of the event who were erased (tombstone): dropped from it, or the whole event dropped when they were its actor, audience or followee. */
+  erasedSkipped?: number;
 }
 
 const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
@@ -102,8 +107,10 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 export class FanOutService {
   constructor(private readonly deps: FanOutDeps) {}
 
-  async process(event: NotificationEvent, type: NotificationType): Promise<FanOutSummary> {
+  async process(incoming: NotificationEvent, type: NotificationType): Promise<FanOutSummary> {
     const summary: FanOutSummary = { inboxItems: 0, feedItems: 0, deliveryJobs: 0 };
+    const event = await this.withoutErased(incoming, type, summary);
+    if (!event) return summary;
     let stamp: Promise<number> | undefined;
     const arrivalOf: ArrivalOf = () => (stamp ??= this.stampArrival(event));
     if (type.audience !== 'none') {
@@ -114,6 +121,22 @@ export class FanOutService {
     // After the inbox write: a failure retries the whole event, and every step below is idempotent.
     if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary, arrivalOf);
     return summary;
+  }
+
+  /**
+   * The event minus its erased recipients; undefined (drop it whole) when an erased user is its actor,
+   * its follower audience or its followee: every item it would write names them. One BatchGetItem.
+   */
+  private async withoutErased(event: NotificationEvent, type: NotificationType, summary: FanOutSummary): Promise<NotificationEvent | undefined> {
+    if (!this.deps.erased) return event;
+    const followeeId = type.graphEffect ? type.followeeOf(event.data) : undefined;
+    const named = [event.actor.id, ...event.recipients, ...(event.followersOf !== undefined ? [event.followersOf] : []), ...(followeeId !== undefined ? [followeeId] : [])];
+    const erased = await this.deps.erased.erasedAmong(event.tenantId, named);
+    if (erased.size === 0) return event;
+    summary.erasedSkipped = erased.size;
+    const principal = [event.actor.id, event.followersOf, followeeId];
+    if (principal.some((userId) => userId !== undefined && erased.has(userId))) return undefined;
+    return { ...event, recipients: event.recipients.filter((userId) => !erased.has(userId)) };
   }
 
   /** One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates. */

@@ -13,6 +13,7 @@ import { composePromotion } from '../app/promotion.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
+import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
 import type { LocalRoute } from './http/router.js';
@@ -85,9 +86,10 @@ export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Part
 
 /** PutEvents and the SQS API, served by the local HTTP server. */
 /** `serverHost`: the host the HTTP server listens on (the SQS endpoint answers callers on this machine only). */
-export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger, intakeBacklogLimit = 0): LocalRoute[] {
+export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger, intakeBacklogLimit = 0, archive?: LocalEventArchive): LocalRoute[] {
   return [
     createEventBusRoute({
+      ...(archive ? { archive } : {}),
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,

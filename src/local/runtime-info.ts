@@ -24,6 +24,10 @@ export interface LocalRuntimeInfo {
   dynamoEndpoint: string;
   tables: Record<TableName, string>;
   queues: LocalQueueInfo[];
+  /** The local `@connections` API (the erase command closes the user's connections there). */
+  managementEndpoint?: string;
+  /** Feed shards of the runtime (the erase command deletes each of a user's feed shards). */
+  feedShards?: number;
 }
 
 export async function writeRuntimeInfo(dataDir: string, info: LocalRuntimeInfo): Promise<void> {

@@ -25,6 +25,7 @@ import { localFunctionConfigs, type LocalFunctionConfigs } from './function-conf
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
+import { LocalEventArchive } from './eventbridge/archive.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT } from '../app/config.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
@@ -49,6 +50,8 @@ export interface LocalRuntime {
   live: LocalLiveDelivery;
   /** One-time schedules (EventBridge Scheduler stand-in), persisted under DATA_DIR/scheduler. */
   scheduler: LocalScheduler;
+  /** The bus archive (DATA_DIR/eventbridge/archive.jsonl): StartReplay puts a time range back on the intake queues. */
+  archive: LocalEventArchive;
   close(): Promise<void>;
 }
 
@@ -133,7 +136,8 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT), jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,
@@ -141,6 +145,8 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     eventBusName: EVENT_BUS_NAME,
     dynamoEndpoint: dynamo.endpoint,
     tables: dynamo.tableNames,
+    managementEndpoint: gateway.managementEndpoint,
+    feedShards: settings.feedShards,
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
   scheduler.start(async (targetArn, payload) => {
@@ -157,6 +163,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     queues,
     live,
     scheduler,
+    archive,
     /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
       const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;

@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { readRuntimeInfo, type LocalQueueInfo } from '../local/runtime-info.js';
 import { loadLocalSqsCredentials } from '../local/sqs/credentials.js';
+import type { TableName } from '../table-specs.js';
 
 export interface OpsTarget {
   kind: 'local' | 'aws';
@@ -20,6 +21,11 @@ export interface OpsTarget {
   eventBusName?: string;
   /** Local only: the runtime's queues (DLQs name their source queue). */
   localQueues?: LocalQueueInfo[];
+  /** Every table by name (local: from runtime.json; AWS: `--tables`). */
+  tables?: Record<TableName, string>;
+  /** The WebSocket API's `@connections` endpoint (closing a user's connections). */
+  managementEndpoint?: string;
+  feedShards?: number;
   destroy(): void;
 }
 
@@ -36,6 +42,9 @@ export async function localTarget(dataDir: string): Promise<OpsTarget> {
     idempotencyTable: info.tables.idempotency,
     eventBusName: info.eventBusName,
     localQueues: info.queues,
+    tables: info.tables,
+    ...(info.managementEndpoint ? { managementEndpoint: info.managementEndpoint } : {}),
+    ...(info.feedShards !== undefined ? { feedShards: info.feedShards } : {}),
     destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
   };
 }

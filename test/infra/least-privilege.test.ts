@@ -36,12 +36,12 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
  * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
- *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem).
+ *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem), erasure tombstones (BatchGetItem).
  * Written out here by hand (not from `fanOutQueueNeeds`) so the test checks that derivation too.
  */
 function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
-  const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem')];
+  const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem')];
   if (type.audience !== 'none') {
     // Inbox: item writes (BatchWriteItem) and the author's recent-posts log entry (PutItem); Graph: the celebrity feed head (UpdateItem).
     access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));

@@ -13,7 +13,9 @@ const BATCH_GET_LIMIT = 100;
 const BATCH_WRITE_LIMIT = 25;
 
 export type Item = Record<string, unknown>;
-export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: TableKey } };
+/** A pk/sk key, or the Idempotency table's `id`. */
+export type ItemKey = TableKey | { id: string };
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: ItemKey } };
 
 export interface BatchRetryPolicy {
   /** Calls per chunk (the first one included) before giving up. */
@@ -95,7 +97,7 @@ async function* attempts<T, Answer>(
  * The items of `keys`, one chunk of 100 after the other, one array per call (retries included), so
  * a caller that found what it looks for sends no further call by leaving its `for await`.
  */
-export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly TableKey[], policy: BatchRetryPolicy = {}): AsyncGenerator<Item[]> {
+export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy = {}): AsyncGenerator<Item[]> {
   for (const group of chunk(keys, BATCH_GET_LIMIT)) {
     yield* attempts('BatchGetItem', group.map((key): Item => ({ ...key })), policy, async (pending) => {
       const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
@@ -105,7 +107,7 @@ export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: 
 }
 
 /** Every item of `keys` (absent keys give nothing): chunks of 100, `parallelism` calls in flight. */
-export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly TableKey[], options: BatchOptions = {}): Promise<Item[]> {
+export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], options: BatchOptions = {}): Promise<Item[]> {
   const pages = await mapBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
     const items: Item[] = [];
     for await (const page of batchGetPages(client, tableName, group, options)) items.push(...page);

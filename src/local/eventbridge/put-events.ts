@@ -24,10 +24,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ValidateEventInput } from '../../core/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
-import { QueueClosedError, type LocalQueue } from '../sqs/index.js';
+import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from '../sqs/index.js';
 import { checkEntry, type EntryError } from './event-entry.js';
+import { LOCAL_ARCHIVE_NAME, ReplayExistsError, type ArchivedEvent, type LocalEventArchive, type LocalReplay } from './archive.js';
 
 const EVENTS_JSON = { 'content-type': 'application/x-amz-json-1.1' };
+const SUPPORTED_OPERATIONS = new Set(['AWSEvents.PutEvents', 'AWSEvents.StartReplay', 'AWSEvents.DescribeReplay', 'AWSEvents.DescribeArchive']);
+const REPLAY_NAME = /^[.\-_A-Za-z0-9]{1,64}$/;
 const MAX_ENTRIES = 10;
 
 export interface LocalEventBusOptions {
@@ -40,6 +43,8 @@ export interface LocalEventBusOptions {
   intakeBacklogLimit?: number;
   /** WARNs (events accepted on the default bus, which delivers nothing) and unexpected errors. */
   logger?: Pick<Logger, 'warn' | 'error'>;
+  /** The bus's archive: every event accepted for the notifications bus; StartReplay / DescribeReplay / DescribeArchive read it. */
+  archive?: LocalEventArchive;
 }
 
 type EntryResult = { EventId: string } | EntryError;
@@ -48,10 +53,73 @@ function eventsError(type: string, message: string): LocalResponse {
   return { status: 400, headers: EVENTS_JSON, body: JSON.stringify({ __type: type, message }) };
 }
 
+function entryDetailType(body: string): string {
+  return String((JSON.parse(body) as Record<string, unknown>)['detail-type']);
+}
+
+function answer(body: unknown): LocalResponse {
+  return { status: 200, headers: EVENTS_JSON, body: JSON.stringify(body) };
+}
+
+function archiveArn(options: LocalEventBusOptions): string {
+  return `arn:aws:events:${options.region}:${LOCAL_ACCOUNT_ID}:archive/${LOCAL_ARCHIVE_NAME}`;
+}
+
+function replayAnswer(replay: LocalReplay, options: LocalEventBusOptions): Record<string, unknown> {
+  return {
+    ReplayName: replay.name,
+    ReplayArn: `arn:aws:events:${options.region}:${LOCAL_ACCOUNT_ID}:replay/${replay.name}`,
+    State: replay.state,
+    StateReason: replay.stateReason,
+    EventSourceArn: archiveArn(options),
+    Destination: { Arn: `arn:aws:events:${options.region}:${LOCAL_ACCOUNT_ID}:event-bus/${options.busName}` },
+    EventStartTime: replay.fromMs / 1000,
+    EventEndTime: replay.toMs / 1000,
+    EventLastReplayedTime: replay.endedAtMs / 1000,
+    ReplayStartTime: replay.startedAtMs / 1000,
+    ReplayEndTime: replay.endedAtMs / 1000,
+  };
+}
+
+/** StartReplay, DescribeReplay and DescribeArchive on the local archive (the shapes of the AWS API). */
+function archiveOperation(target: string, input: unknown, options: LocalEventBusOptions): LocalResponse {
+  const archive = options.archive;
+  if (!archive) return eventsError('ResourceNotFoundException', 'the local bus keeps no archive');
+  const fields = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  if (target === 'AWSEvents.DescribeArchive') {
+    if (fields.ArchiveName !== LOCAL_ARCHIVE_NAME) return eventsError('ResourceNotFoundException', `Archive ${String(fields.ArchiveName)} does not exist.`);
+    return answer({ ArchiveArn: archiveArn(options), ArchiveName: LOCAL_ARCHIVE_NAME, EventSourceArn: `arn:aws:events:${options.region}:${LOCAL_ACCOUNT_ID}:event-bus/${options.busName}`, State: 'ENABLED', RetentionDays: 0, EventCount: archive.size });
+  }
+  const name = fields.ReplayName;
+  if (typeof name !== 'string' || !REPLAY_NAME.test(name)) return eventsError('ValidationException', 'ReplayName: must be 1 to 64 characters of [.-_A-Za-z0-9]');
+  if (target === 'AWSEvents.DescribeReplay') {
+    const replay = archive.describeReplay(name);
+    return replay ? answer(replayAnswer(replay, options)) : eventsError('ResourceNotFoundException', `Replay ${name} does not exist.`);
+  }
+  if (fields.EventSourceArn !== archiveArn(options)) return eventsError('ResourceNotFoundException', `Archive ${String(fields.EventSourceArn)} does not exist (the local archive is ${archiveArn(options)}).`);
+  const { EventStartTime: from, EventEndTime: to } = fields;
+  if (typeof from !== 'number' || typeof to !== 'number' || !Number.isFinite(from) || !Number.isFinite(to) || from >= to) {
+    return eventsError('ValidationException', 'EventStartTime and EventEndTime: must be times with start before end');
+  }
+  try {
+    const replay = archive.startReplay(name, from * 1000, to * 1000, (event, body) => {
+      const queue = options.intakeQueueOf(event.detailType);
+      if (queue) queue.send(body);
+    });
+    if (replay.state === 'FAILED') options.logger?.warn('local replay failed part way; the events before the failure were replayed', { replay: name, reason: replay.stateReason });
+    return answer({ ReplayArn: replayAnswer(replay, options).ReplayArn, State: 'STARTING', ReplayStartTime: replay.startedAtMs / 1000 });
+  } catch (error) {
+    if (error instanceof ReplayExistsError) return eventsError('ResourceAlreadyExistsException', error.message);
+    throw error;
+  }
+}
+
 export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
   const putEvents = (entries: readonly unknown[]): { FailedEntryCount: number; Entries: EntryResult[] } => {
     const results: EntryResult[] = new Array<EntryResult>(entries.length);
     const byQueue = new Map<LocalQueue, Array<{ index: number; id: string; body: string }>>();
+    const archived: ArchivedEvent[] = [];
+    const archivedAtMs = Date.now();
     entries.forEach((entry, index) => {
       let checked: ReturnType<typeof checkEntry>;
       try {
@@ -71,7 +139,10 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       }
       // No rule for this detail-type: EventBridge accepts the event and drops it (validation already refused unknown types).
       const queue = options.intakeQueueOf(checked.detailType);
-      if (!queue) return;
+      if (!queue) {
+        archived.push({ id: checked.id, detailType: checked.detailType, archivedAtMs, body: checked.body });
+        return;
+      }
       const limit = options.intakeBacklogLimit ?? 0;
       if (limit > 0 && queue.size + (byQueue.get(queue)?.length ?? 0) >= limit) {
         results[index] = { ErrorCode: 'ThrottlingException', ErrorMessage: `the ${checked.detailType} intake queue holds ${queue.size} messages (local limit ${limit}); retry this entry with backoff` };
@@ -85,12 +156,19 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       try {
         // One journal write and one sync for every entry of this call bound to this queue.
         queue.sendBatch(group.map((item) => item.body));
+        for (const item of group) archived.push({ id: item.id, detailType: entryDetailType(item.body), archivedAtMs, body: item.body });
       } catch (error) {
         const failure: EntryError =
           error instanceof QueueClosedError ? { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' } : { ErrorCode: 'InternalFailure', ErrorMessage: 'the event could not be queued; retry' };
         if (!(error instanceof QueueClosedError)) options.logger?.error('local PutEvents could not queue entries', { error: error as Error });
         for (const item of group) results[item.index] = failure;
       }
+    }
+    try {
+      options.archive?.append(archived);
+    } catch (error) {
+      // The events are queued: a failed archive write loses replayability, never the events.
+      options.logger?.error('local archive append failed; these events cannot be replayed', { error: error as Error, count: archived.length });
     }
     return { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results };
   };
@@ -99,13 +177,14 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     async handle(request: LocalRequest) {
       const target = request.headers['x-amz-target'];
       if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AWSEvents.')) return undefined;
-      if (target !== 'AWSEvents.PutEvents') return eventsError('UnknownOperationException', `${target} is not supported by the local runtime`);
+      if (!SUPPORTED_OPERATIONS.has(target)) return eventsError('UnknownOperationException', `${target} is not supported by the local runtime`);
       let input: unknown;
       try {
         input = JSON.parse(request.body.toString('utf8') || '{}');
       } catch {
         return eventsError('ValidationException', 'request body is not JSON');
       }
+      if (target !== 'AWSEvents.PutEvents') return archiveOperation(target, input, options);
       if (typeof input !== 'object' || input === null || !('Entries' in input) || !Array.isArray(input.Entries) || input.Entries.length === 0 || input.Entries.length > MAX_ENTRIES) {
         return eventsError('ValidationException', `Entries: must hold 1 to ${MAX_ENTRIES} entries`);
       }

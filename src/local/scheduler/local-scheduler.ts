@@ -81,6 +81,16 @@ export class LocalScheduler implements Scheduler {
     return [...this.schedules.values()].map(({ name, atMs, targetArn, payload }) => ({ name, atMs, targetArn, payload }));
   }
 
+  /** DeleteSchedule: disarms and forgets a pending schedule (user erasure); true when it existed. */
+  async delete(name: string): Promise<boolean> {
+    if (!this.schedules.delete(name)) return false;
+    const timer = this.timers.get(name);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(name);
+    await this.persist();
+    return true;
+  }
+
   /** Stops the timers and waits for deliveries under way; pending schedules stay on disk. */
   async close(): Promise<void> {
     this.closed = true;

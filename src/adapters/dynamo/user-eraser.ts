@@ -1,0 +1,342 @@
+/**
+ * Erases one user from every table, in bounded steps with a checkpoint, so a user with a million
+ * follow edges spans several invocations and a crash resumes where the last batch ended:
+ *
+ * 1. tombstone: the erasure record (Idempotency table, hashed id, TTL) is written first; the fan-out
+ *    reads it and drops the user from any event that reaches it from now on;
+ * 2. grace: nothing is deleted until `graceMs` after the tombstone, so a fan-out that read "not
+ *    erased" just before it has finished writing (set it to at least the fan-out function timeout);
+ * 3. connections: each open connection is closed (API Gateway DeleteConnection) and its reverse item deleted;
+ * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
+ *    every other item kind of that partition, connections and presence, feed shards, posts log,
+ *    followers, followed celebrities, profile and preferences;
+ * 5. one Scan per table for the items elsewhere that name the user (their follow edges in other
+ *    users' FOLLOWERS partitions, whose counts go down by one; items they authored in other inboxes;
+ *    online subscriptions; holds, rate windows and traces; idempotency records holding their id);
+ * 6. pending schedules whose payload names the user.
+ *
+ * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
+ * edge), and the checkpoint is written after each batch, so running it twice or after a kill ends
+ * the same.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  countRemoved,
+  emptyErasureReport,
+  erasureRecordId,
+  followeeProfileOfOutgoingEdge,
+  itemNamesUser,
+  scannedItemKind,
+  userPartitions,
+  type ErasureReport,
+  type ErasureSubject,
+  type UserPartition,
+} from '../../core/erasure.js';
+import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
+import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
+import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
+import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
+
+/** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
+export interface ScheduleStore {
+  list(): Promise<OneTimeSchedule[]> | OneTimeSchedule[];
+  /** True when it existed. */
+  delete(name: string): Promise<boolean> | boolean;
+}
+
+export interface UserEraserOptions {
+  client: DynamoDBDocumentClient;
+  tables: Record<TableName, string>;
+  feedShards: number;
+  /** Wait between the tombstone and the first delete (>= the fan-out function timeout on AWS). */
+  graceMs: number;
+  /** How long the tombstone outlives the erasure (in-flight and retried events, scheduled sends). */
+  tombstoneTtlSeconds: number;
+  /** Work units per step: one per deleted item, SCAN_PAGE_UNITS per scanned page. */
+  stepBudget?: number;
+  /** Closes a live connection (API Gateway DeleteConnection); gone connections are not an error. */
+  closeConnection?: (connectionId: string) => Promise<void>;
+  schedules?: ScheduleStore;
+  nowMs?: () => number;
+  batchOptions?: BatchOptions;
+  /** Called after every checkpointed batch (tests inject a crash here). */
+  afterBatch?: (phase: string) => Promise<void> | void;
+}
+
+export interface ErasureStepResult {
+  done: boolean;
+  /** Not done because of the grace period: call again after this long. */
+  waitMs?: number;
+  report: ErasureReport;
+}
+
+interface ErasureRecord {
+  id: string;
+  status: 'running' | 'done';
+  erasedAtMs: number;
+  expiration: number;
+  phase: number;
+  cursor?: Item;
+  report: ErasureReport;
+}
+
+type Phase =
+  | { kind: 'grace' }
+  | { kind: 'connections' }
+  | { kind: 'partition'; partition: UserPartition }
+  | { kind: 'scan'; table: TableName }
+  | { kind: 'schedules' };
+
+export const DEFAULT_ERASURE_STEP_BUDGET = 20_000;
+const SCAN_PAGE_UNITS = 100;
+const PAGE_LIMIT = 1_000;
+
+export class UserEraser {
+  private readonly phases: Phase[];
+
+  constructor(
+    private readonly options: UserEraserOptions,
+    private readonly subject: ErasureSubject,
+  ) {
+    this.phases = [
+      { kind: 'grace' },
+      { kind: 'connections' },
+      ...userPartitions(subject, options.feedShards).map((partition): Phase => ({ kind: 'partition', partition })),
+      ...TABLE_NAMES.map((table): Phase => ({ kind: 'scan', table })),
+      { kind: 'schedules' },
+    ];
+  }
+
+  private now(): number {
+    return this.options.nowMs?.() ?? Date.now();
+  }
+
+  private get recordKey(): { id: string } {
+    return { id: erasureRecordId(this.subject) };
+  }
+
+  /** The stored record; undefined before the first step. */
+  async record(): Promise<ErasureRecord | undefined> {
+    const output = await this.options.client.send(new GetCommand({ TableName: this.options.tables.idempotency, Key: this.recordKey, ConsistentRead: true }));
+    return output.Item as ErasureRecord | undefined;
+  }
+
+  /** Runs steps until done, sleeping through the grace period. */
+  async run(sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms))): Promise<ErasureReport> {
+    for (;;) {
+      const result = await this.step();
+      if (result.done) return result.report;
+      if (result.waitMs !== undefined) await sleep(result.waitMs);
+    }
+  }
+
+  /** One bounded invocation: resumes from the checkpoint (or starts: tombstone), works up to the budget. */
+  async step(): Promise<ErasureStepResult> {
+    let record = await this.record();
+    if (!record || record.status === 'done') record = await this.writeTombstone(record);
+    record.report.steps += 1;
+    let budget = this.options.stepBudget ?? DEFAULT_ERASURE_STEP_BUDGET;
+    while (record.phase < this.phases.length && budget > 0) {
+      const phase = this.phases[record.phase]!;
+      if (phase.kind === 'grace') {
+        const waitMs = record.erasedAtMs + this.options.graceMs - this.now();
+        if (waitMs > 0) {
+          await this.save(record);
+          return { done: false, waitMs, report: record.report };
+        }
+        record.phase += 1;
+        continue;
+      }
+      const batch = await this.runBatch(phase, record, budget);
+      budget -= batch.units;
+      if (batch.finished) {
+        record.phase += 1;
+        delete record.cursor;
+      }
+      await this.save(record);
+      await this.options.afterBatch?.(phaseName(phase));
+    }
+    if (record.phase < this.phases.length) return { done: false, report: record.report };
+    record.status = 'done';
+    delete record.cursor;
+    await this.save(record);
+    return { done: true, report: record.report };
+  }
+
+  /** The tombstone, before anything is deleted; a rerun after a finished erasure starts a fresh pass with a new tombstone time. */
+  private async writeTombstone(previous: ErasureRecord | undefined): Promise<ErasureRecord> {
+    const nowMs = this.now();
+    const record: ErasureRecord = {
+      ...this.recordKey,
+      status: 'running',
+      erasedAtMs: nowMs,
+      expiration: Math.floor(nowMs / 1000) + this.options.tombstoneTtlSeconds,
+      phase: 0,
+      report: emptyErasureReport(),
+    };
+    void previous;
+    await this.save(record);
+    return record;
+  }
+
+  private async save(record: ErasureRecord): Promise<void> {
+    await this.options.client.send(new PutCommand({ TableName: this.options.tables.idempotency, Item: record }));
+  }
+
+  private async runBatch(phase: Phase, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+    switch (phase.kind) {
+      case 'connections':
+        return this.closeConnections(record, budget);
+      case 'partition':
+        return this.deletePartitionPage(phase.partition, record, budget);
+      case 'scan':
+        return this.scanPage(phase.table, record, budget);
+      case 'schedules':
+        return this.deleteSchedules(record.report);
+      default:
+        return { units: 0, finished: true };
+    }
+  }
+
+  /** One page of the user's connection items: close each, delete its reverse item (the items go with the partition). */
+  private async closeConnections(record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+    const output = await this.options.client.send(
+      new QueryCommand({
+        TableName: this.options.tables.connections,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': userPartition(this.subject.tenantId, this.subject.userId), ':prefix': 'C#' },
+        ProjectionExpression: 'sk',
+        Limit: Math.min(PAGE_LIMIT, budget),
+        ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}),
+      }),
+    );
+    const connectionIds = (output.Items ?? []).map((item) => String(item.sk).slice('C#'.length));
+    for (const connectionId of connectionIds) await this.options.closeConnection?.(connectionId);
+    await this.deleteKeys('connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
+    countRemoved(record.report, 'connections', 'connectionReverse', connectionIds.length);
+    if (this.options.closeConnection) record.report.connectionsClosed += connectionIds.length;
+    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
+    return { units: connectionIds.length + 1, finished: output.LastEvaluatedKey === undefined };
+  }
+
+  /**
+   * One page of a user partition's keys, deleted. Continues after the last deleted key (a store need
+   * not skip what it just deleted); a run that crashed before saving it re-reads gone keys only.
+   */
+  private async deletePartitionPage(partition: UserPartition, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+    const spec = tableSpecs[partition.table];
+    const limit = Math.min(PAGE_LIMIT, budget);
+    const output = await this.options.client.send(
+      new QueryCommand({
+        TableName: this.options.tables[partition.table],
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': spec.partitionKey.name, '#sk': spec.sortKey.name },
+        ExpressionAttributeValues: { ':pk': partition.pk },
+        ProjectionExpression: '#pk, #sk',
+        Limit: limit,
+        ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}),
+      }),
+    );
+    const items = output.Items ?? [];
+    await this.deleteKeys(partition.table, items);
+    countRemoved(record.report, partition.table, partition.kind, items.length);
+    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
+    return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
+  }
+
+  /** One Scan page of a table (this tenant's items and tenantless records): what names the user is deleted; their edges lower counts. */
+  private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+    const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
+    const ownRecordId = this.recordKey.id;
+    // The checkpoint's own scan cursor may name the user: the record is never a match.
+    const named = (output.Items ?? []).filter((item) => item.id !== ownRecordId && itemNamesUser(item, this.subject));
+    const plain: Item[] = [];
+    for (const item of named) {
+      const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
+      if (followeeProfile) {
+        if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
+        countRemoved(record.report, table, 'followingEdge', 1);
+      } else {
+        plain.push(item);
+        countRemoved(record.report, table, scannedItemKind(table, item), 1);
+      }
+    }
+    await this.deleteKeys(table, plain);
+    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
+    return { units: SCAN_PAGE_UNITS + named.length, finished: output.LastEvaluatedKey === undefined };
+  }
+
+  private scanInput(table: TableName): ScanCommandInput {
+    const tenant = `${tenantKeyPrefix(this.subject.tenantId)}#`;
+    if (table === 'idempotency') {
+      return {
+        TableName: this.options.tables.idempotency,
+        // This tenant's records and the tenantless ones (Powertools results, delivery records), whose data may hold the id.
+        FilterExpression: 'begins_with(#id, :tenant) OR NOT begins_with(#id, :tenantLed)',
+        ExpressionAttributeNames: { '#id': 'id' },
+        ExpressionAttributeValues: { ':tenant': tenant, ':tenantLed': 'T#' },
+      };
+    }
+    return {
+      TableName: this.options.tables[table],
+      FilterExpression: 'begins_with(#pk, :tenant) OR begins_with(#pk, :reverse)',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':tenant': tenant, ':reverse': 'CONN#' },
+    };
+  }
+
+  /** DeleteItem (ALL_OLD), then ADD -1 to the followee's count if that edge had been counted: only the delete that removed it lowers it. */
+  private async removeOutgoingEdge(item: Item, followeeProfile: { pk: string; sk: string }): Promise<boolean> {
+    const deleted = await this.options.client.send(new DeleteCommand({ TableName: this.options.tables.graph, Key: { pk: item.pk, sk: item.sk }, ReturnValues: 'ALL_OLD' }));
+    if (deleted.Attributes?.counted !== true) return false;
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tables.graph,
+          Key: followeeProfile,
+          UpdateExpression: 'ADD followerCount :minusOne',
+          ConditionExpression: 'attribute_exists(pk) AND followerCount > :zero',
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  private async deleteSchedules(report: ErasureReport): Promise<{ units: number; finished: boolean }> {
+    const store = this.options.schedules;
+    if (!store) return { units: 0, finished: true };
+    const quotedUser = JSON.stringify(this.subject.userId);
+    const quotedTenant = JSON.stringify(this.subject.tenantId);
+    const pending = await store.list();
+    const naming = pending.filter((schedule) => schedule.payload.includes(quotedUser) && schedule.payload.includes(quotedTenant));
+    for (const schedule of naming) if (await store.delete(schedule.name)) report.schedulesDeleted += 1;
+    return { units: pending.length + 1, finished: true };
+  }
+
+  private async deleteKeys(table: TableName, items: readonly Item[]): Promise<void> {
+    if (items.length === 0) return;
+    const spec = tableSpecs[table];
+    const requests: WriteRequest[] = items.map((item) =>
+      'sortKey' in spec
+        ? { DeleteRequest: { Key: { pk: String(item[spec.partitionKey.name]), sk: String(item[spec.sortKey.name]) } } }
+        : { DeleteRequest: { Key: { id: String(item[spec.partitionKey.name]) } } },
+    );
+    await batchWriteAll(this.options.client, this.options.tables[table], requests, this.options.batchOptions ?? {});
+  }
+}
+
+function phaseName(phase: Phase): string {
+  switch (phase.kind) {
+    case 'partition':
+      return `partition:${phase.partition.table}:${phase.partition.kind}`;
+    case 'scan':
+      return `scan:${phase.table}`;
+    default:
+      return phase.kind;
+  }
+}

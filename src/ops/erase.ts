@@ -1,0 +1,132 @@
+/**
+ * `npm run erase -- --tenant <t> --user <u>`: erases a user from every table (GDPR Art. 17) and
+ * prints what it removed. Steps are bounded and checkpointed (Idempotency table), so a killed run
+ * resumes where it stopped when started again, and a second run ends the same. Locally it works on
+ * the running runtime of DATA_DIR; on AWS give `--tables` (and `--ws-endpoint`, `--schedule-group`).
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException } from '@aws-sdk/client-apigatewaymanagementapi';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { UserEraser, type ScheduleStore, type UserEraserOptions } from '../adapters/dynamo/user-eraser.js';
+import { EventBridgeScheduleStore } from '../adapters/scheduler/eventbridge-schedule-store.js';
+import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/erasure.js';
+import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
+import { assertIdentifier } from '../core/keys.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
+import { localSettingsFromEnv } from '../local/settings.js';
+import { TABLE_NAMES, type TableName } from '../table-specs.js';
+import { awsTarget, localTarget, type OpsTarget } from './targets.js';
+
+/** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
+export const DEFAULT_ERASURE_GRACE_MS = 90_000;
+/** The tombstone outlives in-flight events: SQS keeps a message 14 days, a DLQ redrive comes later still. */
+export const DEFAULT_TOMBSTONE_TTL_DAYS = 30;
+
+/** DeleteConnection through the `@connections` API; a connection already gone is closed. */
+export function connectionCloser(client: ApiGatewayManagementApiClient): (connectionId: string) => Promise<void> {
+  return async (connectionId) => {
+    try {
+      await client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    } catch (error) {
+      if (error instanceof GoneException || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 410) return;
+      throw error;
+    }
+  };
+}
+
+export interface EraseOptions extends Partial<Omit<UserEraserOptions, 'client' | 'tables'>> {
+  schedules?: ScheduleStore;
+}
+
+/** Runs the erasure on `target` to the end. */
+export async function eraseUser(target: OpsTarget, subject: ErasureSubject, options: EraseOptions = {}): Promise<ErasureReport> {
+  if (!target.tables) throw new Error('erase needs every table name (--tables on AWS)');
+  const management = target.managementEndpoint
+    ? new ApiGatewayManagementApiClient({ endpoint: target.managementEndpoint, ...(target.kind === 'local' ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : {}) })
+    : undefined;
+  try {
+    const eraser = new UserEraser(
+      {
+        client: target.documentClient,
+        tables: target.tables,
+        feedShards: target.feedShards ?? DEFAULT_FEED_SHARDS,
+        graceMs: DEFAULT_ERASURE_GRACE_MS,
+        tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
+        ...(management ? { closeConnection: connectionCloser(management) } : {}),
+        ...options,
+      },
+      subject,
+    );
+    return await eraser.run();
+  } finally {
+    management?.destroy();
+  }
+}
+
+/** `inbox=name,readMarks=name,...`: every table of src/table-specs.ts. */
+export function parseTables(value: string): Record<TableName, string> {
+  const entries = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2).map((part) => part.trim())));
+  const missing = TABLE_NAMES.filter((name) => !entries[name]);
+  if (missing.length > 0) throw new Error(`--tables is missing ${missing.join(', ')} (expected ${TABLE_NAMES.map((name) => `${name}=<table>`).join(',')})`);
+  return Object.fromEntries(TABLE_NAMES.map((name) => [name, entries[name] as string])) as Record<TableName, string>;
+}
+
+export function formatErasureReport(subject: ErasureSubject, report: ErasureReport): string {
+  const lines = Object.entries(report.removed)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, count]) => `  ${kind.padEnd(36)} ${count}`);
+  return [
+    `erased ${subject.userId} (tenant ${subject.tenantId}): ${totalRemoved(report)} items in ${report.steps} steps`,
+    ...lines,
+    `  connections closed                   ${report.connectionsClosed}`,
+    `  follower counts lowered              ${report.followCountsLowered}`,
+    `  schedules deleted                    ${report.schedulesDeleted}`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      tenant: { type: 'string' },
+      user: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'grace-ms': { type: 'string' },
+      'step-budget': { type: 'string' },
+      tables: { type: 'string' },
+      region: { type: 'string' },
+      'ws-endpoint': { type: 'string' },
+      'schedule-group': { type: 'string' },
+      'feed-shards': { type: 'string' },
+      'tombstone-ttl-days': { type: 'string' },
+    },
+  });
+  if (!values.tenant || !values.user) {
+    process.stderr.write(
+      'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json] [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days, >= archiveRetentionDays>]\n' +
+        '       [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]]\n',
+    );
+    process.exit(2);
+  }
+  const subject = { tenantId: assertIdentifier('tenantId', values.tenant), userId: assertIdentifier('userId', values.user) };
+  const region = values.region ? { region: values.region } : {};
+  const target = values.tables
+    ? { ...awsTarget({ ...region, table: parseTables(values.tables).idempotency }), tables: parseTables(values.tables), ...(values['ws-endpoint'] ? { managementEndpoint: values['ws-endpoint'] } : {}), ...(values['feed-shards'] ? { feedShards: Number(values['feed-shards']) } : {}) }
+    : await localTarget(localSettingsFromEnv().dataDir);
+  const scheduler = values['schedule-group'] ? new SchedulerClient(region) : undefined;
+  try {
+    const report = await eraseUser(target, subject, {
+      ...(values['grace-ms'] !== undefined ? { graceMs: Number(values['grace-ms']) } : target.kind === 'local' ? { graceMs: localSettingsFromEnv().functionTimeoutMs ?? 5_000 } : {}),
+      ...(values['step-budget'] !== undefined ? { stepBudget: Number(values['step-budget']) } : {}),
+      ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: Number(values['tombstone-ttl-days']) * 86_400 } : {}),
+      ...(scheduler && values['schedule-group'] ? { schedules: new EventBridgeScheduleStore(scheduler, values['schedule-group']) } : {}),
+    });
+    process.stdout.write(`${values.json ? JSON.stringify({ ...subject, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);
+    if (target.kind === 'local') process.stderr.write('note: schedules of the local runtime live in its process; the in-process API (UserEraser with runtime.scheduler) deletes them\n');
+  } finally {
+    scheduler?.destroy();
+    target.destroy();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
