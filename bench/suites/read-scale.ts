@@ -12,6 +12,7 @@ import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
+import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
 import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/feed-shards.js';
 import { idLowerBoundAt, notificationId } from '../../src/core/ids.js';
@@ -75,7 +76,8 @@ async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, r
     { source: { kind: 'own', ...user } },
     ...celebrities.map((celebrity) => ({ source: { kind: 'feed' as const, tenantId: user.tenantId, actorId: celebrity.celebrityId, shard }, floor: idLowerBoundAt(Date.parse(celebrity.followedAt)) })),
   ];
-  const lists = await Promise.all(sources.map(({ source, floor }) => inbox.listUnreadIdsAbove(source, floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark, limit, nowMs)));
+  // At most 100 queries in flight: 2,000 at once reset the connection to dynalite on a loaded machine.
+  const lists = await mapBounded(sources, 100, ({ source, floor }) => inbox.listUnreadIdsAbove(source, floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark, limit, nowMs));
   return countFromIdsAboveReadMark(new Set(lists.flat()), state);
 }
 
