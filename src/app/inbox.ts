@@ -2,6 +2,7 @@
  * The inbox service of the inbox read and write functions, one per container. The write function
  * passes its read-state listener (the sync to connected devices, src/app/inbox-write.ts).
  */
+import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
 import { InboxService } from '../core/inbox-service.js';
@@ -19,6 +20,7 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
       inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
       celebrities: graphRepository(parts, config.graphTable),
       feedHeads: graphRepository(parts, config.graphTable),
+      celebrityPosts: parts.once('celebrity-posts-log', () => new DynamoCelebrityPostsLog(documentClient(parts), config.inboxTable)),
       readState: readStateRepository(parts, config),
       clock: parts.clock,
       cursorSecret: config.cursorSecret,

@@ -64,7 +64,7 @@ export function planRecipientWrites(
   return { writes, recipients };
 }
 
-/** The same item (same id) once per feed shard: S writes, whatever the follower count. */
+/** The same item (same id) once per feed shard and once per posts log shard: 2S writes, whatever the follower count. */
 export function planFeedWrites(
   event: NotificationEvent,
   rendered: RenderedNotification,
@@ -72,11 +72,13 @@ export function planFeedWrites(
   shardCount: number,
   ttlDays: number,
   arrivalMs: number,
-): { writes: InboxItemToWrite[]; notificationId: string } {
+): { writes: InboxItemToWrite[]; postsLogWrites: InboxItemToWrite[]; notificationId: string } {
   const id = notificationId({ tenantId: event.tenantId, type: event.type, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: arrivalMs });
   const item = stored(rendered, id, expiresAtOf(arrivalMs, ttlDays));
   return {
     writes: allShards(shardCount).map((shard) => ({ source: { kind: 'feed', tenantId: event.tenantId, actorId, shard }, item })),
+    // The same item in each shard of the tenant's celebrity posts log (read by users following many celebrities).
+    postsLogWrites: allShards(shardCount).map((shard) => ({ source: { kind: 'celebrityPosts', tenantId: event.tenantId, shard, authorId: actorId }, item })),
     notificationId: id,
   };
 }

@@ -184,11 +184,12 @@ export class FanOutService {
     const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
     summary.audienceTier = profile.tier;
     if (profile.tier === 'celebrity') {
-      // The follower list is never read: cost is S writes, one head update and one job, whatever the follower count.
+      // The follower list is never read: cost is 2S writes (feed + posts log shards), one head update and one job, whatever the follower count.
       // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
       // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
-      await this.deps.inbox.writeInboxItems(feed.writes);
+      // Feed shards and the tenant's celebrity posts log shards in one write (BatchWriteItem, 25 rows per call).
+      await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.postsLogWrites]);
       // After the items exist, so a reader that sees the head finds the post.
       await this.deps.graph.advanceNewestFeedId(event.tenantId, accountId, feed.notificationId);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);

@@ -2,12 +2,14 @@
  * The read side of the inbox: pages merged from the user's own partition and the feeds of the
  * celebrities they follow, counts above the marks, and the O(1) read/seen writes.
  */
+import { countsFromPostsLog, DEFAULT_POSTS_LOG_BUDGET, pageFromPostsLog, POSTS_LOG_MIN_FOLLOWED, type PostsLogBudget, type PostsLogScope } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor } from './cursor.js';
 import { readerShard } from './feed-shards.js';
 import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import { isExpired, type Notification, type StoredNotification } from './notification.js';
+import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
 import type { Clock } from './ports/clock.js';
 import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import {
@@ -28,6 +30,12 @@ export interface InboxServiceDeps {
   celebrities: FollowedCelebritiesReader;
   /** Feed heads: without it every followed feed is queried (cost 1 Query per celebrity). */
   feedHeads?: FeedHeadsReader;
+  /** The tenant's celebrity posts log, read instead of the feeds when the user follows more than `postsLogFromFollowed` celebrities. */
+  celebrityPosts?: CelebrityPostsReader;
+  /** Default POSTS_LOG_MIN_FOLLOWED. */
+  postsLogFromFollowed?: number;
+  /** Default DEFAULT_POSTS_LOG_BUDGET. */
+  postsLogBudget?: Partial<PostsLogBudget>;
   readState: ReadStateStore;
   clock: Clock;
   cursorSecret: string;
@@ -165,9 +173,11 @@ export class InboxService {
       this.deps.readState.getReadState(user),
       this.mutedTypesOf(user),
     ]);
+    const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
+    const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: request.type }));
     // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
     const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
-    const feeds = (await this.feedViews(user, celebrities, (floor) => maxId(since, floor)))
+    const feeds = (fromPostsLog ? [] : await this.feedViews(user, celebrities, (floor) => maxId(since, floor)))
       .filter((feed) => {
         const bound = boundOf(feed);
         return bound === undefined || since === undefined || bound > since;
@@ -175,6 +185,7 @@ export class InboxService {
       .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
     const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted));
     const merged =
+      fromPostsLog ??
       (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs }, queryFeed)) ??
       (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed));
     const page = merged.slice(0, request.limit);
@@ -279,6 +290,9 @@ export class InboxService {
     ]);
     const limit = countQueryLimit(state);
     const readMark = state.readMark ?? undefined;
+    const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
+    const fromPostsLog = postsLog && (await countsFromPostsLog(postsLog, state, () => this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs)));
+    if (fromPostsLog) return fromPostsLog;
     const [ownIds, unsortedFeeds] = await Promise.all([
       this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs),
       this.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
@@ -320,6 +334,14 @@ export class InboxService {
       for (const list of idLists) for (const id of list) ids.add(id);
     }
     return countFromIdsAboveReadMark(ids, state);
+  }
+
+  /** The celebrity posts log's view of this read when the user follows more than the threshold; undefined = read the feeds. */
+  private postsLogScope(user: UserRef, celebrities: readonly FollowedCelebrity[], muted: readonly string[], nowMs: number): PostsLogScope | undefined {
+    const log = this.deps.celebrityPosts;
+    if (!log || celebrities.length <= (this.deps.postsLogFromFollowed ?? POSTS_LOG_MIN_FOLLOWED)) return undefined;
+    const budget = { ...DEFAULT_POSTS_LOG_BUDGET, ...this.deps.postsLogBudget };
+    return { log, user, shard: readerShard(user.userId, this.deps.feedShards), celebrities, muted, nowMs, inboxTtlDays: this.deps.inboxTtlDays, budget };
   }
 
   /** Muted types apply to feeds only; none without a reader. */

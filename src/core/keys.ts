@@ -190,6 +190,9 @@ export const keys = {
   /** Inbox table: an author's recent inbox-mode posts (`T#<tenant>#P#<author>` / post log id), TTL like the inbox. */
   postsLogPartition: (tenantId: string, authorId: string): string => `${tenantKeyPrefix(tenantId)}#P#${keySegment('authorId', authorId)}`,
 
+  /** Inbox table: one reader shard of the tenant's celebrity posts log (`T#<tenant>#CP#S<n>` / feed id), TTL like the feeds. */
+  celebrityPostsPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CP#S${shard}`,
+
   /** Idempotency table: the user's live-push counter of one rate-limit window (TTL). */
   rateWindowId: (tenantId: string, userId: string, windowStartMs: number): string =>
     `${userPartition(tenantId, userId)}#RATE#${windowStartMs}`,

@@ -14,6 +14,7 @@ import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
 import { composeInboxRead } from '../app/inbox-read.js';
 import { composeInboxWrite } from '../app/inbox-write.js';
 import { createParts, documentClient } from '../app/parts.js';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { composePreferences } from '../app/preferences.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
@@ -80,12 +81,18 @@ function close(server: Server): Promise<void> {
   });
 }
 
-export async function startLocalRuntime(settings: LocalSettings): Promise<LocalRuntime> {
+export interface LocalRuntimeOptions {
+  /** The functions' and the scheduler's clock (tests move it instead of waiting for wall-clock boundaries); default the system clock. */
+  clock?: Clock;
+}
+
+export async function startLocalRuntime(settings: LocalSettings, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = new Logger({ serviceName: 'local-runtime', logLevel: (settings.logLevel as 'WARN' | undefined) ?? 'WARN' });
   const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
-  const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger });
+  const clock = options.clock ?? systemClock;
+  const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
   const authorizer = composeAuthorizer({ logger }, verifier);
 
@@ -120,7 +127,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
     },
   });
-  const parts = createParts({ logger, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
+  const parts = createParts({ logger, clock, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
   const jwksRoute: LocalRoute = {

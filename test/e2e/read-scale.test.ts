@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { keys } from '../../src/core/keys.js';
 import type { Notification } from '../../src/core/notification.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   const graph = new FollowGraphRepository(runtime.documentClient, runtime.dynamo.tableNames.graph);
   const followedAt = new Date(Date.now() - 3_600_000).toISOString();
   await batchPutAll(runtime.documentClient, runtime.dynamo.tableNames.graph, celebrities.map((celebrityId) => ({ ...keys.profile('acme', celebrityId), followerCount: 3 })));
-  for (const celebrityId of celebrities) await graph.changeTier('acme', celebrityId, { from: 'ordinary', to: 'celebrity' });
+  await mapBounded(celebrities, 16, (celebrityId) => graph.changeTier('acme', celebrityId, { from: 'ordinary', to: 'celebrity' }));
   await graph.putFollowedCelebrities(celebrities.map((celebrityId) => ({ tenantId: 'acme', userId: fan.userId, celebrityId, followedAt })));
   // One post per celebrity over the last 50 minutes, through the pipeline; a few mentions for each reader.
   const start = Date.now() - 50 * 60_000;

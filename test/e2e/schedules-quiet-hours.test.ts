@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/core/ports/clock.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { wallClockAt } from '../../src/core/time-zones.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
@@ -22,6 +23,9 @@ let dataDir: string;
 let runtime: LocalRuntime;
 let events: EventBridgeClient;
 const sockets: TestSocket[] = [];
+/** The runtime's clock: the wall clock plus an offset the test moves forward instead of waiting for a window's end. */
+let clockOffsetMs = 0;
+const clock: Clock = { nowMs: () => Date.now() + clockOffsetMs };
 
 async function connect(who: UserRef): Promise<TestSocket> {
   const socket = await TestSocket.open(runtime.endpoints.ws, await runtime.secrets.issueToken(who));
@@ -40,7 +44,7 @@ function clockTime(instantMs: number, timeZone: string): string {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'schedules-quiet-e2e-'));
-  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 });
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 }, { clock });
   events = eventsClientOf(runtime);
 });
 
@@ -53,12 +57,11 @@ afterAll(async () => {
 
 describe('quiet hours', () => {
   it('a user in quiet hours gets the inbox item at once and the push when the window ends in their zone', { timeout: 120_000 }, async () => {
-    // Prepare: Asia/Kolkata (UTC+05:30); the window started a minute ago and ends at the next
-    // local minute at least 3 s away (quiet hours have minute precision).
+    // Prepare: Asia/Kolkata (UTC+05:30); the window started a minute ago and ends at a local minute
+    // boundary 1 to 2 minutes ahead of the runtime's clock (quiet hours have minute precision).
     const zone = 'Asia/Kolkata';
     const who = user('quinn');
-    let endMs = Math.ceil((Date.now() + 1) / 60_000) * 60_000;
-    if (endMs - Date.now() < 3_000) endMs += 60_000;
+    const endMs = Math.ceil((clock.nowMs() + 60_000) / 60_000) * 60_000;
     await putPreferences(runtime, who, { timeZone: zone, quietHours: { start: clockTime(endMs - 120_000, zone), end: clockTime(endMs, zone) } });
     const socket = await connect(who);
 
@@ -68,12 +71,15 @@ describe('quiet hours', () => {
       const items = await inboxOf(runtime, who);
       return items.length > 0 ? items : undefined;
     }, { attempts: 200, intervalMs: 25 }, 'inbox item written at once');
-    const inboxSeenAtMs = Date.now();
+    const inboxSeenAtMs = clock.nowMs();
     await pipelineDrained(runtime);
     const messagesDuringQuietHours = socket.messages.length;
-    const checkedAtMs = Date.now();
-    const [pushed] = await socket.waitFor('notification', 1, { attempts: Math.ceil((endMs - Date.now() + 10_000) / 50), intervalMs: 50 });
-    const pushedAtMs = Date.now();
+    const checkedAtMs = clock.nowMs();
+    // The window's end: the clock jumps there and the scheduler re-arms the held push against it.
+    clockOffsetMs += endMs - clock.nowMs();
+    runtime.scheduler.rearm();
+    const [pushed] = await socket.waitFor('notification', 1, { attempts: 200, intervalMs: 50 });
+    const pushedAtMs = clock.nowMs();
 
     // Assess
     expect(inboxSeenAtMs).toBeLessThan(endMs);
@@ -86,7 +92,7 @@ describe('quiet hours', () => {
   it('an urgent type bypasses quiet hours', async () => {
     // Prepare: quiet all day except one minute that is not now.
     const who = user('uma');
-    const now = Date.now();
+    const now = clock.nowMs();
     await putPreferences(runtime, who, { timeZone: 'Europe/Berlin', quietHours: { start: clockTime(now - 60_000, 'Europe/Berlin'), end: clockTime(now - 120_000, 'Europe/Berlin') } });
     const socket = await connect(who);
 

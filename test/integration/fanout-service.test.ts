@@ -166,10 +166,10 @@ describe('FanOutService, celebrity tier', () => {
 
     // Assess: the profile read, the arrival stamp (one conditional PutItem, 1 WCU), S feed writes
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
-    // The arrival stamp, the feed items, then the newest feed id on the profile (one small conditional UpdateItem).
+    // The arrival stamp, the feed items with their posts log copies (one call), then the newest feed id on the profile (one small conditional UpdateItem).
     expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: 1 });
-    // S feed items, the arrival stamp and the feed head: S + 2 WCU.
-    expect(db.meter.snapshot().writeCapacityUnits).toBe(settings.feedShards + 2);
+    // S feed items, S posts log items, the arrival stamp and the feed head: 2S + 2 WCU.
+    expect(db.meter.snapshot().writeCapacityUnits).toBe(2 * settings.feedShards + 2);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });
 

@@ -139,7 +139,7 @@ class World implements FollowGraph, RecentPostsLog {
       for (const { source, item } of items) {
         const eventId = String(item.data.postId ?? item.data.followeeId);
         if (source.kind === 'feed') this.feed.set(item.id, eventId);
-        else {
+        else if (source.kind === 'own') {
           const inbox = this.inboxes.get(source.userId) ?? new Map<string, string>();
           inbox.set(item.id, eventId);
           this.inboxes.set(source.userId, inbox);

@@ -3,16 +3,17 @@ import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dyn
 import { keys } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/notification.js';
-import type { InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
-function partitionOf(source: InboxSource): string {
+function partitionOf(source: InboxSource | CelebrityPostsShard): string {
+  if (source.kind === 'celebrityPosts') return keys.celebrityPostsPartition(source.tenantId, source.shard);
   return source.kind === 'own'
     ? keys.inboxItem(source.tenantId, source.userId, '').pk
     : keys.feedShardPartition(source.tenantId, source.actorId, source.shard);
 }
 
-function toStored(item: Record<string, unknown>): StoredNotification {
+export function toStored(item: Record<string, unknown>): StoredNotification {
   return {
     id: item.sk as string,
     type: item.type as string,
@@ -137,6 +138,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
       body: item.body,
       data: item.data,
       expiresAt: item.expiresAt,
+      // The log's reader keeps the posts of the celebrities it follows by this attribute.
+      ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
     }));
     await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
   }

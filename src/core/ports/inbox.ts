@@ -12,6 +12,14 @@ export type InboxSource =
   | { kind: 'own'; tenantId: string; userId: string }
   | { kind: 'feed'; tenantId: string; actorId: string; shard: number };
 
+/** Written only (read through CelebrityPostsReader): one shard of the tenant's celebrity posts log, for a post of `authorId`. */
+export interface CelebrityPostsShard {
+  kind: 'celebrityPosts';
+  tenantId: string;
+  shard: number;
+  authorId: string;
+}
+
 export interface IdRange {
   /** Exclusive upper bound. */
   before?: string;
@@ -39,7 +47,7 @@ export interface InboxReader {
 }
 
 export interface InboxItemToWrite {
-  source: InboxSource;
+  source: InboxSource | CelebrityPostsShard;
   item: StoredNotification;
 }
 

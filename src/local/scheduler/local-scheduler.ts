@@ -76,6 +76,11 @@ export class LocalScheduler implements Scheduler {
     return 'created';
   }
 
+  /** Re-arms every pending schedule against the clock, after a test moved it (due ones fire at once). */
+  rearm(): void {
+    for (const schedule of this.schedules.values()) this.arm(schedule);
+  }
+
   /** The pending schedules (tests, diagnostics). */
   list(): OneTimeSchedule[] {
     return [...this.schedules.values()].map(({ name, atMs, targetArn, payload }) => ({ name, atMs, targetArn, payload }));

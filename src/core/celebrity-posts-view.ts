@@ -1,0 +1,122 @@
+/**
+ * Pages and counts of a user following many celebrities from the tenant's celebrity posts log: one
+ * partition (the reader's shard) read newest first, the posts of the followed celebrities (after
+ * followedAt, muted types left out) kept in memory. The cost follows how dense the followed posts
+ * are in the log, not k; a scan that has not decided within its request budget gives up (undefined)
+ * and the caller reads the feed heads instead.
+ */
+import { idLowerBoundAt } from './ids.js';
+import { mergeNewestFirst } from './merge.js';
+import { isExpired, type StoredNotification } from './notification.js';
+import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
+import type { FollowedCelebrity, UserRef } from './ports/inbox.js';
+import { COUNT_CAP, countFromIdsAboveReadMark, isRead, isSeen, type Counts, type ReadState } from './read-state.js';
+
+/** Above this many followed celebrities a read scans the posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
+export const POSTS_LOG_MIN_FOLLOWED = 100;
+export interface PostsLogBudget {
+  /** Log items a page read evaluates per request. */
+  pageItems: number;
+  /** Log keys a count evaluates per request. */
+  countItems: number;
+  /** Requests a scan may spend before it gives up for the feed heads (a sparse follower of a busy tenant). */
+  maxRequests: number;
+}
+
+/** A page of 20 at 25% density fits in one request; 100 unread at 33% density too (keys only). */
+export const DEFAULT_POSTS_LOG_BUDGET: PostsLogBudget = { pageItems: 100, countItems: 300, maxRequests: 3 };
+
+export interface PostsLogScope {
+  log: CelebrityPostsReader;
+  user: UserRef;
+  /** The reader's shard of the log (the same as its feed shard). */
+  shard: number;
+  celebrities: readonly FollowedCelebrity[];
+  muted: readonly string[];
+  nowMs: number;
+  inboxTtlDays: number;
+  budget: PostsLogBudget;
+}
+
+export interface PostsLogPageRange {
+  before?: string;
+  since?: string;
+  /** Items wanted (the page's limit + 1, for the cursor). */
+  wanted: number;
+  type?: string;
+}
+
+function maxId(...ids: (string | undefined)[]): string | undefined {
+  let highest: string | undefined;
+  for (const id of ids) if (id !== undefined && (highest === undefined || id > highest)) highest = id;
+  return highest;
+}
+
+/** Each followed celebrity's exclusive floor (followedAt) and the log's lower bound for this read. */
+function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: Map<string, string>; after: string | undefined } {
+  const floors = new Map(scope.celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(Date.parse(celebrity.followedAt))]));
+  let lowest: string | undefined;
+  for (const floor of floors.values()) if (lowest === undefined || floor < lowest) lowest = floor;
+  const ttlFloor = idLowerBoundAt(scope.nowMs - scope.inboxTtlDays * 86_400_000);
+  return { floors, after: maxId(lower, lowest, ttlFloor) };
+}
+
+/** The merged page (own + followed posts, newest first, at most `wanted`), or undefined past the budget. */
+export async function pageFromPostsLog(scope: PostsLogScope, own: readonly StoredNotification[], range: PostsLogPageRange): Promise<StoredNotification[] | undefined> {
+  const { floors, after } = floorsOf(scope, range.since);
+  const matched: StoredNotification[] = [];
+  let requests = 0;
+  for await (const page of scope.log.scanPosts(scope.user.tenantId, scope.shard, { before: range.before, after }, scope.budget.pageItems)) {
+    requests += 1;
+    for (const { authorId, item } of page.posts) {
+      const floor = floors.get(authorId);
+      if (floor === undefined || item.id <= floor || isExpired(item, scope.nowMs) || scope.muted.includes(item.type)) continue;
+      if (range.type === undefined || item.type === range.type) matched.push(item);
+    }
+    const merged = mergeNewestFirst([own, matched], range.wanted);
+    // Decided once the page is full of ids above everything the log has left in range.
+    const full = merged.length >= range.wanted && page.scannedDownTo !== undefined && merged[range.wanted - 1]!.id > page.scannedDownTo;
+    if (full || !page.more) return merged;
+    if (requests >= scope.budget.maxRequests) return undefined;
+  }
+  return mergeNewestFirst([own, matched], range.wanted);
+}
+
+/**
+ * Counts from the own ids above the read mark (queried in parallel with the first log request) and
+ * the followed posts above max(read mark, followedAt), newest first, stopping once both answers are
+ * capped or no unseen id can follow; undefined past the budget.
+ */
+export async function countsFromPostsLog(scope: PostsLogScope, state: ReadState, ownIdsAboveReadMark: () => Promise<readonly string[]>): Promise<Counts | undefined> {
+  const { floors, after } = floorsOf(scope, state.readMark ?? undefined);
+  const scan = scope.log.scanPostKeys(scope.user.tenantId, scope.shard, { after }, scope.budget.countItems)[Symbol.asyncIterator]();
+  const [ownIds, first] = await Promise.all([ownIdsAboveReadMark(), scan.next()]);
+  const ids = new Set(ownIds);
+  let requests = 0;
+  for (let next = first; next.done !== true; next = await scan.next()) {
+    const page = next.value;
+    requests += 1;
+    for (const post of page.posts) {
+      const floor = floors.get(post.authorId);
+      if (floor === undefined || post.id <= floor || isExpired(post, scope.nowMs) || scope.muted.includes(post.type)) continue;
+      ids.add(post.id);
+    }
+    if (!page.more) break;
+    let unread = 0;
+    let unseen = 0;
+    for (const id of ids) {
+      if (isRead(id, state)) continue;
+      unread += 1;
+      if (!isSeen(id, state)) unseen += 1;
+    }
+    const seenMark = state.seenMark ?? undefined;
+    const noUnseenLeft = seenMark !== undefined && page.scannedDownTo !== undefined && page.scannedDownTo <= seenMark;
+    if (unread > COUNT_CAP && (unseen >= COUNT_CAP || noUnseenLeft)) break;
+    if (requests >= scope.budget.maxRequests) {
+      await scan.return?.();
+      return undefined;
+    }
+  }
+  await scan.return?.();
+  return countFromIdsAboveReadMark(ids, state);
+}

@@ -1,0 +1,207 @@
+/**
+ * Reads of a user following many celebrities from the tenant's celebrity posts log: one partition
+ * scanned newest first, filtered by the followed set. Every answer is compared with the
+ * query-every-feed design; a scan past its budget falls back to the feed heads with the same answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
+import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/celebrity-posts-view.js';
+import { decodeCursor } from '../../src/core/cursor.js';
+import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
+import type { StoredNotification } from '../../src/core/notification.js';
+import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
+import { markAt } from '../../src/core/read-state.js';
+import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
+import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
+
+let db: TestDynamo;
+let repositories: Repositories;
+let graph: FollowGraphRepository;
+let log: DynamoCelebrityPostsLog;
+const clock = new ManualClock(T0 + 120 * MINUTE);
+/** A small scan budget, so the sparse cases need few posts. */
+const SMALL_BUDGET = { pageItems: 10, countItems: 20, maxRequests: 2 };
+let seeded = 0;
+/** 80 celebrities with 3 posts each, all followed: shared by the page walk and (last, it moves the marks) the counts. */
+let denseReader: Promise<UserRef> | undefined;
+const dense = (): Promise<UserRef> => (denseReader ??= seed(80, 3));
+
+beforeAll(async () => {
+  db = await startTestDynamo();
+  repositories = repositoriesOn(db.client, db.dynamo.tableNames);
+  graph = new FollowGraphRepository(db.client, db.dynamo.tableNames.graph);
+  log = new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox);
+});
+afterAll(async () => db.close());
+
+function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxService; withHeads: InboxService; everyFeed: InboxService } {
+  const common = {
+    inbox: repositories.inbox,
+    celebrities: repositories.graph,
+    readState: repositories.readState,
+    clock,
+    cursorSecret: TEST_CURSOR_SECRET,
+    feedShards: TEST_FEED_SHARDS,
+    inboxTtlDays: 90,
+    mutedTypes: { mutedTypesOf: async () => muted },
+  };
+  return {
+    withLog: new InboxService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
+    withHeads: new InboxService({ ...common, feedHeads: repositories.graph }),
+    everyFeed: new InboxService(common),
+  };
+}
+
+/** A post in every feed shard and every posts log shard, as the fan-out writes it. */
+function postWrites(tenantId: string, celebrityId: string, post: StoredNotification): InboxItemToWrite[] {
+  return Array.from({ length: TEST_FEED_SHARDS }, (_, shard): InboxItemToWrite[] => [
+    { source: { kind: 'feed', tenantId, actorId: celebrityId, shard }, item: post },
+    { source: { kind: 'celebrityPosts', tenantId, shard, authorId: celebrityId }, item: post },
+  ]).flat();
+}
+
+/**
+ * In a tenant of its own: `celebrityCount` celebrities with `postsEach` posts over two hours (some
+ * before the follow an hour after T0), the user following the first `followed` of them, `own` own items.
+ */
+async function seed(celebrityCount: number, postsEach: number, followed = celebrityCount, own = 10): Promise<UserRef> {
+  seeded += 1;
+  const user: UserRef = { tenantId: `log-${seeded}`, userId: `reader-${seeded}` };
+  const ownItems = Array.from({ length: own }, (_, i) => aNotification(T0 + i * 7 * MINUTE, { tenantId: user.tenantId, recipient: user.userId, eventId: `own-${i}` }));
+  await repositories.inbox.writeInboxItems(inboxItemsFor(user, ownItems));
+  await Promise.all(
+    Array.from({ length: celebrityCount }, async (_, c) => {
+      const celebrityId = `star-${c}`;
+      const posts = Array.from({ length: postsEach }, (_, i) =>
+        aNotification(T0 + ((c * 7919 + i * 104_729) % 7_000) * SECOND, {
+          tenantId: user.tenantId,
+          recipient: `feed#${celebrityId}`,
+          eventId: `post-${c}-${i}`,
+          type: i % 3 === 2 ? 'comment.created' : 'post.published',
+          actor: { id: celebrityId },
+        }),
+      );
+      await repositories.inbox.writeInboxItems(posts.flatMap((post) => postWrites(user.tenantId, celebrityId, post)));
+      if (c >= followed) return;
+      for (const post of posts) await graph.advanceNewestFeedId(user.tenantId, celebrityId, post.id);
+      await seedFollowingCeleb(db.client, db.dynamo.tableNames.graph, user, celebrityId, T0 + 60 * MINUTE);
+    }),
+  );
+  return user;
+}
+
+async function walk(service: InboxService, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
+  const pages: string[][] = [];
+  const requests: number[] = [];
+  let cursor: string | null = null;
+  do {
+    db.meter.reset();
+    const page = await service.listPage(user, { ...request, ...(cursor ? { cursor: decodeCursor(cursor, TEST_CURSOR_SECRET) } : {}) });
+    requests.push(db.meter.snapshot().requests);
+    pages.push(page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return { pages, requests };
+}
+
+describe('listPage from the celebrity posts log', () => {
+  it('gives the same pages as querying every feed, each in 4 requests when the log is dense', async () => {
+    // Prepare
+    const user = await dense();
+    const { withLog, everyFeed } = services();
+
+    // Act
+    const fast = await walk(withLog, user, { limit: 20 });
+    const reference = await walk(everyFeed, user, { limit: 20 });
+
+    // Assess: identical pages, every id once, newest first; followed list, own page, read state, one log Query
+    expect(fast.pages).toEqual(reference.pages);
+    const all = fast.pages.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect([...all].sort().reverse()).toEqual(all);
+    expect(fast.requests[0]).toBe(4);
+    expect(Math.max(...fast.requests)).toBeLessThanOrEqual(3 + SMALL_BUDGET.maxRequests);
+  }, 60_000);
+
+  it('keeps since, type filters and muted types, hides posts from before followedAt and of celebrities not followed', async () => {
+    // Prepare: 40 celebrities, 30 followed
+    const user = await seed(40, 4, 30);
+    const { withLog, everyFeed } = services(['comment.created']);
+    const middle = (await everyFeed.listPage(user, { limit: 30 })).items[15]!.id;
+
+    // Act / Assess
+    for (const request of [{ limit: 7, since: middle }, { limit: 9, type: 'post.published' }, { limit: 9, type: 'comment.created' }, { limit: 11 }]) {
+      expect((await walk(withLog, user, request)).pages).toEqual((await walk(everyFeed, user, request)).pages);
+    }
+  }, 60_000);
+
+  it('falls back to the feed heads, with the same pages, when the followed posts are too sparse in the log', async () => {
+    // Prepare: 1 of 10 celebrities followed, no own items: the page is not decided within the budget
+    const user = await seed(10, 6, 1, 0);
+    const { withLog, everyFeed } = services([], 0, SMALL_BUDGET);
+
+    // Act
+    const fast = await walk(withLog, user, { limit: 5 });
+
+    // Assess
+    expect(fast.pages).toEqual((await walk(everyFeed, user, { limit: 5 })).pages);
+    expect(fast.requests[0]).toBeGreaterThan(3 + SMALL_BUDGET.maxRequests);
+  }, 60_000);
+
+  it('is not used at or below the follow threshold: those reads take the feed heads', async () => {
+    // Prepare
+    const user = await seed(5, 2);
+    const { withLog, withHeads } = services([], 5);
+
+    // Act
+    const fromLogService = await walk(withLog, user, { limit: 4 });
+    const fromHeads = await walk(withHeads, user, { limit: 4 });
+
+    // Assess: the same pages in the same requests as the feed heads alone
+    expect(fromLogService).toEqual(fromHeads);
+  });
+});
+
+describe('counts from the celebrity posts log', () => {
+  it('leave muted types out, count only followed celebrities after followedAt, and fall back when sparse', async () => {
+    // Prepare: muted comments; then a sparse follower of a busy log
+    const partlyFollowed = await seed(30, 3, 25);
+    const sparse = await seed(10, 10, 1, 0);
+    const { withLog, everyFeed } = services(['comment.created'], 0, SMALL_BUDGET);
+
+    // Act / Assess
+    expect(await services(['comment.created']).withLog.counts(partlyFollowed)).toEqual(await everyFeed.counts(partlyFollowed));
+    db.meter.reset();
+    const sparseCounts = await withLog.counts(sparse);
+    expect(db.meter.snapshot().requests).toBeGreaterThan(3 + SMALL_BUDGET.maxRequests);
+    expect(sparseCounts).toEqual(await everyFeed.counts(sparse));
+    expect(sparseCounts.unread).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('equal the counts of querying every feed: capped, under a read mark, under a seen mark, all read', async () => {
+    // Prepare
+    const user = await dense();
+    const { withLog, everyFeed } = services();
+
+    // Act / Assess: capped, in followed list + read state + own ids + one log Query
+    db.meter.reset();
+    const capped = await withLog.counts(user);
+    expect(db.meter.snapshot().requests).toBe(4);
+    expect(capped).toEqual(await everyFeed.counts(user));
+    expect(capped.capped).toBe(true);
+
+    // Act / Assess: read up to the middle, then seen a little further
+    const middle = T0 + 100 * MINUTE;
+    await repositories.readState.advanceReadMark(user, markAt(middle), new Date(middle).toISOString());
+    const partial = await withLog.counts(user);
+    expect(partial).toEqual(await everyFeed.counts(user));
+    expect(partial.unread).toBeGreaterThan(0);
+    await repositories.readState.advanceSeenMark(user, markAt(T0 + 110 * MINUTE), new Date().toISOString());
+    expect(await withLog.counts(user)).toEqual(await everyFeed.counts(user));
+
+    // Act / Assess: all read
+    await repositories.readState.advanceReadMark(user, markAt(T0 + 119 * MINUTE), new Date().toISOString());
+    expect(await withLog.counts(user)).toEqual({ unread: 0, unseen: 0, capped: false });
+  }, 60_000);
+});
