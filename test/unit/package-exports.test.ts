@@ -39,7 +39,7 @@ const entries = Object.entries(pkg.exports).filter((entry): entry is [string, { 
 describe('package entry points', () => {
   it('point each entry at the built JavaScript and declarations of a source the build compiles', () => {
     const buildFiles = readTsconfig('tsconfig.build.json').files ?? [];
-    expect(entries.map(([subpath]) => subpath).sort()).toEqual(['.', './cdk', './client', './client/react', './producer']);
+    expect(entries.map(([subpath]) => subpath).sort()).toEqual(['.', './catalog', './catalog/built-in', './cdk', './client', './client/react', './producer']);
     for (const [subpath, target] of entries) {
       expect(target.import, subpath).toMatch(/^\.\/dist\/.+\.js$/);
       expect(target.types, subpath).toBe(target.import.replace(/\.js$/, '.d.ts'));
