@@ -2,7 +2,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { catalog } from '../notifications/index.js';
+import { CHANNELS, offersChannel, type Channel } from '../core/channels/channel.js';
+import { catalog, findNotificationType } from '../notifications/index.js';
 import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
 
@@ -11,10 +12,16 @@ export function notifyingTypes(): string[] {
   return catalog.filter((type) => type.audience !== 'none').map((type) => type.detailType);
 }
 
+/** The channels a type offers (its catalog file). */
+export function offeredChannels(type: string): Channel[] {
+  return CHANNELS.filter((channel) => offersChannel(findNotificationType(type), channel));
+}
+
 export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
   return createPreferencesHandler({
     store: preferencesRepository(parts, config.graphTable),
     knownTypes: notifyingTypes(),
+    offeredChannels,
     tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM,
     corsAllowOrigins: config.corsAllowOrigins,
     clock: parts.clock,

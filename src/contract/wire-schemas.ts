@@ -67,4 +67,6 @@ export const preferencesSchema = z.object({
   mutedTypes: z.array(z.string()),
   liveDelivery: z.record(z.string(), z.boolean()),
   updatedAt: z.string().nullable(),
+  /** Per type, per channel on/off; omitted when the user switched nothing. */
+  channels: z.record(z.string(), z.partialRecord(z.enum(['push', 'email']), z.boolean())).optional(),
 });
