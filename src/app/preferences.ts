@@ -4,6 +4,7 @@ import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
 import { CHANNELS, offersChannel, type Channel } from '../core/channels/channel.js';
 import { catalog, findNotificationType } from '../notifications/index.js';
+import { channelRepository, snsPushProvider } from './channels.js';
 import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
 
@@ -18,6 +19,7 @@ export function offeredChannels(type: string): Channel[] {
 }
 
 export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
+  const push = config.channels?.push;
   return createPreferencesHandler({
     store: preferencesRepository(parts, config.graphTable),
     knownTypes: notifyingTypes(),
@@ -26,6 +28,11 @@ export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
     corsAllowOrigins: config.corsAllowOrigins,
     clock: parts.clock,
     logger: parts.logger,
+    channels: {
+      store: channelRepository(parts, config.graphTable),
+      ...(push && Object.keys(push.platformApplications).length > 0 ? { endpoints: snsPushProvider(parts, push) } : {}),
+      ...(config.channels?.unsubscribeSecret ? { unsubscribeSecret: config.channels.unsubscribeSecret } : {}),
+    },
   });
 }
 

@@ -5,6 +5,7 @@ import type { Clock } from '../../core/ports/clock.js';
 import { preferencesInputSchema, type Preferences } from '../../core/preferences.js';
 import type { PreferencesStore } from '../../core/ports/preferences.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
+import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
 import { noQuerySchema } from './schemas.js';
 
 export interface PreferencesApiDeps {
@@ -18,6 +19,8 @@ export interface PreferencesApiDeps {
   corsAllowOrigins: readonly string[];
   clock: Clock;
   logger: Logger;
+  /** The channels' routes (devices, consent, email address, unsubscribe), served by this function. */
+  channels?: Omit<ChannelsApiDeps, 'knownTypes' | 'tenantClaim' | 'clock'>;
 }
 
 type Handler = RestHandler;
@@ -30,6 +33,7 @@ function present(preferences: Preferences) {
 export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
   const inputSchema = preferencesInputSchema(deps.knownTypes, deps.offeredChannels);
   const routes: Record<string, Handler> = {
+    ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
     'GET /preferences': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);
       noQuerySchema.parse(event.queryStringParameters ?? {});

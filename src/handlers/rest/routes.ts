@@ -5,10 +5,12 @@
 export type RestFunction = 'inboxRead' | 'inboxWrite' | 'preferences';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway resource path; `{name}` is a path parameter. */
   resource: string;
   function: RestFunction;
+  /** `none`: no token (the signed one-click unsubscribe link of an email carries its own proof). Default: the auth mode's authorizer. */
+  auth?: 'none';
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -19,6 +21,16 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', resource: '/notifications/{id}/read', function: 'inboxWrite' },
   { method: 'GET', resource: '/preferences', function: 'preferences' },
   { method: 'PUT', resource: '/preferences', function: 'preferences' },
+  // Channels (push devices and consent, email address, unsubscribe): src/handlers/rest/channels-api.ts.
+  { method: 'GET', resource: '/devices', function: 'preferences' },
+  { method: 'POST', resource: '/devices', function: 'preferences' },
+  { method: 'DELETE', resource: '/devices/{id}', function: 'preferences' },
+  { method: 'PUT', resource: '/push-consent', function: 'preferences' },
+  { method: 'DELETE', resource: '/push-consent', function: 'preferences' },
+  { method: 'PUT', resource: '/email-address', function: 'preferences' },
+  { method: 'DELETE', resource: '/email-address', function: 'preferences' },
+  { method: 'GET', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
+  { method: 'POST', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
 ];
 
 /** CORS preflight answers (API Gateway's OPTIONS methods on AWS, the local gateway locally). */
