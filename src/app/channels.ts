@@ -22,13 +22,18 @@ export function channelRepository(parts: Parts, graphTable: string): ChannelRepo
   return parts.once('channel-repository', () => new ChannelRepository(documentClient(parts), graphTable));
 }
 
+/** A local stand-in endpoint (SNS, SES) checks the same per-DATA_DIR signing credentials as the local SQS endpoint. */
+function localEndpointOptions(parts: Parts, endpoint: string | undefined) {
+  return endpoint ? { endpoint, ...(parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}) } : {};
+}
+
 export function snsPushProvider(parts: Parts, config: PushProviderConfig): SnsPushProvider {
-  return parts.once('sns-push-provider', () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...(config.endpoint ? { endpoint: config.endpoint } : {}) }), config.platformApplications));
+  return parts.once('sns-push-provider', () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), config.platformApplications));
 }
 
 function sesEmailProvider(parts: Parts, config: EmailProviderConfig): SesEmailProvider {
   return parts.once('ses-email-provider', () =>
-    new SesEmailProvider(new SESv2Client({ ...clientOptions(parts), ...(config.endpoint ? { endpoint: config.endpoint } : {}) }), {
+    new SesEmailProvider(new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), {
       fromAddress: config.fromAddress,
       ...(config.identityArn ? { fromArn: config.identityArn } : {}),
       ...(config.configurationSetName ? { configurationSetName: config.configurationSetName } : {}),

@@ -82,6 +82,7 @@ const ENV_NAMES = [
   'MAX_RECEIVE_COUNT',
   'INTAKE_BACKLOG_LIMIT',
   'LOG_LEVEL',
+  'CHANNEL_BATCH_WINDOW_MS',
   'SNS_ENDPOINT',
   'SES_ENDPOINT',
 ] as const;
@@ -575,6 +576,8 @@ export function authorizerConfigFromEnv(env: Env): AuthorizerConfig {
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+/** Local batching window of the email queue (a burst collapses into one digest email); AWS default 60 s. */
+export const LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT = 2_000;
 /** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
 export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
 /** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
@@ -596,6 +599,8 @@ export const localSettingsShape = {
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
   LOG_LEVEL: optionalString,
+  CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
+  CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
 };
 
 export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {

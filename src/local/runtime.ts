@@ -29,6 +29,7 @@ import { INTAKE_BACKLOG_LIMIT_DEFAULT } from '../app/config.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import type { LocalSettings } from './settings.js';
+import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 
 export type { LocalEndpoints } from './endpoints.js';
@@ -49,6 +50,8 @@ export interface LocalRuntime {
   live: LocalLiveDelivery;
   /** One-time schedules (EventBridge Scheduler stand-in), persisted under DATA_DIR/scheduler. */
   scheduler: LocalScheduler;
+  /** The SNS mobile-push and SES v2 stand-ins: what each device and mailbox received. */
+  channels: LocalChannels;
   close(): Promise<void>;
 }
 
@@ -101,6 +104,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
 
   // 2. The queues, at the HTTP server's URL (journaled under DATA_DIR/queues).
   const queues = createLocalPipelineQueues({ httpEndpoint: http, settings, logger, queueDir: join(settings.dataDir, 'queues') });
+  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials });
 
   // 3. The typed configs, then every function composed on one Parts.
   const configs = localFunctionConfigs({
@@ -115,10 +119,13 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
       infoUrl: queues.info.url,
       promotionUrl: queues.promotion.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
+      channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
     },
+    channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
   const parts = createParts({ logger, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
   attachPipelineConsumers(queues, parts, configs, scheduler);
+  attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
   const jwksRoute: LocalRoute = {
     async handle(request) {
@@ -133,7 +140,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT), jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,
@@ -157,6 +164,7 @@ export async function startLocalRuntime(settings: LocalSettings): Promise<LocalR
     queues,
     live,
     scheduler,
+    channels,
     /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
       const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;

@@ -3,8 +3,8 @@
  * `PUSH_CONSENT`, `EMAIL` (the address) and `EMAIL_OFF#<type>` per unsubscribe. The channel
  * consumers read it with one Query per user, uncached, so consent and unsubscribes apply at once.
  */
-import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Device, PushConsent } from '../../core/channels/devices.js';
 import { platformSchema } from '../../core/channels/devices.js';
 import { keys } from '../../core/keys.js';
@@ -59,41 +59,41 @@ export class ChannelRepository implements ChannelStateStore {
   }
 
   /**
-   * putDevice: an existing device is overwritten (same token); a new one is added in a transaction
-   * with the user's device counter, conditioned on the counter staying below the cap.
+   * putDevice: a known device (same token) is overwritten. A new one first reserves a slot on the
+   * user's device counter (conditional UpdateItem: below the cap), then is put (conditional on being
+   * new; a racing registration of the same token gives the slot back). No transaction: dynalite and
+   * LocalStack's free tier lack TransactWriteItems, and a lost slot after a crash only errs on the safe side.
    */
   async putDevice(user: UserRef, device: Device, maxDevices: number): Promise<boolean> {
     const pk = keys.channelStatePartition(user.tenantId, user.userId);
     const item = { pk, sk: keys.deviceSortKey(device.id), deviceId: device.id, platform: device.platform, token: device.token, endpointArn: device.endpointArn, createdAt: device.createdAt, updatedAt: device.updatedAt, ...(device.locale ? { locale: device.locale } : {}) };
+    const known = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk, sk: item.sk }, ProjectionExpression: 'sk' }));
+    if (known.Item) {
+      await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
+      return true;
+    }
     try {
       await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(sk)' } },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk, sk: COUNT_SK },
-                UpdateExpression: 'ADD devices :one',
-                ConditionExpression: 'attribute_not_exists(devices) OR devices < :max',
-                ExpressionAttributeValues: { ':one': 1, ':max': maxDevices },
-              },
-            },
-          ],
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk, sk: COUNT_SK },
+          UpdateExpression: 'ADD devices :one',
+          ConditionExpression: 'attribute_not_exists(devices) OR devices < :max',
+          ExpressionAttributeValues: { ':one': 1, ':max': maxDevices },
         }),
       );
-      return true;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [put, count] = error.CancellationReasons ?? [];
-      if (put?.Code === 'ConditionalCheckFailed') {
-        // The same token registered again: update it in place (the count is unchanged).
-        await this.client.send(new PutCommand({ TableName: this.tableName, Item: { ...item, createdAt: device.createdAt } }));
-        return true;
-      }
-      if (count?.Code === 'ConditionalCheckFailed') return false;
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
+    try {
+      await this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(sk)' }));
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      await this.releaseSlot(pk);
+      await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
+    }
+    return true;
   }
 
   /** deleteDevice: DeleteItem returning the old item, then the counter decremented (only when something was deleted). */
@@ -101,14 +101,16 @@ export class ChannelRepository implements ChannelStateStore {
     const pk = keys.channelStatePartition(user.tenantId, user.userId);
     const deleted = await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: keys.deviceSortKey(deviceId) }, ReturnValues: 'ALL_OLD' }));
     if (!deleted.Attributes) return undefined;
-    await this.client.send(
-      new TransactWriteCommand({
-        TransactItems: [{ Update: { TableName: this.tableName, Key: { pk, sk: COUNT_SK }, UpdateExpression: 'ADD devices :minusOne', ConditionExpression: 'devices > :zero', ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 } } }],
-      }),
-    ).catch((error: unknown) => {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-    });
+    await this.releaseSlot(pk);
     return toDevice(deleted.Attributes);
+  }
+
+  private async releaseSlot(pk: string): Promise<void> {
+    await this.client
+      .send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk: COUNT_SK }, UpdateExpression: 'ADD devices :minusOne', ConditionExpression: 'devices > :zero', ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 } }))
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
   }
 
   async putPushConsent(user: UserRef, consent: PushConsent): Promise<void> {
