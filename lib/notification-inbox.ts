@@ -17,6 +17,7 @@ import type { LiveDelivery } from './constructs/live-delivery.js';
 import type { NotificationPipeline } from './constructs/notification-pipeline.js';
 import type { Operations } from './constructs/operations.js';
 import type { Scheduling } from './constructs/scheduling.js';
+import type { Channels, ChannelsSettings } from './constructs/channels.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
 import type { RestFunction } from '../src/handlers/rest/routes.js';
 import { buildStateful } from './stacks/data-stack.js';
@@ -53,6 +54,11 @@ export interface NotificationInboxProps {
   removalPolicy?: RemovalPolicy;
   /** Every alarm notifies this topic. */
   alarmTopic?: ITopic;
+  /**
+   * Mobile push (your SNS platform applications for APNs / FCM) and email (your SES identity and
+   * configuration set). Each channel is off until configured here (README, "Push and email").
+   */
+  channels?: ChannelsSettings;
 }
 
 export class NotificationInbox extends Construct {
@@ -67,6 +73,8 @@ export class NotificationInbox extends Construct {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The push and email queues and consumers (when configured). */
+  readonly channels?: Channels;
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
@@ -91,6 +99,7 @@ export class NotificationInbox extends Construct {
       ...stateful,
       ...(props.catalog ? { catalog: props.catalog } : {}),
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      ...(props.channels ? { channels: props.channels } : {}),
     });
     this.pipeline = stateless.pipeline;
     this.api = stateless.api;
@@ -99,5 +108,6 @@ export class NotificationInbox extends Construct {
     if (stateless.authorizer) this.authorizer = stateless.authorizer;
     this.restFunctions = stateless.restFunctions;
     this.operations = stateless.operations;
+    if (stateless.channels) this.channels = stateless.channels;
   }
 }

@@ -25,7 +25,7 @@ interface Operation {
 }
 
 const deviceSchemaAnswer = 'Device';
-const tokenQuerySchema = zod.object({ token: zod.string().min(1).max(2_048) }).strict();
+
 
 /** What each route of routes.ts takes and answers, keyed `METHOD resource`. */
 const operations: Record<string, Operation> = {
@@ -43,8 +43,6 @@ const operations: Record<string, Operation> = {
   'DELETE /push-consent': { summary: 'Withdraw push consent (no push from the next send on)' },
   'PUT /email-address': { summary: "Send email to the verified `email` claim of the caller's token", answer: 'EmailAddressAnswer' },
   'DELETE /email-address': { summary: 'Stop email (forget the address)' },
-  'GET /unsubscribe': { summary: 'The one-click unsubscribe page of an email link (no token: the signed link is the proof)', query: tokenQuerySchema, html: true },
-  'POST /unsubscribe': { summary: 'Unsubscribe (RFC 8058 one-click POST, honoured by the next send)', query: tokenQuerySchema, answer: 'UnsubscribeAnswer' },
 };
 
 function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined): JsonSchema[] {

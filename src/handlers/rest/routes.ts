@@ -29,6 +29,13 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'DELETE', resource: '/push-consent', function: 'preferences' },
   { method: 'PUT', resource: '/email-address', function: 'preferences' },
   { method: 'DELETE', resource: '/email-address', function: 'preferences' },
+];
+
+/**
+ * Routes without a token: the signed one-click unsubscribe link of an email (RFC 8058). The CDK app
+ * builds them only when email is configured; the local runtime always serves them.
+ */
+export const publicRoutes: readonly RestRoute[] = [
   { method: 'GET', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
   { method: 'POST', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
 ];
@@ -36,6 +43,6 @@ export const restRoutes: readonly RestRoute[] = [
 /** CORS preflight answers (API Gateway's OPTIONS methods on AWS, the local gateway locally). */
 export const corsPreflight = {
   allowHeaders: ['Authorization', 'Content-Type'],
-  allowMethods: [...new Set(restRoutes.map((route) => route.method)), 'OPTIONS'],
+  allowMethods: [...new Set([...restRoutes, ...publicRoutes].map((route) => route.method)), 'OPTIONS'],
   maxAgeSeconds: 3600,
 } as const;
