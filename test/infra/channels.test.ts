@@ -63,6 +63,6 @@ describe('When push and email are configured', () => {
 
   it('is cdk-nag clean', () => {
     const violations = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(built.app).violations;
-    expect(violations.map((violation) => `${violation.ruleId}`)).toEqual([]);
+    expect(violations.map((violation) => `${violation.ruleName}: ${violation.violatingResources.map((resource) => resource.constructPath).join(", ")}`)).toEqual([]);
   });
 });
