@@ -6,3 +6,4 @@ export { AppStack } from './stacks/app-stack.js';
 export { DataStack } from './stacks/data-stack.js';
 export { catalog } from '../src/notifications/index.js';
 export type { NotificationType } from '../src/core/ports/notification-type.js';
+export { Channels, type ChannelsSettings, type EmailChannelProps, type PushChannelProps } from './constructs/channels.js';

@@ -19,6 +19,7 @@ import type { LiveDelivery } from './constructs/live-delivery.js';
 import type { NotificationPipeline } from './constructs/notification-pipeline.js';
 import type { Operations } from './constructs/operations.js';
 import type { Scheduling } from './constructs/scheduling.js';
+import type { Channels, ChannelsSettings } from './constructs/channels.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
 import type { RestFunction } from '../src/handlers/rest/routes.js';
 import { buildStateful } from './stacks/data-stack.js';
@@ -84,6 +85,11 @@ export interface NotificationInboxProps {
    * Or set `settings.customerManagedKey` for a key the construct creates. Default: AWS-managed keys.
    */
   encryptionKey?: IKey;
+  /**
+   * Mobile push (your SNS platform applications for APNs / FCM) and email (your SES identity and
+   * configuration set). Each channel is off until configured here (README, "Push and email").
+   */
+  channels?: ChannelsSettings;
 }
 
 export class NotificationInbox extends Construct {
@@ -100,6 +106,8 @@ export class NotificationInbox extends Construct {
   readonly operations: Operations;
   /** The customer-managed key of tables and queues, when one is used. */
   readonly encryptionKey?: IKey;
+  /** The push and email queues and consumers (when configured). */
+  readonly channels?: Channels;
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
@@ -128,6 +136,7 @@ export class NotificationInbox extends Construct {
       ...(props.catalog ? { catalog: props.catalog } : {}),
       ...(props.catalogEntry ? { catalogEntry: props.catalogEntry } : {}),
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+      ...(props.channels ? { channels: props.channels } : {}),
     });
     this.pipeline = stateless.pipeline;
     this.api = stateless.api;
@@ -136,5 +145,6 @@ export class NotificationInbox extends Construct {
     if (stateless.authorizer) this.authorizer = stateless.authorizer;
     this.restFunctions = stateless.restFunctions;
     this.operations = stateless.operations;
+    if (stateless.channels) this.channels = stateless.channels;
   }
 }

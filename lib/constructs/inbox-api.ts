@@ -17,7 +17,7 @@ import {
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { corsPreflight, restRoutes, type RestFunction } from '../../src/handlers/rest/routes.js';
+import { corsPreflight, publicRoutes, restRoutes, type RestFunction } from '../../src/handlers/rest/routes.js';
 import { acknowledge } from '../nag.js';
 import type { HandlerFunction } from './handler-function.js';
 
@@ -33,6 +33,8 @@ export interface InboxApiProps {
   stageName?: string;
   /** `*` or exact origins allowed to call from a browser (preflight and error answers). */
   corsAllowOrigins: readonly string[];
+  /** Also build the routes without a token (`publicRoutes`: the email unsubscribe link); only when email is configured. */
+  publicRoutes?: boolean;
 }
 
 /** Our error format for answers API Gateway gives before a handler runs. */
@@ -97,7 +99,7 @@ export class InboxApi extends Construct {
     });
 
     const integrations = new Map<RestFunction, LambdaIntegration>();
-    for (const route of restRoutes) {
+    for (const route of [...restRoutes, ...(props.publicRoutes ? publicRoutes : [])]) {
       let integration = integrations.get(route.function);
       if (!integration) {
         integration = new LambdaIntegration(props.functions[route.function], { allowTestInvoke: false });
@@ -105,12 +107,16 @@ export class InboxApi extends Construct {
       }
       const resource = this.api.root.resourceForPath(route.resource);
       const pathParameters = [...route.resource.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-      resource.addMethod(route.method, integration, {
-        authorizer: this.authorizer,
-        authorizationType: props.auth.mode === 'cognito' ? AuthorizationType.COGNITO : AuthorizationType.CUSTOM,
+      const method = resource.addMethod(route.method, integration, {
+        ...(route.auth === 'none' ? { authorizationType: AuthorizationType.NONE } : { authorizer: this.authorizer, authorizationType: props.auth.mode === 'cognito' ? AuthorizationType.COGNITO : AuthorizationType.CUSTOM }),
         requestValidator: validator,
         requestParameters: Object.fromEntries(pathParameters.map((name) => [`method.request.path.${name}`, true])),
       });
+      if (route.auth === 'none') {
+        const reason = 'The one-click unsubscribe link of an email (RFC 8058) is used without a login: the signed token in its query is the proof, verified by the handler.';
+        acknowledge(method, 'AwsSolutions-APIG4', reason);
+        acknowledge(method, 'AwsSolutions-COG4', reason);
+      }
     }
 
     // Errors API Gateway answers itself must carry CORS too, or a browser app sees a network error

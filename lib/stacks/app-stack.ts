@@ -5,6 +5,7 @@ import { acknowledge } from '../nag.js';
 import { resolveCatalog } from '../catalog.js';
 import type { Construct } from 'constructs';
 import { resourceNameOf } from '../../src/notifications/index.js';
+import { Channels, type ChannelsSettings } from '../constructs/channels.js';
 import type { NotificationsConfig } from '../config.js';
 import { HandlerFunction, type FunctionDefaults } from '../constructs/handler-function.js';
 import { InboxApi, type InboxApiAuth } from '../constructs/inbox-api.js';
@@ -35,6 +36,8 @@ export interface StatelessProps {
   eventBus?: IEventBus;
   /** Customer-managed key of the queues (the tables' key); every function is granted exactly its uses of it. */
   encryptionKey?: IKey;
+  /** Mobile push and email (off unless configured): SNS platform applications, SES identity. */
+  channels?: ChannelsSettings;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -75,6 +78,8 @@ export interface StatelessParts {
   authorizer?: HandlerFunction;
   restFunctions: Record<RestFunction, HandlerFunction>;
   operations: Operations;
+  /** Present when a channel is configured. */
+  channels?: Channels;
 }
 
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
@@ -198,6 +203,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     logRetention: config.logRetentionDays,
     removalPolicy: config.removalPolicy,
     corsAllowOrigins: config.corsAllowOrigins,
+    ...(props.channels?.email ? { publicRoutes: true } : {}),
   });
 
   if (config.liveDelivery) {
@@ -230,6 +236,22 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     if (account) live.stage.node.addDependency(account);
   }
 
+  // Before Operations: it discovers the channel queues (DLQ alarms) and consumers.
+  const channels =
+    props.channels && (props.channels.push || props.channels.email)
+      ? new Channels(scope, 'Channels', {
+          ...props.channels,
+          tables,
+          defaults,
+          maxReceiveCount: config.maxReceiveCount,
+          deliveryJobSecret,
+          scheduling,
+          fanOuts: pipeline.types.map((typePipeline, index) => ({ detailType: typePipeline.detailType, type: catalog.types[index]!, fanOut: typePipeline.fanOut })),
+          preferences,
+          restApiUrl: api.url,
+        })
+      : undefined;
+
   const operations = new Operations(scope, 'Operations', {
     restApi: api.api,
     extraDeadLetterQueues: [
@@ -253,5 +275,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}) };
 }

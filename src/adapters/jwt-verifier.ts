@@ -7,8 +7,17 @@ import { Unauthorized } from '../core/errors.js';
 import { identityFromClaims } from '../core/claims.js';
 import type { UserRef } from '../core/ports/inbox.js';
 
+/** `email`: the token's `email` claim, only when `email_verified` is true (the channels send there). */
+export type VerifiedUser = UserRef & { email?: string };
+
 export interface TokenVerifier {
-  verify(token: string): Promise<UserRef>;
+  verify(token: string): Promise<VerifiedUser>;
+}
+
+/** The verified address of the claims, if the identity provider says it verified one. */
+export function verifiedEmailOf(claims: Record<string, unknown>): string | undefined {
+  const verified = claims.email_verified === true || claims.email_verified === 'true';
+  return verified && typeof claims.email === 'string' && claims.email.length <= 254 ? claims.email : undefined;
 }
 
 export interface JwtVerifierConfig {
@@ -32,14 +41,15 @@ export function createJwtVerifier(config: JwtVerifierConfig): TokenVerifier {
   const getKey: JWTVerifyGetKey = config.jwks instanceof URL ? createRemoteJWKSet(config.jwks) : createLocalJWKSet(config.jwks);
   const algorithms = config.algorithms ?? ['ES256', 'RS256'];
   return {
-    async verify(token: string): Promise<UserRef> {
+    async verify(token: string): Promise<VerifiedUser> {
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(token, getKey, { issuer: config.issuer, audience: config.audience, algorithms, requiredClaims: ['exp', 'sub'] }));
       } catch (error) {
         throw new Unauthorized(`invalid token: ${(error as Error).message}`);
       }
-      return identityFromClaims(payload, config);
+      const email = verifiedEmailOf(payload);
+      return { ...identityFromClaims(payload, config), ...(email ? { email } : {}) };
     },
   };
 }

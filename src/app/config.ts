@@ -26,6 +26,21 @@ const ENV_NAMES = [
   'PROMOTION_QUEUE_URL',
   'INTAKE_QUEUE_ARN',
   'RELEASE_QUEUE_ARN',
+  'PUSH_QUEUE_URL',
+  'EMAIL_QUEUE_URL',
+  'CHANNEL_QUEUE_ARN',
+  // Channels (push: SNS mobile push; email: SES v2).
+  'CHANNEL',
+  'SNS_PLATFORM_APPLICATION_APNS',
+  'SNS_PLATFORM_APPLICATION_APNS_SANDBOX',
+  'SNS_PLATFORM_APPLICATION_FCM',
+  'SES_FROM_ADDRESS',
+  'SES_IDENTITY_ARN',
+  'SES_CONFIGURATION_SET',
+  'UNSUBSCRIBE_SECRET',
+  'UNSUBSCRIBE_BASE_URL',
+  'CHANNEL_RATE_LIMIT_PER_WINDOW',
+  'CHANNEL_PARALLELISM',
   // Scheduler.
   'SCHEDULE_GROUP_NAME',
   'SCHEDULER_ROLE_ARN',
@@ -67,6 +82,9 @@ const ENV_NAMES = [
   'MAX_RECEIVE_COUNT',
   'INTAKE_BACKLOG_LIMIT',
   'LOG_LEVEL',
+  'CHANNEL_BATCH_WINDOW_MS',
+  'SNS_ENDPOINT',
+  'SES_ENDPOINT',
 ] as const;
 
 export type EnvName = (typeof ENV_NAMES)[number];
@@ -246,11 +264,17 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
 
 export interface PreferencesApiConfig extends RestConfig {
   graphTable: string;
+  /** Devices, consent, email address and unsubscribe routes (served by the same function): push needs platform apps, unsubscribe its key. */
+  channels?: { push: PushProviderConfig; unsubscribeSecret?: string };
 }
 
 export function preferencesApiConfigFromEnv(env: Env): PreferencesApiConfig {
-  const parsed = parseEnv('preferences', { GRAPH_TABLE: required, ...restShape }, env);
-  return { graphTable: parsed.GRAPH_TABLE, ...restOf(parsed) };
+  const parsed = parseEnv('preferences', { GRAPH_TABLE: required, ...restShape, ...pushProviderShape, UNSUBSCRIBE_SECRET: optionalString }, env);
+  return {
+    graphTable: parsed.GRAPH_TABLE,
+    ...restOf(parsed),
+    channels: { push: pushProviderOf(parsed), ...(parsed.UNSUBSCRIBE_SECRET ? { unsubscribeSecret: parsed.UNSUBSCRIBE_SECRET } : {}) },
+  };
 }
 
 export interface FanOutSettingsConfig {
@@ -269,6 +293,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   deliveryJobSecret: string;
   /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
   queueUrls: { urgent?: string; info?: string; promotion?: string };
+  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
+  channelQueueUrls?: { push?: string; email?: string };
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
@@ -287,6 +313,8 @@ const fanOutShape = {
   URGENT_QUEUE_URL: optionalString,
   INFO_QUEUE_URL: optionalString,
   PROMOTION_QUEUE_URL: optionalString,
+  PUSH_QUEUE_URL: optionalString,
+  EMAIL_QUEUE_URL: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -306,6 +334,9 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
       ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
     },
+    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
+      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
+      : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
@@ -402,6 +433,104 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   };
 }
 
+/** SNS platform application ARNs per platform; a platform without one cannot register devices. */
+export interface PushProviderConfig {
+  platformApplications: { apns?: string; apns_sandbox?: string; fcm?: string };
+  /** The local SNS stand-in (unset on AWS). */
+  endpoint?: string;
+}
+
+export interface EmailProviderConfig {
+  fromAddress: string;
+  identityArn?: string;
+  configurationSetName?: string;
+  /** The local SES stand-in (unset on AWS). */
+  endpoint?: string;
+}
+
+/** The consumer of one channel queue (`CHANNEL` = push | email). */
+export interface ChannelConsumerConfig extends PreferencesCacheConfig {
+  channel: 'push' | 'email';
+  idempotencyTable: string;
+  deliveryJobSecret: string;
+  /** This channel's queue: held jobs re-enter it by a one-time schedule. */
+  channelQueueArn: string;
+  rateLimitPerWindow: number;
+  rateLimitWindowMs: number;
+  parallelism: number;
+  push?: PushProviderConfig;
+  email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+}
+
+export const CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT = 5;
+export const CHANNEL_PARALLELISM_DEFAULT = 8;
+
+const pushProviderShape = {
+  SNS_PLATFORM_APPLICATION_APNS: optionalString,
+  SNS_PLATFORM_APPLICATION_APNS_SANDBOX: optionalString,
+  SNS_PLATFORM_APPLICATION_FCM: optionalString,
+  SNS_ENDPOINT: optionalString,
+};
+const pushProviderOf = (env: z.output<z.ZodObject<typeof pushProviderShape>>): PushProviderConfig => ({
+  platformApplications: {
+    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: env.SNS_PLATFORM_APPLICATION_APNS } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: env.SNS_PLATFORM_APPLICATION_FCM } : {}),
+  },
+  ...(env.SNS_ENDPOINT ? { endpoint: env.SNS_ENDPOINT } : {}),
+});
+
+export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & { scheduler: SchedulerConfig } {
+  const parsed = parseEnv(
+    'channel consumer',
+    {
+      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
+      GRAPH_TABLE: required,
+      IDEMPOTENCY_TABLE: required,
+      DELIVERY_JOB_SECRET: required,
+      CHANNEL_QUEUE_ARN: required,
+      PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+      CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+      RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
+      CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
+      ...pushProviderShape,
+      SES_FROM_ADDRESS: optionalString,
+      SES_IDENTITY_ARN: optionalString,
+      SES_CONFIGURATION_SET: optionalString,
+      SES_ENDPOINT: optionalString,
+      UNSUBSCRIBE_SECRET: optionalString,
+      UNSUBSCRIBE_BASE_URL: optionalString,
+      ...schedulerShape,
+    },
+    env,
+  );
+  const base: ChannelConsumerConfig = {
+    channel: parsed.CHANNEL,
+    graphTable: parsed.GRAPH_TABLE,
+    cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    channelQueueArn: parsed.CHANNEL_QUEUE_ARN,
+    rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    parallelism: parsed.CHANNEL_PARALLELISM,
+  };
+  if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
+  if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
+  return {
+    ...base,
+    email: {
+      fromAddress: parsed.SES_FROM_ADDRESS,
+      ...(parsed.SES_IDENTITY_ARN ? { identityArn: parsed.SES_IDENTITY_ARN } : {}),
+      ...(parsed.SES_CONFIGURATION_SET ? { configurationSetName: parsed.SES_CONFIGURATION_SET } : {}),
+      ...(parsed.SES_ENDPOINT ? { endpoint: parsed.SES_ENDPOINT } : {}),
+      unsubscribeSecret: parsed.UNSUBSCRIBE_SECRET,
+      unsubscribeBaseUrl: parsed.UNSUBSCRIBE_BASE_URL,
+    },
+    scheduler: schedulerOf(parsed),
+  };
+}
+
 export interface WsConnectConfig extends ConnectionsConfig {
   graphTable: string;
 }
@@ -447,6 +576,8 @@ export function authorizerConfigFromEnv(env: Env): AuthorizerConfig {
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
 export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+/** Local batching window of the email queue (a burst collapses into one digest email); AWS default 60 s. */
+export const LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT = 2_000;
 /** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
 export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
 /** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
@@ -468,6 +599,8 @@ export const localSettingsShape = {
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
   LOG_LEVEL: optionalString,
+  CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
+  CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
 };
 
 export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {

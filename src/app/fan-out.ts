@@ -12,6 +12,7 @@ import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repositor
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
+import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout-queues.js';
 import { FanOutService } from '../core/fanout-service.js';
@@ -45,12 +46,19 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
-    deliveryQueue: needs.has('urgent') ? new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret) : deliveryQueueNeverUsed(type.detailType),
+    deliveryQueue: needs.has('urgent') ? withChannels(parts, config, new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret)) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
     trace: observability(parts, config.idempotencyTable).trace,
     erased: parts.once('erased-users', () => new DynamoErasedUsers(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs())),
   });
+}
+
+/** Push and email jobs beside the in-app job, on the channel queues configured (none: channels off). */
+function withChannels(parts: Parts, config: FanOutConfig, inApp: DeliveryJobQueue): DeliveryJobQueue {
+  const urls = config.channelQueueUrls;
+  if (!urls || (!urls.push && !urls.email)) return inApp;
+  return new SqsChannelJobQueue(inApp, sqsClient(parts), urls, config.deliveryJobSecret, findNotificationType);
 }
 
 function deliveryQueueNeverUsed(detailType: string): DeliveryJobQueue {

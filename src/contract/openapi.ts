@@ -4,12 +4,14 @@
  * (wire-schemas.ts), for every route of handlers/rest/routes.ts, so it cannot drift from the code.
  */
 import type * as z from 'zod';
+import * as zod from 'zod';
+import { DEVICE_ID_PATTERN, deviceInputSchema, pushConsentInputSchema } from '../core/channels/devices.js';
 import { preferencesInputSchema } from '../core/preferences.js';
 import { restRoutes, type RestRoute } from '../handlers/rest/routes.js';
 import { inboxQuerySchema, markAllBodySchema, markOneReadPathSchema } from '../handlers/rest/schemas.js';
 import { catalog } from '../notifications/index.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schemas.js';
-import { countsSchema, errorBodySchema, notificationPageSchema, preferencesSchema, readAllAnswerSchema, seenAllAnswerSchema } from './wire-schemas.js';
+import { channelStateAnswerSchema, countsSchema, deviceAnswerSchema, errorBodySchema, notificationPageSchema, preferencesSchema, pushConsentSchema, readAllAnswerSchema, seenAllAnswerSchema } from './wire-schemas.js';
 
 interface Operation {
   summary: string;
@@ -18,7 +20,12 @@ interface Operation {
   body?: z.ZodType;
   /** Component name of the 200 answer; none = 204 No Content. */
   answer?: string;
+  /** The answer is an HTML page (the unsubscribe confirmation). */
+  html?: true;
 }
+
+const deviceSchemaAnswer = 'Device';
+
 
 /** What each route of routes.ts takes and answers, keyed `METHOD resource`. */
 const operations: Record<string, Operation> = {
@@ -29,6 +36,13 @@ const operations: Record<string, Operation> = {
   'POST /notifications/{id}/read': { summary: 'Mark one notification read', path: markOneReadPathSchema },
   'GET /preferences': { summary: "The user's delivery preferences", answer: 'Preferences' },
   'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.map((type) => type.detailType)), answer: 'Preferences' },
+  'GET /devices': { summary: "The caller's push devices, push consent, email address and email unsubscribes", answer: 'ChannelState' },
+  'POST /devices': { summary: 'Register (or refresh) a push token: creates or updates its SNS platform endpoint (201 new, 200 known; 409 over 20 devices)', body: deviceInputSchema, answer: deviceSchemaAnswer },
+  'DELETE /devices/{id}': { summary: 'Remove a push device and its endpoint', path: zod.object({ id: zod.string().regex(DEVICE_ID_PATTERN) }).strict() },
+  'PUT /push-consent': { summary: 'Grant push consent (default-deny: no consent, no push)', body: pushConsentInputSchema, answer: 'PushConsentAnswer' },
+  'DELETE /push-consent': { summary: 'Withdraw push consent (no push from the next send on)' },
+  'PUT /email-address': { summary: "Send email to the verified `email` claim of the caller's token", answer: 'EmailAddressAnswer' },
+  'DELETE /email-address': { summary: 'Stop email (forget the address)' },
 };
 
 function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined): JsonSchema[] {
@@ -48,13 +62,15 @@ function operationOf(route: RestRoute): JsonSchema {
   const key = `${route.method} ${route.resource}`;
   const operation = operations[key];
   if (!operation) throw new Error(`no OpenAPI operation for REST route ${key}`);
-  const success = operation.answer
+  const success = operation.html
+    ? { '200': { description: 'OK', content: { 'text/html': { schema: { type: 'string' } } } } }
+    : operation.answer
     ? { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.answer}` } } } } }
     : { '204': { description: 'No Content' } };
   return {
     operationId: `${route.method.toLowerCase()}${route.resource.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_match, letter: string) => letter.toUpperCase())}`,
     summary: operation.summary,
-    security: [{ bearer: [] }],
+    security: route.auth === 'none' ? [] : [{ bearer: [] }],
     parameters: [...parameters('path', operation.path), ...parameters('query', operation.query)],
     ...(operation.body ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } } } } : {}),
     responses: { ...success, '400': errorAnswer, '401': errorAnswer, ...(operation.path ? { '404': errorAnswer } : {}), ...(route.resource === '/preferences' && route.method === 'GET' ? { '409': errorAnswer } : {}) },
@@ -76,6 +92,11 @@ export function openApiDocument(): JsonSchema {
         ReadAllAnswer: jsonSchemaOf(readAllAnswerSchema),
         SeenAllAnswer: jsonSchemaOf(seenAllAnswerSchema),
         Preferences: jsonSchemaOf(preferencesSchema),
+        Device: jsonSchemaOf(deviceAnswerSchema),
+        ChannelState: jsonSchemaOf(channelStateAnswerSchema),
+        PushConsentAnswer: jsonSchemaOf(zod.object({ pushConsent: pushConsentSchema })),
+        EmailAddressAnswer: jsonSchemaOf(zod.object({ emailAddress: zod.string() })),
+        UnsubscribeAnswer: jsonSchemaOf(zod.object({ unsubscribed: zod.string() })),
         ErrorBody: jsonSchemaOf(errorBodySchema),
       },
     },

@@ -67,4 +67,25 @@ export const preferencesSchema = z.object({
   mutedTypes: z.array(z.string()),
   liveDelivery: z.record(z.string(), z.boolean()),
   updatedAt: z.string().nullable(),
+  /** Per type, per channel on/off; omitted when the user switched nothing. */
+  channels: z.record(z.string(), z.partialRecord(z.enum(['push', 'email']), z.boolean())).optional(),
+});
+
+/** `POST /devices` answer and `GET /devices` items (the token stays server-side). */
+export const deviceAnswerSchema = z.object({
+  id: z.string(),
+  platform: z.enum(['apns', 'apns_sandbox', 'fcm']),
+  locale: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const pushConsentSchema = z.object({ grantedAt: z.string(), version: z.string() });
+
+/** `GET /devices`. */
+export const channelStateAnswerSchema = z.object({
+  items: z.array(deviceAnswerSchema),
+  pushConsent: pushConsentSchema.nullable(),
+  emailAddress: z.string().nullable(),
+  emailUnsubscribed: z.array(z.string()),
 });

@@ -201,6 +201,16 @@ export const keys = {
   liveHoldId: (tenantId: string, userId: string, releaseAtMs: number): string =>
     `${userPartition(tenantId, userId)}#HOLD#${releaseAtMs}`,
 
+  /** Graph: a user's push devices, push consent, email address and email unsubscribes (one Query reads them all). */
+  channelStatePartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#CHANNELS`,
+  deviceSortKey: (deviceId: string): string => `DEVICE#${assertIdentifierMatching('deviceId', deviceId, /^d_[A-Za-z0-9_-]{22}$/)}`,
+  /** Idempotency table: one push or email send of (notification, recipient, channel[, device]), 30-day TTL. */
+  channelSendId: (tenantId: string, userId: string, channel: string, notificationId: string, deviceId?: string): string =>
+    `${userPartition(tenantId, userId)}#SEND#${channel}#${notificationId}${deviceId === undefined ? '' : `#${deviceId}`}`,
+  /** Idempotency table: the user's messages on one channel in one rate-limit window (TTL). */
+  channelRateWindowId: (tenantId: string, userId: string, channel: string, windowStartMs: number): string =>
+    `${userPartition(tenantId, userId)}#CHRATE#${channel}#${windowStartMs}`,
+
   /**
    * Idempotency table: one stage's delivery-trace record of an event, for a user or (no user) the
    * whole event, TTL. The event id comes last: it is free text, so nothing may follow it.

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { CLOCK_TIME_PATTERN, type QuietHours } from './quiet-hours.js';
 import { isValidTimeZone } from './time-zones.js';
+import { channelSchema, type Channel, type ChannelSwitches } from './channels/channel.js';
 
 export interface Preferences {
   timeZone: string;
@@ -14,6 +15,8 @@ export interface Preferences {
   liveDelivery: Record<string, boolean>;
   /** ISO time of the last PUT; null for a user who never saved preferences. */
   updatedAt: string | null;
+  /** Per type, per channel (push, email) on/off; absent = the type's default (its catalog file). Omitted when empty. */
+  channels?: ChannelSwitches;
 }
 
 /** What a user who never saved preferences gets: UTC, no quiet hours, nothing muted, everything live. */
@@ -38,7 +41,7 @@ const timeZoneSchema = z.string().max(64).refine(isValidTimeZone, 'must be an IA
  * The body of `PUT /preferences` (a full replacement). `knownTypes` are the catalog's notification
  * types: muting or switching an unknown type is a 400 naming the field.
  */
-export function preferencesInputSchema(knownTypes: readonly string[]) {
+export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly Channel[] = () => []) {
   const known = new Set(knownTypes);
   const notificationType = z.string().refine((type) => known.has(type), `must be one of ${[...known].join(', ')}`);
   return z
@@ -58,6 +61,21 @@ export function preferencesInputSchema(knownTypes: readonly string[]) {
             if (!known.has(type)) context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
           }
         }),
+      channels: z
+        .record(z.string(), z.partialRecord(channelSchema, z.boolean()))
+        .superRefine((record, context) => {
+          for (const [type, switches] of Object.entries(record)) {
+            if (!known.has(type)) {
+              context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
+              continue;
+            }
+            const offered = offeredChannels(type);
+            for (const channel of Object.keys(switches)) {
+              if (!offered.includes(channel as Channel)) context.addIssue({ code: 'custom', path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` });
+            }
+          }
+        })
+        .optional(),
     })
     .strict();
 }
@@ -73,6 +91,8 @@ export const storedPreferencesSchema = z.object({
   mutedTypes: z.array(z.string()),
   liveDelivery: z.record(z.string(), z.boolean()),
   updatedAt: z.string(),
+  // Rows saved before channels existed have none.
+  channels: z.record(z.string(), z.record(z.string(), z.boolean())).optional(),
 });
 
 /**

@@ -206,7 +206,9 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
       }
       const ttlSeconds = parsed.data.ttlSeconds ?? DEV_TOKEN_TTL_SECONDS;
       const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
-      const token = await options.secrets.issueToken({ tenantId: parsed.data.tenantId, userId: parsed.data.userId, expiresAt });
+      // A verified demo address, so the demo can turn email on (`PUT /email-address`) and show the mailbox.
+      const email = `${parsed.data.userId.replace(/[^A-Za-z0-9._+-]/g, '_').slice(0, 64)}@example.test`;
+      const token = await options.secrets.issueToken({ tenantId: parsed.data.tenantId, userId: parsed.data.userId, expiresAt, email });
       return json(200, { token, expiresAt: new Date(expiresAt * 1000).toISOString() });
     },
   };

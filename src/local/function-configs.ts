@@ -3,8 +3,9 @@
  * dynalite table names and the URLs of the local stand-ins: the same config types the Lambda
  * functions parse from their environment, without a string round trip.
  */
-import type { DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
-import { DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
+import type { ChannelConsumerConfig, DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
+import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
+import type { Channel } from '../core/channels/channel.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import type { Priority } from '../core/delivery-job.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
@@ -23,8 +24,19 @@ export interface LocalFunctionInputs {
   deliveryJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
-  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string };
+  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }> };
+  /** The local SNS / SES stand-ins and the base URL of unsubscribe links; without them the channels are off. */
+  channels?: { snsEndpoint: string; sesEndpoint: string; unsubscribeSecret: string; unsubscribeBaseUrl: string };
 }
+
+/** The local runtime's SNS platform applications (the stand-in accepts any ARN of this shape). */
+export const LOCAL_PLATFORM_APPLICATIONS = {
+  apns: 'arn:aws:sns:us-east-1:000000000000:app/APNS/local-apns',
+  apns_sandbox: 'arn:aws:sns:us-east-1:000000000000:app/APNS_SANDBOX/local-apns-sandbox',
+  fcm: 'arn:aws:sns:us-east-1:000000000000:app/GCM/local-fcm',
+} as const;
+
+export const LOCAL_EMAIL_FROM = 'Notifications <notifications@example.test>';
 
 export interface LocalFunctionConfigs {
   inbox: InboxWriteConfig;
@@ -32,6 +44,8 @@ export interface LocalFunctionConfigs {
   fanOut(detailType: string): FanOutConfig;
   promotion: PromotionConfig;
   delivery(mode: Priority): DeliveryConfig;
+  /** Undefined when the channels are off (no stand-ins given). */
+  channel?(channel: Channel): ChannelConsumerConfig;
   wsConnect: WsConnectConfig;
   wsDisconnect: ConnectionsConfig;
   wsDefault: WsDefaultConfig;
@@ -43,6 +57,8 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
   // The local gateway holds posts until $connect has finished, so no post races the handshake.
   const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
   const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: ['*'] };
+  const channels = inputs.channels && queues.channels ? { ...inputs.channels, queues: queues.channels } : undefined;
+  const push = channels ? { platformApplications: { ...LOCAL_PLATFORM_APPLICATIONS }, endpoint: channels.snsEndpoint } : undefined;
   return {
     inbox: {
       inboxTable: tables.inbox,
@@ -55,7 +71,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       ...rest,
       readStateSync: { ...connections, managementEndpoint },
     },
-    preferences: { graphTable: tables.graph, ...rest },
+    preferences: { graphTable: tables.graph, ...rest, ...(channels && push ? { channels: { push, unsubscribeSecret: channels.unsubscribeSecret } } : {}) },
     fanOut: (detailType) => ({
       notificationType: detailType,
       inboxTable: tables.inbox,
@@ -65,6 +81,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       cacheTtlMs,
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
+      ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
@@ -88,6 +105,24 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
         rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
       },
     }),
+    ...(channels && push
+      ? {
+          channel: (channel: Channel): ChannelConsumerConfig => ({
+            channel,
+            graphTable: tables.graph,
+            cacheTtlMs,
+            idempotencyTable: tables.idempotency,
+            deliveryJobSecret: inputs.deliveryJobSecret,
+            channelQueueArn: channels.queues[channel].arn,
+            rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,
+            rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
+            parallelism: CHANNEL_PARALLELISM_DEFAULT,
+            ...(channel === 'push'
+              ? { push }
+              : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),
+          }),
+        }
+      : {}),
     wsConnect: { ...connections, graphTable: tables.graph },
     wsDisconnect: connections,
     wsDefault: { managementEndpoint },

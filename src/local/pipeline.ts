@@ -6,7 +6,7 @@
  * through dynalite.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
+import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
 import { composeFanOut } from '../app/fan-out.js';
 import type { Parts } from '../app/parts.js';
 import { composePromotion } from '../app/promotion.js';
@@ -25,6 +25,9 @@ export interface LocalPipelineQueues {
   urgent: LocalQueue;
   info: LocalQueue;
   promotion: LocalQueue;
+  /** Channel queues (+DLQs): mobile push (SNS) and email (SES). */
+  push: LocalQueue;
+  email: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
   registry: LocalQueueRegistry;
@@ -69,6 +72,9 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     urgent: queueWithDlq('UrgentDelivery', { batchSize: 10, batchingWindowMs: 0, functionName: 'delivery-urgent' }),
     info: queueWithDlq('InfoDelivery', { batchSize: 100, batchingWindowMs: settings.infoBatchWindowMs, functionName: 'delivery-info' }),
     promotion: queueWithDlq('Promotion', { batchSize: 1, functionName: 'celebrity-promotion' }),
+    // Push goes at once; email gathers a window so a burst becomes one digest. Concurrency per channel bounds the provider's load.
+    push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
+    email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
     intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),

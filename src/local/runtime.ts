@@ -31,6 +31,7 @@ import { INTAKE_BACKLOG_LIMIT_DEFAULT } from '../app/config.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import type { LocalSettings } from './settings.js';
+import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 
 export type { LocalEndpoints } from './endpoints.js';
@@ -53,6 +54,8 @@ export interface LocalRuntime {
   scheduler: LocalScheduler;
   /** The bus archive (DATA_DIR/eventbridge/archive.jsonl): StartReplay puts a time range back on the intake queues. */
   archive: LocalEventArchive;
+  /** The SNS mobile-push and SES v2 stand-ins: what each device and mailbox received. */
+  channels: LocalChannels;
   close(): Promise<void>;
 }
 
@@ -111,6 +114,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
 
   // 2. The queues, at the HTTP server's URL (journaled under DATA_DIR/queues).
   const queues = createLocalPipelineQueues({ httpEndpoint: http, settings, logger, queueDir: join(settings.dataDir, 'queues') });
+  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials });
 
   // 3. The typed configs, then every function composed on one Parts.
   const configs = localFunctionConfigs({
@@ -125,10 +129,13 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       infoUrl: queues.info.url,
       promotionUrl: queues.promotion.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
+      channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
     },
+    channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
   const parts = createParts({ logger, clock, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
   attachPipelineConsumers(queues, parts, configs, scheduler);
+  attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
   const jwksRoute: LocalRoute = {
     async handle(request) {
@@ -144,7 +151,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,
@@ -171,6 +178,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     live,
     scheduler,
     archive,
+    channels,
     /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
       const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;

@@ -26,6 +26,10 @@ export interface LocalSettings {
   intakeBacklogLimit?: number;
   /** Powertools log level of the local runtime's logger. Default WARN. */
   logLevel?: string;
+  /** Batching window of the email queue (a burst collapses into one digest email). Default 2 s locally. */
+  channelBatchWindowMs?: number;
+  /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
+  channelRateLimitPerWindow?: number;
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -45,5 +49,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     sendAtMinDelayMs: parsed.SEND_AT_MIN_DELAY_MS,
     intakeBacklogLimit: parsed.INTAKE_BACKLOG_LIMIT,
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
+    channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
+    channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
   };
 }

@@ -23,7 +23,7 @@ export interface LocalSecrets {
   jwks: JSONWebKeySet;
   cursorSecret: string;
   deliveryJobSecret: string;
-  issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number }): Promise<string>;
+  issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number; email?: string }): Promise<string>;
 }
 
 async function loadOrCreate(dataDir: string): Promise<StoredSecrets> {
@@ -59,9 +59,10 @@ export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
     jwks: { keys: [stored.publicJwk] },
     cursorSecret: stored.cursorSecret,
     deliveryJobSecret: stored.deliveryJobSecret ?? (await addDeliveryJobSecret(dataDir, stored)),
-    async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt }) {
+    async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt, email }) {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId })
+      // A local identity provider "verified" the address it issues (the email channel sends there).
+      return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId, ...(email ? { email, email_verified: true } : {}) })
         .setProtectedHeader({ alg: 'ES256', kid: stored.privateJwk.kid })
         .setIssuer(LOCAL_ISSUER)
         .setAudience(LOCAL_AUDIENCE)

@@ -9,5 +9,6 @@ export const commentCreated = defineNotificationType({
   defaultPriority: 'info',
   audience: 'recipients',
   digestible: true,
+  channels: { push: false, email: true },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} commented on your post`, body: data.excerpt }),
 });

@@ -12,5 +12,6 @@ export const followCreated = defineNotificationType({
   graphEffect: 'follow',
   followeeOf: (data) => data.followeeId,
   recipientsFromData: (data) => [data.followeeId],
+  channels: { push: false, email: false },
   render: ({ actor }) => ({ title: `${displayName(actor)} followed you`, body: '' }),
 });

@@ -7,5 +7,6 @@ export const mentionCreated = defineNotificationType({
   defaultPriority: 'urgent',
   audience: 'recipients',
   digestible: false,
+  channels: { push: true, email: false },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} mentioned you`, body: data.excerpt }),
 });

@@ -7,5 +7,6 @@ export const postPublished = defineNotificationType({
   defaultPriority: 'info',
   audience: 'followersOfActor',
   digestible: false,
+  channels: { push: false },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} published a post`, body: data.title }),
 });

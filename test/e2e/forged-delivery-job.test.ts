@@ -62,6 +62,8 @@ describe('a forged delivery job', () => {
     });
     await socket.waitFor('notification');
     await socket.close();
+    // The real job's message is deleted just after its push: let that batch settle (the channel consumers share the loop).
+    await pollUntil(async () => ((await messagesIn(runtime.queues.urgent.url)) + (await messagesIn(runtime.queues.info.url)) === 0 ? true : undefined), { attempts: 100, intervalMs: 20 }, 'real job settled');
 
     // Assess
     expect(put.status).toBe(200);

@@ -46,6 +46,7 @@ export class PreferencesRepository implements PreferencesStore {
           mutedTypes: preferences.mutedTypes,
           liveDelivery: preferences.liveDelivery,
           updatedAt: preferences.updatedAt,
+          ...(preferences.channels && Object.keys(preferences.channels).length > 0 ? { channels: preferences.channels } : {}),
         },
       }),
     );

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Actor } from '../notification.js';
 import type { Priority } from '../delivery-job.js';
+import type { ChannelDefaults } from '../channels/channel.js';
 
 export type Audience =
   /** The event's `recipients`. */
@@ -26,6 +27,13 @@ interface NotificationTypeFields<Data> {
   digestible: boolean;
   /** Whether an urgent notification of this type is pushed during the user's quiet hours. Default true. */
   urgentBypassesQuietHours?: boolean;
+  /**
+   * Channels beyond the inbox and socket: each declared channel is offered with its default for users
+   * who never switched it (`{ push: true }`: pushed unless switched off; push still needs consent).
+   */
+  channels?: ChannelDefaults;
+  /** Push and email carry a generic text and the notification id, never the content (the app fetches it after authentication). */
+  sensitive?: boolean;
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */
   recipientsFromData?(data: Data): string[];
   render(input: { actor: Actor; data: Data }): { title: string; body: string };

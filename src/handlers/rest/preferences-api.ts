@@ -1,32 +1,39 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Channel } from '../../core/channels/channel.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { preferencesInputSchema, type Preferences } from '../../core/preferences.js';
 import type { PreferencesStore } from '../../core/ports/preferences.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
+import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
 import { noQuerySchema } from './schemas.js';
 
 export interface PreferencesApiDeps {
   store: PreferencesStore;
   /** The catalog's notification types that produce notifications (mutable / switchable). */
   knownTypes: readonly string[];
+  /** The channels each type offers (push, email): switching another is a 400. */
+  offeredChannels?: (type: string) => readonly Channel[];
   tenantClaim: string;
   /** Origins allowed to call from a browser (`*` or exact origins). */
   corsAllowOrigins: readonly string[];
   clock: Clock;
   logger: Logger;
+  /** The channels' routes (devices, consent, email address, unsubscribe), served by this function. */
+  channels?: Omit<ChannelsApiDeps, 'knownTypes' | 'tenantClaim' | 'clock'>;
 }
 
 type Handler = RestHandler;
 
 function present(preferences: Preferences) {
-  const { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt } = preferences;
-  return { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt };
+  const { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt, channels } = preferences;
+  return { timeZone, quietHours, mutedTypes, liveDelivery, updatedAt, ...(channels && Object.keys(channels).length > 0 ? { channels } : {}) };
 }
 
 export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
-  const inputSchema = preferencesInputSchema(deps.knownTypes);
+  const inputSchema = preferencesInputSchema(deps.knownTypes, deps.offeredChannels);
   const routes: Record<string, Handler> = {
+    ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
     'GET /preferences': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);
       noQuerySchema.parse(event.queryStringParameters ?? {});

@@ -5,10 +5,12 @@
 export type RestFunction = 'inboxRead' | 'inboxWrite' | 'preferences';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway resource path; `{name}` is a path parameter. */
   resource: string;
   function: RestFunction;
+  /** `none`: no token (the signed one-click unsubscribe link of an email carries its own proof). Default: the auth mode's authorizer. */
+  auth?: 'none';
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -19,11 +21,28 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', resource: '/notifications/{id}/read', function: 'inboxWrite' },
   { method: 'GET', resource: '/preferences', function: 'preferences' },
   { method: 'PUT', resource: '/preferences', function: 'preferences' },
+  // Channels (push devices and consent, email address, unsubscribe): src/handlers/rest/channels-api.ts.
+  { method: 'GET', resource: '/devices', function: 'preferences' },
+  { method: 'POST', resource: '/devices', function: 'preferences' },
+  { method: 'DELETE', resource: '/devices/{id}', function: 'preferences' },
+  { method: 'PUT', resource: '/push-consent', function: 'preferences' },
+  { method: 'DELETE', resource: '/push-consent', function: 'preferences' },
+  { method: 'PUT', resource: '/email-address', function: 'preferences' },
+  { method: 'DELETE', resource: '/email-address', function: 'preferences' },
+];
+
+/**
+ * Routes without a token: the signed one-click unsubscribe link of an email (RFC 8058). The CDK app
+ * builds them only when email is configured; the local runtime always serves them.
+ */
+export const publicRoutes: readonly RestRoute[] = [
+  { method: 'GET', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
+  { method: 'POST', resource: '/unsubscribe', function: 'preferences', auth: 'none' },
 ];
 
 /** CORS preflight answers (API Gateway's OPTIONS methods on AWS, the local gateway locally). */
 export const corsPreflight = {
   allowHeaders: ['Authorization', 'Content-Type'],
-  allowMethods: [...new Set(restRoutes.map((route) => route.method)), 'OPTIONS'],
+  allowMethods: [...new Set([...restRoutes, ...publicRoutes].map((route) => route.method)), 'OPTIONS'],
   maxAgeSeconds: 3600,
 } as const;

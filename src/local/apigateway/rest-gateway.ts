@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { corsHeaders } from '../../handlers/rest/http.js';
-import { corsPreflight, restRoutes, type RestFunction, type RestRoute } from '../../handlers/rest/routes.js';
+import { corsPreflight, publicRoutes, restRoutes as authorizedRoutes, type RestFunction, type RestRoute } from '../../handlers/rest/routes.js';
+
+const restRoutes: readonly RestRoute[] = [...authorizedRoutes, ...publicRoutes];
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 
 type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -87,11 +89,14 @@ export function createRestGateway(functions: Record<RestFunction, ProxyHandler>,
         const headers = singleValueHeaders(request);
         const query = Object.fromEntries(request.url.searchParams.entries());
         const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${route.method}${route.resource}`;
-        let authorization: APIGatewayAuthorizerResult;
-        try {
-          authorization = await authorizer({ type: 'REQUEST', methodArn, headers, queryStringParameters: query } as APIGatewayRequestAuthorizerEvent);
-        } catch {
-          return unauthorized(cors);
+        let authorization: Pick<APIGatewayAuthorizerResult, 'principalId' | 'context'> = { principalId: 'anonymous', context: {} };
+        // A route without auth (the signed unsubscribe link) reaches its handler with no identity, as on API Gateway.
+        if (route.auth !== 'none') {
+          try {
+            authorization = await authorizer({ type: 'REQUEST', methodArn, headers, queryStringParameters: query } as APIGatewayRequestAuthorizerEvent);
+          } catch {
+            return unauthorized(cors);
+          }
         }
         const event = {
           resource: route.resource,

@@ -58,6 +58,10 @@ const ui = {
   listStatus: byId('list-status'),
   sentinel: byId('sentinel'),
   types: byId('types'),
+  enablePush: byId<HTMLButtonElement>('enable-push'),
+  enableEmail: byId<HTMLButtonElement>('enable-email'),
+  phone: byId<HTMLUListElement>('phone'),
+  mailbox: byId<HTMLUListElement>('mailbox'),
   toasts: byId('toasts'),
 };
 
@@ -356,6 +360,44 @@ async function loadCatalog(): Promise<void> {
 }
 
 ui.actor.addEventListener('change', () => void loadCatalog());
+
+// ---- simulated phone and mailbox (local SNS / SES stand-ins) ----------------------------------------
+
+interface RecordedDevice { token: string; customUserData: string; received: { messageId: string; atMs: number; title?: string; body?: string }[] }
+interface RecordedMail { messageId: string; atMs: number; to: string[]; subject: string; text: string }
+
+async function channelCall(method: string, path: string, body?: unknown): Promise<void> {
+  const answer = await fetch('/dev/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tenantId: ui.tenant.value.trim(), userId: ui.user.value.trim() }) });
+  const { token } = (await answer.json()) as { token: string };
+  const response = await fetch(path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+}
+
+ui.enablePush.addEventListener('click', () => {
+  // A made-up APNs token per user: the stand-in records what that "phone" would have shown.
+  const token = Array.from(`${ui.tenant.value}/${ui.user.value}`).map((character) => character.charCodeAt(0).toString(16)).join('').padEnd(64, '0').slice(0, 64);
+  void channelCall('POST', '/devices', { platform: 'apns', token })
+    .then(() => channelCall('PUT', '/push-consent', { version: 'demo' }))
+    .then(() => toast('Phone registered', 'push consent given; mentions now reach the phone'), reportError);
+});
+
+ui.enableEmail.addEventListener('click', () => {
+  void channelCall('PUT', '/email-address').then(() => toast('Email on', 'comments now arrive as (digest) emails'), reportError);
+});
+
+async function refreshChannels(): Promise<void> {
+  const tenantId = ui.tenant.value.trim();
+  const userId = ui.user.value.trim();
+  const [push, mail] = await Promise.all([fetch('/_dev/push').then((response) => response.json() as Promise<{ devices: RecordedDevice[] }>), fetch('/_dev/mail').then((response) => response.json() as Promise<{ mails: RecordedMail[] }>)]);
+  const owner = JSON.stringify({ tenantId, userId });
+  const pushes = push.devices.filter((device) => device.customUserData === owner).flatMap((device) => device.received).sort((a, b) => b.atMs - a.atMs);
+  ui.phone.replaceChildren(...pushes.slice(0, 20).map((item) => element('li', {}, element('strong', {}, item.title ?? ''), element('br'), item.body ?? '')));
+  const address = `${userId.replace(/[^A-Za-z0-9._+-]/g, '_').slice(0, 64)}@example.test`;
+  const mails = mail.mails.filter((item) => item.to.includes(address)).sort((a, b) => b.atMs - a.atMs);
+  ui.mailbox.replaceChildren(...mails.slice(0, 20).map((item) => element('li', {}, element('strong', {}, item.subject), element('br'), item.text.split('\n\nUnsubscribe:')[0] ?? '')));
+}
+
+setInterval(() => void refreshChannels().catch(() => undefined), 1_500);
 
 // ---- start ----------------------------------------------------------------------------------------
 

@@ -1,0 +1,162 @@
+import { Arn, ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ENV } from '../../src/app/config.js';
+import { offersChannel, type Channel } from '../../src/core/channels/channel.js';
+import type { Platform } from '../../src/core/channels/devices.js';
+import type { NotificationType } from '../../src/core/ports/notification-type.js';
+import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
+import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
+import type { InboxTables } from './inbox-tables.js';
+import { QueueWithDlq } from './queue-with-dlq.js';
+import type { Scheduling } from './scheduling.js';
+
+/** Mobile push through Amazon SNS: the platform applications you created with your APNs / FCM credentials. */
+export interface PushChannelProps {
+  /** `arn:aws:sns:<region>:<account>:app/APNS/<name>` etc.; a platform left out cannot register devices. */
+  platformApplicationArns: Partial<Record<Platform, string>>;
+  /** Concurrent push consumer invocations (the SQS event source's maxConcurrency, 2..1000). Default 5. */
+  maxConcurrency?: number;
+}
+
+/** Email through Amazon SES v2: a verified identity (domain or address) in this account and region. */
+export interface EmailChannelProps {
+  /** `arn:aws:ses:<region>:<account>:identity/<domain or address>`. */
+  identityArn: string;
+  /** `Name <address>` on that identity. */
+  fromAddress: string;
+  /** An SES configuration set (event destinations, suppression): its name. */
+  configurationSetName?: string;
+  /** Concurrent email consumer invocations. Default 2. */
+  maxConcurrency?: number;
+  /** The email queue's batching window: a burst of a user's notifications within it becomes one digest email. Default 60 s. */
+  batchWindowSeconds?: number;
+}
+
+/** The channels beyond the socket; each is off until configured here. */
+export interface ChannelsSettings {
+  push?: PushChannelProps;
+  email?: EmailChannelProps;
+  /** Messages per user per minute on each channel before the rest wait for one digest (0 = off). Default 5. */
+  rateLimitPerMinute?: number;
+}
+
+export interface ChannelsProps extends ChannelsSettings {
+  tables: InboxTables;
+  defaults: FunctionDefaults;
+  maxReceiveCount: number;
+  deliveryJobSecret: string;
+  scheduling: Scheduling;
+  /** The fan-out function of each catalog type: types that offer a channel enqueue on its queue. */
+  fanOuts: readonly { detailType: string; type: NotificationType; fanOut: HandlerFunction }[];
+  /** The preferences REST function: it serves the devices, consent, email-address and unsubscribe routes. */
+  preferences: HandlerFunction;
+  /** The REST API's base URL (…/v1/): unsubscribe links point at its `/unsubscribe`. */
+  restApiUrl: string;
+}
+
+/** Timeout of the channel consumers; their queues' visibility timeout is 6x it. */
+export const CHANNEL_CONSUMER_TIMEOUT = Duration.seconds(30);
+
+/** `arn:…:app/APNS/name` -> `arn:…:endpoint/APNS/name/*`: the endpoints of exactly that application. */
+function endpointsOf(scope: Construct, applicationArn: string): string {
+  const parts = Arn.split(applicationArn, ArnFormat.SLASH_RESOURCE_NAME);
+  return Stack.of(scope).formatArn({ partition: parts.partition, service: 'sns', region: parts.region, account: parts.account, resource: 'endpoint', resourceName: `${parts.resourceName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+}
+
+/**
+ * Mobile push (Amazon SNS mobile push: platform applications and endpoints for APNs and FCM) and
+ * email (Amazon SES v2): one queue + DLQ and one consumer per configured channel, the fan-out
+ * functions of the types that offer it allowed to enqueue, the preferences function allowed to
+ * manage platform endpoints. Least privilege: `sns:Publish` on the platform applications' endpoints
+ * only, `ses:SendEmail` on the identity (and configuration set) only. No Apple or Google credentials
+ * are created here: the platform applications are yours.
+ */
+export class Channels extends Construct {
+  readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction };
+  readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
+
+  constructor(scope: Construct, id: string, props: ChannelsProps) {
+    super(scope, id);
+    const { graph, idempotency } = props.tables.tables;
+    const rateLimit = String(props.rateLimitPerMinute ?? 5);
+
+    const consumer = (channel: Channel, queue: QueueWithDlq, environment: Record<string, string>, consume: { batchSize: number; maxConcurrency: number; maxBatchingWindow?: Duration }) => {
+      const fn = new HandlerFunction(this, channel === 'push' ? 'PushConsumer' : 'EmailConsumer', {
+        handler: 'optional/channel',
+        serviceName: `channel-${channel}`,
+        description: channel === 'push' ? 'Sends mobile pushes through SNS (consent, dedup, quiet hours, rate-limit digest)' : 'Sends emails and digests through SES v2 (dedup, quiet hours, unsubscribe)',
+        defaults: props.defaults,
+        timeout: CHANNEL_CONSUMER_TIMEOUT,
+        environment: { [ENV.CHANNEL]: channel, [ENV.CHANNEL_QUEUE_ARN]: queue.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret, [ENV.CHANNEL_RATE_LIMIT_PER_WINDOW]: rateLimit, ...environment },
+      })
+        // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
+        .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
+        // Dedup records (conditional put, delete after a throttled send) and rate counters (UpdateItem).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        .consume(queue, { ...consume });
+      // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
+      props.scheduling.allowScheduling(fn);
+      props.scheduling.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queue.queueArn] }));
+      for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, channel === 'push' ? ENV.PUSH_QUEUE_URL : ENV.EMAIL_QUEUE_URL);
+      return fn;
+    };
+
+    const queueOf = (queueId: string, purpose: string) =>
+      new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(15), purpose });
+
+    if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
+      const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
+      const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
+      const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
+      const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
+      const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
+        // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).
+        .writeTable(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
+      fn.allow(['sns:Publish', 'sns:DeleteEndpoint'], endpoints);
+      // Devices: the preferences function creates, refreshes and deletes the endpoints of its users' tokens.
+      props.preferences.allow(['sns:CreatePlatformEndpoint'], applications.map(([, arn]) => arn));
+      props.preferences.allow(['sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], endpoints);
+      for (const [name, value] of Object.entries(platformEnv)) props.preferences.addEnvironment(name, value);
+      for (const endpoint of endpoints) {
+        acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
+        acknowledgeWildcardResource(props.preferences.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
+      }
+      this.push = { queue, consumer: fn };
+    }
+
+    if (props.email) {
+      const unsubscribeSecret = new Secret(this, 'UnsubscribeSecret', {
+        description: 'HMAC key of the one-click unsubscribe links in notification emails',
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      });
+      acknowledge(unsubscribeSecret, 'AwsSolutions-SMG4', 'Rotating the unsubscribe key invalidates the links in emails already sent; it is rotated by updating the secret and redeploying.');
+      const secret = unsubscribeSecret.secretValue.unsafeUnwrap();
+      const queue = queueOf('EmailQueue', 'email jobs (SES v2)');
+      const window = props.email.batchWindowSeconds ?? 60;
+      const fn = consumer(
+        'email',
+        queue,
+        {
+          [ENV.SES_FROM_ADDRESS]: props.email.fromAddress,
+          [ENV.SES_IDENTITY_ARN]: props.email.identityArn,
+          ...(props.email.configurationSetName ? { [ENV.SES_CONFIGURATION_SET]: props.email.configurationSetName } : {}),
+          [ENV.UNSUBSCRIBE_SECRET]: secret,
+          // The stage URL ends with '/'; links append '/unsubscribe'.
+          [ENV.UNSUBSCRIBE_BASE_URL]: props.restApiUrl.replace(/\/$/, ''),
+        },
+        { batchSize: window > 0 ? 100 : 10, maxConcurrency: props.email.maxConcurrency ?? 2, ...(window > 0 ? { maxBatchingWindow: Duration.seconds(window) } : {}) },
+      );
+      const region = Arn.split(props.email.identityArn, ArnFormat.SLASH_RESOURCE_NAME);
+      const resources = [props.email.identityArn];
+      if (props.email.configurationSetName) resources.push(Stack.of(this).formatArn({ partition: region.partition, service: 'ses', region: region.region, account: region.account, resource: 'configuration-set', resourceName: props.email.configurationSetName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }));
+      fn.allow(['ses:SendEmail'], resources);
+      props.preferences.addEnvironment(ENV.UNSUBSCRIBE_SECRET, secret);
+      // Unsubscribe and the email address: PutItem on the user's CHANNELS partition.
+      this.email = { queue, consumer: fn, unsubscribeSecret };
+    }
+    // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition.
+    props.preferences.readTable(graph, ['dynamodb:Query', 'dynamodb:GetItem']).writeTable(graph, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+  }
+}

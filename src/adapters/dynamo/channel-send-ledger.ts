@@ -1,0 +1,61 @@
+/**
+ * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
+ * written with a condition before the send) and their per-user rate counters.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../core/keys.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/ports/channels.js';
+import type { UserRef } from '../../core/ports/inbox.js';
+import { systemClock, type Clock } from '../../core/ports/clock.js';
+
+/** A producer re-publishing within a month, or a DLQ redriven within SQS's 14-day retention, never sends twice. */
+export const CHANNEL_SEND_TTL_SECONDS = 30 * 86_400;
+
+const idOf = (key: ChannelSendKey) => keys.channelSendId(key.tenantId, key.userId, key.channel, key.notificationId, key.deviceId);
+
+export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** claim: PutItem if no unexpired record exists; errors propagate (the consumer fails closed). */
+  async claim(key: ChannelSendKey): Promise<boolean> {
+    const now = Math.floor(this.clock.nowMs() / 1000);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now },
+          ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** release: DeleteItem, after a send the provider throttled (the retry claims again). */
+  async release(key: ChannelSendKey): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id: idOf(key) } }));
+  }
+
+  /** countSends: atomic ADD on the window's counter; the total after. */
+  async countSends(user: UserRef, channel: string, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number> {
+    const answer = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) },
+        UpdateExpression: 'ADD sends :count SET expiration = :expiration',
+        ExpressionAttributeValues: { ':count': count, ':expiration': expiresAtSeconds },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(answer.Attributes?.sends ?? count);
+  }
+}

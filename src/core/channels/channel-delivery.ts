@@ -1,0 +1,316 @@
+/**
+ * The consumer of one channel queue (push or email). The fan-out enqueues the same signed job it
+ * puts on the in-app queue; for each recipient this service applies, in order:
+ *
+ * - the type's channel offer, the user's mute and per-type channel switch (skip);
+ * - quiet hours in the user's zone as for live delivery (urgent of a bypassing type goes now); the
+ *   job, narrowed to the user, re-enters the channel queue by a one-time schedule at the window's end;
+ *   unreadable preferences fail the record (fail closed: nothing is sent, the queue retries);
+ * - push consent (default-deny), devices, the email address and email unsubscribes, read uncached;
+ * - the per-user rate limit of the channel: past N messages per window the rest are held until the
+ *   window ends and then go out together as ONE digest;
+ * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
+ *   before every send. A dedup store that cannot be read fails the record (no send, retried).
+ *
+ * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
+ * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
+ */
+import { forEachBounded } from '../bounded-parallel.js';
+import type { DeliveryJob } from '../delivery-job.js';
+import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../live-delivery-policy.js';
+import type { Clock } from '../ports/clock.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from '../ports/channels.js';
+import type { UserRef } from '../ports/inbox.js';
+import type { PreferencesReader } from '../ports/preferences.js';
+import type { Scheduler } from '../ports/scheduler.js';
+import type { PreferencesLookup } from '../preferences.js';
+import { scheduleName } from '../schedules.js';
+import { channelSwitchedOn, type Channel, type ChannelOffer } from './channel.js';
+import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
+import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
+
+/** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
+export type ChannelJob = DeliveryJob & { held?: true };
+
+export interface ChannelInput {
+  recordId: string;
+  job: ChannelJob;
+}
+
+/** What the catalog says of a type, for the channels. */
+export interface ChannelTypeInfo extends ChannelOffer {
+  digestible: boolean;
+  sensitive?: boolean;
+  urgentBypassesQuietHours?: boolean;
+}
+
+export interface ChannelDeliverySettings {
+  /** Messages (a digest counts once) per user per window on this channel; 0 = no limit. */
+  rateLimitPerWindow: number;
+  rateLimitWindowMs?: number;
+  /** Users handled in parallel in one batch (the consumer's concurrency within an invocation). */
+  parallelism: number;
+}
+
+export interface ChannelDeliveryDeps {
+  channel: Channel;
+  preferences: PreferencesReader;
+  state: ChannelStateStore;
+  dedup: ChannelDedupStore;
+  rate: ChannelRateCounter;
+  push?: PushProvider;
+  email?: EmailProvider & { unsubscribeBaseUrl: string; unsubscribeSecret: string };
+  /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
+  scheduler: Scheduler;
+  channelQueueArn: string;
+  /** The signed queue body of a job (the consumer verifies it like any other). */
+  signJob(job: ChannelJob): string;
+  typeInfo(type: string): ChannelTypeInfo | undefined;
+  clock: Clock;
+  settings: ChannelDeliverySettings;
+  /** A WARN line saying what happened (invalid token removed, throttled, rejected, store unreadable). */
+  onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
+}
+
+export interface ChannelReport {
+  failedRecordIds: Set<string>;
+  messagesSent: number;
+  /** Device sends (push) or emails that dedup found already sent. */
+  duplicatesSkipped: number;
+  held: number;
+  skipped: Record<string, number>;
+  devicesRemoved: number;
+}
+
+interface Candidate {
+  recordId: string;
+  job: ChannelJob;
+  notificationId: string;
+  user: UserRef;
+}
+
+const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+/** Hold records outlive their window by this much (rate counters' TTL). */
+const COUNTER_RETENTION_SECONDS = 2 * 86_400;
+
+export class ChannelDelivery {
+  constructor(private readonly deps: ChannelDeliveryDeps) {}
+
+  async deliver(inputs: readonly ChannelInput[]): Promise<ChannelReport> {
+    const report: ChannelReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0 };
+    const byUser = new Map<string, Candidate[]>();
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      for (const recipient of job.target.recipients) {
+        const user = { tenantId: job.tenantId, userId: recipient.userId };
+        const list = byUser.get(userKey(user)) ?? [];
+        list.push({ recordId, job, notificationId: recipient.notificationId, user });
+        byUser.set(userKey(user), list);
+      }
+    }
+    const lookups = await this.lookups([...byUser.values()].map((candidates) => candidates[0]!.user), report, byUser);
+    await forEachBounded([...byUser.values()], this.deps.settings.parallelism, async (candidates) => {
+      const user = candidates[0]!.user;
+      try {
+        await this.deliverToUser(user, candidates, lookups.get(userKey(user)), report);
+      } catch (error) {
+        // Dedup store, channel state or scheduler unreadable: fail closed, nothing more is sent; the queue retries.
+        this.deps.onEvent('warn', `${this.deps.channel} delivery failed; the job is retried`, { tenantId: user.tenantId, userId: user.userId, error: String(error) });
+        for (const candidate of candidates) report.failedRecordIds.add(candidate.recordId);
+      }
+    });
+    return report;
+  }
+
+  private skip(report: ChannelReport, reason: string): void {
+    report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+  }
+
+  private async lookups(users: readonly UserRef[], report: ChannelReport, byUser: Map<string, Candidate[]>): Promise<Map<string, PreferencesLookup>> {
+    const result = new Map<string, PreferencesLookup>();
+    const tenants = new Map<string, string[]>();
+    for (const user of users) tenants.set(user.tenantId, [...(tenants.get(user.tenantId) ?? []), user.userId]);
+    for (const [tenantId, userIds] of tenants) {
+      try {
+        const lookups = await this.deps.preferences.getPreferences(tenantId, userIds);
+        for (const [userId, lookup] of lookups) result.set(userKey({ tenantId, userId }), lookup);
+      } catch (error) {
+        this.deps.onEvent('warn', 'preferences unreadable; failing closed', { tenantId, error: String(error) });
+        for (const userId of userIds) for (const candidate of byUser.get(userKey({ tenantId, userId })) ?? []) report.failedRecordIds.add(candidate.recordId);
+      }
+    }
+    return result;
+  }
+
+  private async deliverToUser(user: UserRef, candidates: readonly Candidate[], lookup: PreferencesLookup | undefined, report: ChannelReport): Promise<void> {
+    const { channel } = this.deps;
+    if (lookup === undefined) return;
+    if (lookup.status === 'unreadable') {
+      this.deps.onEvent('warn', `preferences unreadable: no ${channel} until they are (fail closed, retried)`, { tenantId: user.tenantId, userId: user.userId, reason: lookup.reason });
+      for (const candidate of candidates) report.failedRecordIds.add(candidate.recordId);
+      return;
+    }
+    const nowMs = this.deps.clock.nowMs();
+    const ready: Candidate[] = [];
+    for (const candidate of candidates) {
+      const type = candidate.job.notification.type;
+      const info = this.deps.typeInfo(type);
+      if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
+        this.skip(report, 'channel_off');
+        continue;
+      }
+      const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
+      if (decision.action === 'skip') this.skip(report, decision.reason);
+      else if (decision.action === 'hold') {
+        await this.hold(candidate, decision.untilMs);
+        report.held += 1;
+      } else ready.push(candidate);
+    }
+    if (ready.length === 0) return;
+    const state = await this.deps.state.channelState(user);
+    const allowed = this.allowedByState(ready, state, report);
+    if (allowed.length === 0) return;
+    const messages = this.groupIntoMessages(allowed);
+    const admitted = await this.applyRateLimit(user, messages, report, nowMs);
+    for (const message of admitted) {
+      if (channel === 'push') await this.sendPush(user, message, state, report);
+      else await this.sendEmail(user, message, state.emailAddress!, report);
+    }
+  }
+
+  private allowedByState(ready: readonly Candidate[], state: ChannelState, report: ChannelReport): Candidate[] {
+    if (this.deps.channel === 'push') {
+      if (state.pushConsent === null) {
+        ready.forEach(() => this.skip(report, 'no_consent'));
+        return [];
+      }
+      if (state.devices.length === 0) {
+        ready.forEach(() => this.skip(report, 'no_device'));
+        return [];
+      }
+      return [...ready];
+    }
+    if (state.emailAddress === null) {
+      ready.forEach(() => this.skip(report, 'no_email_address'));
+      return [];
+    }
+    const unsubscribed = new Set(state.emailUnsubscribed);
+    return ready.filter((candidate) => {
+      const out = unsubscribed.has(ALL_TYPES) || unsubscribed.has(candidate.job.notification.type);
+      if (out) this.skip(report, 'unsubscribed');
+      return !out;
+    });
+  }
+
+  /** Released holds and a digestible type's notifications collapse into one message; the rest go one each. */
+  private groupIntoMessages(candidates: readonly Candidate[]): Candidate[][] {
+    const digest: Candidate[] = [];
+    const single: Candidate[][] = [];
+    for (const candidate of [...candidates].sort((a, b) => (a.notificationId < b.notificationId ? -1 : 1))) {
+      if (candidate.job.held || this.deps.typeInfo(candidate.job.notification.type)?.digestible) digest.push(candidate);
+      else single.push([candidate]);
+    }
+    return digest.length > 0 ? [...single, digest] : single;
+  }
+
+  /** Counts the messages against the user's window; the ones over the limit are held for the window's digest. */
+  private async applyRateLimit(user: UserRef, messages: Candidate[][], report: ChannelReport, nowMs: number): Promise<Candidate[][]> {
+    const limit = this.deps.settings.rateLimitPerWindow;
+    if (limit <= 0) return messages;
+    const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
+    const total = await this.deps.rate.countSends(user, this.deps.channel, window.startMs, messages.length, Math.ceil(window.endMs / 1000) + COUNTER_RETENTION_SECONDS);
+    if (!exceedsRateLimit(total, limit)) return messages;
+    const allowedCount = Math.max(0, limit - (total - messages.length));
+    for (const message of messages.slice(allowedCount)) {
+      for (const candidate of message) await this.hold(candidate, window.endMs);
+      report.held += message.length;
+    }
+    this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
+    return messages.slice(0, allowedCount);
+  }
+
+  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). */
+  private async hold(candidate: Candidate, atMs: number): Promise<void> {
+    const recipient = { userId: candidate.user.userId, notificationId: candidate.notificationId };
+    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, held: true };
+    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}`);
+    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signJob(job) });
+  }
+
+  private itemsOf(message: readonly Candidate[]): ChannelItem[] {
+    return message.map((candidate) => ({
+      notificationId: candidate.notificationId,
+      type: candidate.job.notification.type,
+      title: candidate.job.notification.title,
+      body: candidate.job.notification.body,
+      sensitive: this.deps.typeInfo(candidate.job.notification.type)?.sensitive ?? false,
+    }));
+  }
+
+  private keyOf(candidate: Candidate, deviceId?: string): ChannelSendKey {
+    return { ...candidate.user, notificationId: candidate.notificationId, channel: this.deps.channel, ...(deviceId ? { deviceId } : {}) };
+  }
+
+  /** Claims every notification of the message for one destination; the claimed ones (none: all sent before). */
+  private async claimAll(message: readonly Candidate[], deviceId?: string): Promise<Candidate[]> {
+    const claimed: Candidate[] = [];
+    for (const candidate of message) if (await this.deps.dedup.claim(this.keyOf(candidate, deviceId))) claimed.push(candidate);
+    return claimed;
+  }
+
+  private async releaseAll(message: readonly Candidate[], deviceId?: string): Promise<void> {
+    for (const candidate of message) await this.deps.dedup.release(this.keyOf(candidate, deviceId));
+  }
+
+  private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelReport): Promise<void> {
+    const push = this.deps.push!;
+    for (const device of state.devices) {
+      const claimed = await this.claimAll(message, device.id);
+      report.duplicatesSkipped += message.length - claimed.length;
+      if (claimed.length === 0) continue;
+      let outcome;
+      try {
+        outcome = await push.publish(device.endpointArn, device.platform, pushMessageOf(this.itemsOf(claimed)));
+      } catch (error) {
+        outcome = { status: 'throttled' as const, reason: String(error) };
+      }
+      if (outcome.status === 'sent') {
+        report.messagesSent += 1;
+      } else if (outcome.status === 'invalid_endpoint') {
+        // Never sent to again: the device and its endpoint go; the claims stay (nothing to retry).
+        await this.deps.state.deleteDevice(user, device.id);
+        await push.deleteEndpoint(device.endpointArn).catch(() => undefined);
+        report.devicesRemoved += 1;
+        this.deps.onEvent('warn', 'push token invalid or disabled: device removed', { tenantId: user.tenantId, userId: user.userId, deviceId: device.id, platform: device.platform, reason: outcome.reason });
+      } else {
+        await this.releaseAll(claimed, device.id);
+        for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
+        this.deps.onEvent('warn', 'push throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, deviceId: device.id, reason: outcome.reason });
+      }
+    }
+  }
+
+  private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelReport): Promise<void> {
+    const email = this.deps.email!;
+    const claimed = await this.claimAll(message);
+    report.duplicatesSkipped += message.length - claimed.length;
+    if (claimed.length === 0) return;
+    const types = new Set(claimed.map((candidate) => candidate.job.notification.type));
+    const type = types.size === 1 ? [...types][0]! : ALL_TYPES;
+    const url = `${email.unsubscribeBaseUrl}/unsubscribe?token=${unsubscribeToken({ ...user, type }, email.unsubscribeSecret)}`;
+    let outcome;
+    try {
+      outcome = await email.send(emailMessageOf(address, this.itemsOf(claimed), url));
+    } catch (error) {
+      outcome = { status: 'throttled' as const, reason: String(error) };
+    }
+    if (outcome.status === 'sent') report.messagesSent += 1;
+    else if (outcome.status === 'rejected') {
+      this.deps.onEvent('warn', 'email rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+    } else {
+      await this.releaseAll(claimed);
+      for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
+      this.deps.onEvent('warn', 'email throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The channels in the local runtime: the SNS mobile-push and SES v2 stand-ins on the HTTP server,
+ * the push and email consumers (the same compositions as on AWS) on their local queues, and the
+ * loopback-only dev routes that show what each device and mailbox received:
+ *
+ * - `GET /_dev/push` -> `{"devices": [{endpointArn, platform, token, enabled, received: [...]}]}`
+ * - `POST /_dev/push/invalid-token` `{"token": "..."}` -> the provider now reports the token invalid
+ * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}]}`
+ */
+import { createHmac } from 'node:crypto';
+import * as z from 'zod';
+import { composeChannelConsumer } from '../app/channels.js';
+import type { Parts } from '../app/parts.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
+import { LOCAL_REGION } from './embedded-dynamo.js';
+import type { LocalFunctionConfigs } from './function-configs.js';
+import { isLoopbackCaller, type LocalRoute } from './http/router.js';
+import type { LocalPipelineQueues } from './pipeline.js';
+import { LOCAL_ACCOUNT_ID } from './sqs/local-account.js';
+import type { LocalSqsCredentials } from './sqs/credentials.js';
+import { DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
+import { LOCAL_SES_PATH, LocalSesV2, createLocalSesRoute } from './ses/ses-v2.js';
+import { LOCAL_SNS_PATH, LocalMobilePush, createLocalSnsRoute } from './sns/mobile-push.js';
+
+export interface LocalChannels {
+  sns: LocalMobilePush;
+  ses: LocalSesV2;
+  snsEndpoint: string;
+  sesEndpoint: string;
+  routes: LocalRoute[];
+}
+
+/** The unsubscribe key, derived from the runtime's job key (one secret file per DATA_DIR; a different key per purpose). */
+export function localUnsubscribeSecret(deliveryJobSecret: string): string {
+  return createHmac('sha256', deliveryJobSecret).update('unsubscribe-links').digest('base64url');
+}
+
+export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials }): LocalChannels {
+  const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
+  const ses = new LocalSesV2();
+  const invalidTokenSchema = z.object({ token: z.string().min(1).max(4_096) }).strict();
+  const devRoute: LocalRoute = {
+    async handle(request) {
+      const path = request.url.pathname;
+      if (!path.startsWith('/_dev/push') && !path.startsWith('/_dev/mail')) return undefined;
+      // Recordings hold other users' messages: this machine's loopback callers only.
+      if (!isLoopbackCaller(request)) return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden', message: 'dev routes answer loopback callers only' } }) };
+      const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) });
+      if (request.method === 'GET' && path === '/_dev/push') return json(200, { devices: sns.devices() });
+      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox() });
+      if (request.method === 'POST' && path === '/_dev/push/invalid-token') {
+        let body: unknown;
+        try {
+          body = JSON.parse(request.body.toString('utf8'));
+        } catch {
+          return json(400, { error: { code: 'invalid_json', message: 'body is not JSON' } });
+        }
+        const parsed = invalidTokenSchema.safeParse(body);
+        if (!parsed.success) return json(400, { error: { code: 'validation_error', message: 'body must be {"token": string}' } });
+        sns.markTokenInvalid(parsed.data.token);
+        return json(204, undefined);
+      }
+      return json(404, { error: { code: 'not_found', message: `no dev route ${request.method} ${path}` } });
+    },
+  };
+  return {
+    sns,
+    ses,
+    snsEndpoint: `${options.http}${LOCAL_SNS_PATH}`,
+    sesEndpoint: `${options.http}${LOCAL_SES_PATH}`,
+    routes: [createLocalSnsRoute(sns, { credentials: options.credentials, serverHost: options.serverHost }), createLocalSesRoute(ses, { credentials: options.credentials, serverHost: options.serverHost }), devRoute],
+  };
+}
+
+/** The push and email consumers on their queues (`CHANNEL` on AWS). */
+export function attachChannelConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
+  if (!configs.channel) return;
+  for (const channel of ['push', 'email'] as const) {
+    const queue = queues[channel];
+    queue.attachConsumer(composeChannelConsumer(parts, configs.channel(channel), scheduler, { maxReceiveCount: queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Mobile push and email end to end on the local runtime (in-process): real PutEvents, the real
+ * `@aws-sdk/client-sns` and `@aws-sdk/client-sesv2` against the local SNS mobile-push and SES v2
+ * stand-ins, the WebSocket, and the DLQ redrive of `npm run dlq`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRef } from '../../src/core/ports/inbox.js';
+import { redriveDeadLetterQueue } from '../../src/ops/dlq.js';
+import { localTarget } from '../../src/ops/targets.js';
+import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { aComment, aMention } from '../support/events.js';
+import { call } from '../support/http.js';
+import { pollUntil } from '../support/poll-until.js';
+import { eventsClientOf, inboxOf, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { TestSocket } from '../support/ws-client.js';
+
+const POLL = { attempts: 300, intervalMs: 25 };
+const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
+const emailOf = (who: UserRef) => `${who.userId}@example.test`;
+const pushToken = (name: string) => `${name}${'0'.repeat(64 - name.length)}`;
+
+let dataDir: string;
+let runtime: LocalRuntime;
+let events: EventBridgeClient;
+const sockets: TestSocket[] = [];
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'channels-e2e-'));
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 200, channelBatchWindowMs: 400, queueVisibilityTimeoutMs: 1_000 });
+  events = eventsClientOf(runtime);
+});
+
+afterAll(async () => {
+  await Promise.all(sockets.map((socket) => socket.close()));
+  events?.destroy();
+  await runtime?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function tokenOf(who: UserRef): Promise<string> {
+  return runtime.secrets.issueToken({ ...who, email: emailOf(who) });
+}
+
+async function api(who: UserRef, method: string, path: string, body?: unknown) {
+  return call(runtime.endpoints.http, method, path, { token: await tokenOf(who), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+}
+
+/** Devices, consent and email address as an app would register them. */
+async function setUp(who: UserRef, options: { tokens?: string[]; consent?: boolean; email?: boolean }): Promise<void> {
+  for (const token of options.tokens ?? []) expect((await api(who, 'POST', '/devices', { platform: 'apns', token, locale: 'en-GB' })).status).toBe(201);
+  if (options.consent) expect((await api(who, 'PUT', '/push-consent', { version: '2026-11' })).status).toBe(200);
+  if (options.email) expect((await api(who, 'PUT', '/email-address')).status).toBe(200);
+}
+
+async function channelsDrained(): Promise<void> {
+  const { urgent, info, promotion, intake, push, email } = runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, push, email, ...Object.values(intake)].every((queue) => queue.peek().length === 0), POLL, 'queues empty');
+}
+
+const pushesTo = (token: string) => runtime.channels.sns.receivedBy(token);
+const mailTo = (who: UserRef) => runtime.channels.ses.mailTo(emailOf(who));
+
+describe('push', () => {
+  it('a mention reaches the inbox, the socket and the registered device once, and no email; 3 publishes and a redriven DLQ copy push nothing more', async () => {
+    // Prepare
+    const alice = user('alice');
+    const token = pushToken('a1');
+    await setUp(alice, { tokens: [token], consent: true, email: true });
+    const socket = await TestSocket.open(runtime.endpoints.ws, await tokenOf(alice));
+    sockets.push(socket);
+    const pushJobs: string[] = [];
+    const stop = runtime.queues.push.onSend((message) => pushJobs.push(message.body));
+    const mention = aMention({ recipients: ['alice'] });
+
+    // Act
+    await publish(events, 'mention.created', mention, mention, mention);
+    await pollUntil(() => pushesTo(token).length >= 1, POLL, 'push received');
+    await socket.waitFor('notification');
+    await channelsDrained();
+    stop();
+    // An operator redrives a DLQ holding a copy of the job (e.g. after an outage): dedup holds.
+    runtime.queues.push.deadLetterQueue!.send(pushJobs[0]!);
+    const redrive = await redriveDeadLetterQueue(await localTarget(dataDir), 'PushDelivery-dlq');
+    await channelsDrained();
+    await sleep(300);
+
+    // Assess
+    const inbox = await inboxOf(runtime, alice);
+    expect(inbox).toHaveLength(1);
+    expect(socket.notificationIds()).toEqual([inbox[0]!.id]);
+    expect(redrive.replayed).toBe(1);
+    const pushes = pushesTo(token);
+    expect(pushes).toHaveLength(1);
+    expect(pushes[0]).toMatchObject({ title: 'Bob mentioned you', body: 'hey @alice' });
+    expect((pushes[0]!.payload as Record<string, unknown>).notificationId).toBe(inbox[0]!.id);
+    expect(pushes[0]!.attributes['AWS.SNS.MOBILE.APNS.COLLAPSE_ID']).toBe(inbox[0]!.id);
+    expect(mailTo(alice)).toHaveLength(0);
+  });
+
+  it('no consent, no push (default-deny); consent withdrawn stops pushes at once', async () => {
+    // Prepare
+    const carol = user('carol');
+    const token = pushToken('c1');
+    await setUp(carol, { tokens: [token] });
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['carol'] }));
+    await pollUntil(async () => (await inboxOf(runtime, carol)).length === 1, POLL, 'inbox item');
+    await channelsDrained();
+    await setUp(carol, { consent: true });
+    await publish(events, 'mention.created', aMention({ recipients: ['carol'] }));
+    await pollUntil(() => pushesTo(token).length === 1, POLL, 'push after consent');
+    expect((await api(carol, 'DELETE', '/push-consent')).status).toBe(204);
+    await publish(events, 'mention.created', aMention({ recipients: ['carol'] }));
+    await pollUntil(async () => (await inboxOf(runtime, carol)).length === 3, POLL, 'third inbox item');
+    await channelsDrained();
+    await sleep(200);
+
+    // Assess
+    expect(pushesTo(token)).toHaveLength(1);
+    expect((await api(carol, 'GET', '/devices')).body).toMatchObject({ pushConsent: null, items: [{ platform: 'apns', locale: 'en-GB' }] });
+  });
+
+  it('an invalid token is removed after the first failure and never sent to again; the other device still gets pushes', async () => {
+    // Prepare
+    const dave = user('dave');
+    const [stale, fresh] = [pushToken('d1'), pushToken('d2')];
+    await setUp(dave, { tokens: [stale, fresh], consent: true });
+    expect((await call(runtime.endpoints.http, 'POST', '/_dev/push/invalid-token', { body: JSON.stringify({ token: stale }) })).status).toBe(204);
+    const publishesBefore = runtime.channels.sns.publishes;
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['dave'] }));
+    await pollUntil(() => pushesTo(fresh).length === 1, POLL, 'push to the valid device');
+    await channelsDrained();
+    await publish(events, 'mention.created', aMention({ recipients: ['dave'] }));
+    await pollUntil(() => pushesTo(fresh).length === 2, POLL, 'second push');
+    await channelsDrained();
+
+    // Assess
+    expect(pushesTo(stale)).toHaveLength(0);
+    expect(runtime.channels.sns.publishes - publishesBefore).toBe(3);
+    const devices = (await api(dave, 'GET', '/devices')).body as { items: { id: string }[] };
+    expect(devices.items).toHaveLength(1);
+    expect(runtime.channels.sns.devices().some((endpoint) => endpoint.token === stale)).toBe(false);
+  });
+
+  it('provider throttling leaves the job for a retry: the push arrives once', async () => {
+    // Prepare
+    const gina = user('gina');
+    const token = pushToken('g1');
+    await setUp(gina, { tokens: [token], consent: true });
+    runtime.channels.sns.throttle(1);
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['gina'] }));
+    await pollUntil(() => pushesTo(token).length === 1, { attempts: 200, intervalMs: 25 }, 'push after the retry');
+    await channelsDrained();
+
+    // Assess
+    expect(pushesTo(token)).toHaveLength(1);
+  });
+});
+
+describe('email', () => {
+  it('a comment burst becomes one digest email with a one-click unsubscribe that is honoured at once', async () => {
+    // Prepare
+    const erin = user('erin');
+    await setUp(erin, { email: true });
+
+    // Act
+    await publish(events, 'comment.created', aComment('erin'), aComment('erin'), aComment('erin'), aComment('erin'));
+    await pollUntil(() => mailTo(erin).length >= 1, POLL, 'digest email');
+    await channelsDrained();
+    await sleep(500);
+    const [digest] = mailTo(erin);
+    const unsubscribeUrl = /<([^>]+)>/.exec(digest!.headers['List-Unsubscribe']!)![1]!;
+    const unsubscribe = await fetch(unsubscribeUrl, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await publish(events, 'comment.created', aComment('erin'));
+    await pollUntil(async () => (await inboxOf(runtime, erin)).length === 5, POLL, 'fifth inbox item');
+    await channelsDrained();
+    await sleep(600);
+
+    // Assess
+    expect(mailTo(erin)).toHaveLength(1);
+    expect(digest).toMatchObject({ subject: '4 new notifications', headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } });
+    expect(digest!.text).toContain('Bob commented on your post');
+    expect(unsubscribe.status).toBe(200);
+    expect(await unsubscribe.json()).toEqual({ unsubscribed: 'comment.created' });
+    // A forged link changes nothing.
+    expect((await call(runtime.endpoints.http, 'POST', `/unsubscribe?token=${encodeURIComponent(unsubscribeUrl.split('token=')[1]!.replace(/.$/, 'A'))}`)).status).toBe(404);
+  });
+});
+
+describe('quiet hours', () => {
+  it('hold the push and the email, not the inbox item', async () => {
+    // Prepare
+    const frank = user('frank');
+    const token = pushToken('f1');
+    await setUp(frank, { tokens: [token], consent: true, email: true });
+    const clock = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString().slice(11, 16);
+    await putPreferences(runtime, frank, { timeZone: 'UTC', quietHours: { start: clock(-3_600_000), end: clock(3_600_000) } });
+
+    // Act
+    await publish(events, 'mention.created', aMention({ recipients: ['frank'], priority: 'info' }));
+    await publish(events, 'comment.created', aComment('frank'));
+    await pollUntil(async () => (await inboxOf(runtime, frank)).length === 2, POLL, 'inbox items');
+    await channelsDrained();
+    await sleep(700);
+
+    // Assess
+    expect(pushesTo(token)).toHaveLength(0);
+    expect(mailTo(frank)).toHaveLength(0);
+    const held = runtime.scheduler.list().filter((schedule) => schedule.targetArn === runtime.queues.push.arn || schedule.targetArn === runtime.queues.email.arn);
+    expect(held.map((schedule) => schedule.targetArn).sort()).toEqual([runtime.queues.email.arn, runtime.queues.push.arn]);
+    expect(held.every((schedule) => schedule.atMs > Date.now() + 3_000_000)).toBe(true);
+  });
+});
+
+describe('devices API', () => {
+  it('validates input, caps devices at 20 and only ever touches the caller own devices', async () => {
+    // Prepare
+    const hugo = user('hugo');
+    const ivan = user('ivan');
+
+    // Act
+    const bad = await api(hugo, 'POST', '/devices', { platform: 'symbian', token: pushToken('h0') });
+    const extra = await api(hugo, 'POST', '/devices', { platform: 'fcm', token: pushToken('h0'), __proto__: { admin: true }, admin: true });
+    for (let index = 0; index < 20; index += 1) expect((await api(hugo, 'POST', '/devices', { platform: 'fcm', token: pushToken(`h${index}x`) })).status).toBe(201);
+    const again = await api(hugo, 'POST', '/devices', { platform: 'fcm', token: pushToken('h0x') });
+    const tooMany = await api(hugo, 'POST', '/devices', { platform: 'fcm', token: pushToken('h21x') });
+    const hugosDevice = ((await api(hugo, 'GET', '/devices')).body as { items: { id: string }[] }).items[0]!.id;
+    const foreignDelete = await api(ivan, 'DELETE', `/devices/${hugosDevice}`);
+    const badId = await api(ivan, 'DELETE', '/devices/..%2F..%2Fx');
+    const noToken = await call(runtime.endpoints.http, 'GET', '/devices');
+
+    // Assess
+    expect(bad.status).toBe(400);
+    expect(extra.status).toBe(400);
+    expect(again.status).toBe(200);
+    expect(tooMany.status).toBe(409);
+    expect(foreignDelete.status).toBe(404);
+    expect(badId.status).toBe(400);
+    expect(noToken.status).toBe(401);
+    expect(((await api(hugo, 'GET', '/devices')).body as { items: unknown[] }).items).toHaveLength(20);
+    expect((await api(hugo, 'DELETE', `/devices/${hugosDevice}`)).status).toBe(204);
+  });
+});
