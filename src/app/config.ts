@@ -26,6 +26,7 @@ const ENV_NAMES = [
   'PROMOTION_QUEUE_URL',
   'INTAKE_QUEUE_ARN',
   'RELEASE_QUEUE_ARN',
+  'SNOOZE_QUEUE_ARN',
   // Scheduler.
   'SCHEDULE_GROUP_NAME',
   'SCHEDULER_ROLE_ARN',
@@ -56,6 +57,7 @@ const ENV_NAMES = [
   'DELIVERY_PARALLELISM',
   'CONNECTIONS_PER_JOB',
   'TRACE_TTL_DAYS',
+  'RETRACTIONS_CACHE_TTL_MS',
   // Local runtime only (npm start).
   'HOST',
   'PORT',
@@ -165,6 +167,8 @@ export interface InboxConfig extends PreferencesCacheConfig {
   cursorSecret: string;
   feedShards: number;
   inboxTtlDays: number;
+  /** How long a container reuses a tenant's retraction list (undefined: the default). */
+  retractionsCacheTtlMs?: number;
 }
 
 export interface RestConfig {
@@ -193,6 +197,7 @@ const inboxShape = {
   FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
   INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  RETRACTIONS_CACHE_TTL_MS: optionalInteger(0),
 };
 const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => ({
   inboxTable: env.INBOX_TABLE,
@@ -202,6 +207,7 @@ const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => 
   feedShards: env.FEED_SHARDS,
   inboxTtlDays: env.INBOX_TTL_DAYS,
   cacheTtlMs: env.PREFERENCES_CACHE_TTL_MS,
+  ...(env.RETRACTIONS_CACHE_TTL_MS !== undefined ? { retractionsCacheTtlMs: env.RETRACTIONS_CACHE_TTL_MS } : {}),
 });
 const restShape = { TENANT_CLAIM: optionalString, CORS_ALLOW_ORIGINS: corsOrigins };
 const restOf = (env: z.output<z.ZodObject<typeof restShape>>): RestConfig => ({
@@ -231,6 +237,8 @@ export function inboxReadConfigFromEnv(env: Env): InboxReadConfig {
 export interface InboxWriteConfig extends InboxReadConfig {
   /** Read-state sync to connected devices; without it the REST API still works. */
   readStateSync?: ConnectionsConfig & { managementEndpoint: string };
+  /** Snooze: the comeback's push is a signed delivery job scheduled onto the urgent queue; without it snooze answers 400. */
+  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -239,9 +247,16 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
   // One parse, so a cold start reports the sync's missing variables with the others.
   const parsed = parseEnv('inbox-write', { ...inboxShape, ...restShape, ...(withSync ? syncShape : {}) }, env);
   const base = { ...inboxOf(parsed), ...restOf(parsed) };
-  if (!withSync) return base;
+  if (!withSync) return { ...base, ...snoozeOf(env) };
   const live = parseEnv('inbox-write', syncShape, env);
-  return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT } };
+  return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT }, ...snoozeOf(env) };
+}
+
+/** Snooze needs its queue, the job secret and (on AWS) the scheduler; all or nothing. */
+function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
+  if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed) } };
 }
 
 export interface PreferencesApiConfig extends RestConfig {
@@ -272,6 +287,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
+  /** Retraction types: where retraction records go (ReadMarks) and, optionally, the live `retracted` push. */
+  retraction?: { readMarksTable: string; live?: ConnectionsConfig & { managementEndpoint: string } };
 }
 
 const fanOutShape = {
@@ -287,6 +304,9 @@ const fanOutShape = {
   URGENT_QUEUE_URL: optionalString,
   INFO_QUEUE_URL: optionalString,
   PROMOTION_QUEUE_URL: optionalString,
+  READ_MARKS_TABLE: optionalString,
+  CONNECTIONS_TABLE: optionalString,
+  WS_MANAGEMENT_ENDPOINT: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -306,6 +326,14 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
       ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
     },
+    ...(parsed.READ_MARKS_TABLE
+      ? {
+          retraction: {
+            readMarksTable: parsed.READ_MARKS_TABLE,
+            ...(parsed.CONNECTIONS_TABLE && parsed.WS_MANAGEMENT_ENDPOINT ? { live: { connectionsTable: parsed.CONNECTIONS_TABLE, managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT } } : {}),
+          },
+        }
+      : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);

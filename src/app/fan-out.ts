@@ -24,7 +24,10 @@ import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
+import { connectionRepository, createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
+import { connectionPusher } from './parts-live.js';
+import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { RetractionService } from '../core/retraction.js';
 
 /** The catalog entry this function serves. */
 export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'>): NotificationType {
@@ -48,6 +51,21 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
     trace: observability(parts, config.idempotencyTable).trace,
+    ...(type.retraction ? { retractions: retractionService(parts, config) } : {}),
+  });
+}
+
+/** Retraction types: the record goes to ReadMarks (READ_MARKS_TABLE is required), the live push needs the WebSocket API. */
+function retractionService(parts: Parts, config: FanOutConfig): RetractionService {
+  if (!config.retraction) throw new ConfigError(`fan-out of ${config.notificationType}: ${ENV.READ_MARKS_TABLE} is required`);
+  const { live } = config.retraction;
+  if (!live) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: retracted is not pushed to connected devices`);
+  return new RetractionService({
+    arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
+    store: parts.once('read-state-repository', () => new ReadStateRepository(documentClient(parts), config.retraction!.readMarksTable)),
+    clock: parts.clock,
+    inboxTtlDays: config.settings.inboxTtlDays,
+    ...(live ? { live: { directory: connectionRepository(parts, live), pusher: connectionPusher(parts, live.managementEndpoint) } } : {}),
   });
 }
 

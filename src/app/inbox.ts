@@ -4,8 +4,12 @@
  */
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { sanitizeLinks } from '../core/action-links.js';
 import { InboxService } from '../core/inbox-service.js';
-import type { MutedTypesReader, ReadStateListener } from '../core/ports/inbox.js';
+import type { StoredNotification } from '../core/notification.js';
+import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
+import { CachedRetractions } from '../core/retraction.js';
+import { findNotificationType } from '../notifications/index.js';
 import type { InboxReadConfig } from './config.js';
 import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';
 
@@ -26,8 +30,28 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
       inboxTtlDays: config.inboxTtlDays,
       ...(readStateListener ? { readStateListener } : {}),
       mutedTypes: mutedTypesReader(parts, config),
+      retractions: retractionsReader(parts, config),
+      linksOf: catalogLinksOf,
     }),
   );
+}
+
+/** A container reuses a tenant's retraction list this long (pages and counts of a warm container pay no extra request). */
+export const RETRACTIONS_CACHE_TTL_MS_DEFAULT = 5_000;
+
+export function retractionsReader(parts: Parts, config: Pick<InboxReadConfig, 'readMarksTable' | 'retractionsCacheTtlMs'>): RetractionsReader {
+  return parts.once('retractions-cache', () => new CachedRetractions(readStateRepository(parts, config), config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT, parts.clock));
+}
+
+/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
+function catalogLinksOf(item: StoredNotification) {
+  const type = findNotificationType(item.type);
+  if (!type?.links) return {};
+  try {
+    return sanitizeLinks(type.links(item.data));
+  } catch {
+    return {};
+  }
 }
 
 /** Muted types for the inbox read: unreadable preferences mute nothing (show everything rather than hide). */

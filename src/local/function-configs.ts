@@ -54,6 +54,9 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       cacheTtlMs,
       ...rest,
       readStateSync: { ...connections, managementEndpoint },
+      // One process, no fleet of warm containers: read retractions on every request so one shows at once.
+      retractionsCacheTtlMs: 0,
+      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret },
     },
     preferences: { graphTable: tables.graph, ...rest },
     fanOut: (detailType) => ({
@@ -66,6 +69,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
+      retraction: { readMarksTable: tables.readMarks, live: { ...connections, managementEndpoint } },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({

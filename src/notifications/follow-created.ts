@@ -13,4 +13,6 @@ export const followCreated = defineNotificationType({
   followeeOf: (data) => data.followeeId,
   recipientsFromData: (data) => [data.followeeId],
   render: ({ actor }) => ({ title: `${displayName(actor)} followed you`, body: '' }),
+  category: 'social',
+  tags: ['graph'],
 });

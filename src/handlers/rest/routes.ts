@@ -5,7 +5,7 @@
 export type RestFunction = 'inboxRead' | 'inboxWrite' | 'preferences';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway resource path; `{name}` is a path parameter. */
   resource: string;
   function: RestFunction;
@@ -17,6 +17,14 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', resource: '/notifications/read-all', function: 'inboxWrite' },
   { method: 'POST', resource: '/notifications/seen-all', function: 'inboxWrite' },
   { method: 'POST', resource: '/notifications/{id}/read', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/unread', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/seen', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/archive', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/unarchive', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/{id}/snooze', function: 'inboxWrite' },
+  { method: 'DELETE', resource: '/notifications/{id}', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/archive-read', function: 'inboxWrite' },
+  { method: 'POST', resource: '/notifications/bulk', function: 'inboxWrite' },
   { method: 'GET', resource: '/preferences', function: 'preferences' },
   { method: 'PUT', resource: '/preferences', function: 'preferences' },
 ];
