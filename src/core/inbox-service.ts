@@ -440,8 +440,10 @@ export class InboxService {
    * the newest id the client rendered: the mark covers exactly what was shown, never more than now.
    */
   async markAllRead(user: UserRef, upTo?: string): Promise<{ readAt: string }> {
-    const { mark, atIso } = markUpTo(this.deps.clock.nowMs(), upTo);
-    const result = await this.deps.readState.advanceReadMark(user, mark, atIso);
+    const nowMs = this.deps.clock.nowMs();
+    const { mark, atIso } = markUpTo(nowMs, upTo);
+    // Stamped with the write time: an unread exception older than it is read again.
+    const result = await this.deps.readState.advanceReadMark(user, mark, atIso, nowMs);
     await this.deps.readStateListener?.readStateChanged(user);
     return result;
   }

@@ -129,6 +129,8 @@ export class ReadStateRepository implements ReadStateStore, RetractionStore {
     } catch (error) {
       // The mark is already ahead (another device, clock skew): nothing to do, same single request.
       if (error instanceof ConditionalCheckFailedException) {
+        // Except the read-all's time: unread exceptions older than it read again (a second write, only then).
+        if (stamped) await this.stampReadAll(user, writtenAtMs);
         const existing = error.Item?.[`${name}At`]?.S;
         if (existing !== undefined) return existing;
         // A store without ReturnValuesOnConditionCheckFailure (dynalite): read the stored time
@@ -137,6 +139,20 @@ export class ReadStateRepository implements ReadStateStore, RetractionStore {
       }
       throw error;
     }
+  }
+
+  private async stampReadAll(user: UserRef, writtenAtMs: number): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.readMark(user.tenantId, user.userId),
+        UpdateExpression: 'SET readSetAt = :setAt',
+        ConditionExpression: 'attribute_not_exists(readSetAt) OR readSetAt < :setAt',
+        ExpressionAttributeValues: { ':setAt': writtenAtMs },
+      }),
+    ).catch((error: unknown) => {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    });
   }
 
   private async storedMarkTime(name: MarkName, user: UserRef): Promise<string | undefined> {
