@@ -226,6 +226,8 @@ export class NotificationPipeline extends Construct {
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).
       for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);
+      // A retraction type writes one tenant-level retraction record (ReadMarks PutItem).
+      if (type.retraction) fanOut.writeTable(tables.tables.readMarks, ['dynamodb:PutItem']);
       fanOut.consume(intake, { batchSize: 10 });
       // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
       fanOut.addEnvironment(ENV.INTAKE_QUEUE_ARN, intake.queue.queueArn);

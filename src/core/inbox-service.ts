@@ -496,7 +496,7 @@ export class InboxService {
     const refs = missing.flatMap((id) => feeds.filter(({ floor }) => floor === undefined || id > floor).map(({ source }) => ({ source, id })));
     if (refs.length === 0) return found;
     const feedItems = await this.deps.inbox.getItems(refs);
-    for (const { source, id } of refs) {
+    for (const { id } of refs) {
       const item = feedItems.get(id);
       if (item && !isExpired(item, nowMs) && !found.has(id)) found.set(id, item);
     }
