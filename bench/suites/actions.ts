@@ -9,6 +9,7 @@ import { createDocumentClient } from '../../src/adapters/dynamo/document-client.
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { RetractionRepository } from '../../src/adapters/dynamo/retraction-repository.js';
 import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
 import type { NotificationEvent } from '../../src/core/events.js';
@@ -121,6 +122,7 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
     const tables = dynamo.tableNames;
     const inbox = new InboxRepository(client, tables.inbox);
     const readState = new ReadStateRepository(client, tables.readMarks);
+    const retractionRecords = new RetractionRepository(client, tables.inbox);
     const clock = { nowMs: () => Date.now() };
     const common = {
       inbox,
@@ -132,10 +134,10 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
       inboxTtlDays: 90,
     };
     const baseline = new InboxService(common);
-    const retractionsCache = new CachedRetractions(readState, 60_000, clock);
+    const retractionsCache = new CachedRetractions(retractionRecords, 60_000, clock);
     const service = new InboxService({ ...common, retractions: retractionsCache });
     const actions = new InboxActions({ service, readState, itemStates: readState, clock, inboxTtlDays: 90 });
-    const retractions = new RetractionService({ arrivals: new DynamoArrivalLedger(client, tables.idempotency), store: readState, clock, inboxTtlDays: 90 });
+    const retractions = new RetractionService({ arrivals: new DynamoArrivalLedger(client, tables.idempotency), store: retractionRecords, clock, inboxTtlDays: 90 });
     const results: BenchResult[] = [];
     try {
       for (const n of SIZES) {
@@ -188,7 +190,7 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
       const readerItems = recentItems(reader.userId, 50, 'reader');
       await inbox.writeInboxItems(readerItems.map((stored) => ({ source: { kind: 'own', ...reader }, item: stored })));
       // A fresh container: its retraction cache is empty.
-      const coldService = new InboxService({ ...common, retractions: new CachedRetractions(readState, 60_000, clock) });
+      const coldService = new InboxService({ ...common, retractions: new CachedRetractions(retractionRecords, 60_000, clock) });
       const cold = await metered(meter, () => coldService.listPage(reader, { limit: 20 }));
       const page = await metered(meter, () => service.listPage(reader, { limit: 20 }));
       const pageBaseline = await metered(meter, () => baseline.listPage(reader, { limit: 20 }));

@@ -74,7 +74,7 @@ export interface FanOutTableAccess {
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   PROFILE GetItem when the edge was not counted.
  */
-export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect'>): FanOutTableAccess {
+export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect' | 'retraction'>): FanOutTableAccess {
   const notifies = type.audience !== 'none';
   const graphReads = new Set<TableReadAction>();
   const graphWrites = new Set<TableWriteAction>();
@@ -85,7 +85,8 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
-    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type.
+    inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],
@@ -226,8 +227,6 @@ export class NotificationPipeline extends Construct {
       // Exactly the queues this type can send to (URL + sqs:SendMessage), from the derivation the
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).
       for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);
-      // A retraction type writes one tenant-level retraction record (ReadMarks PutItem).
-      if (type.retraction) fanOut.writeTable(tables.tables.readMarks, ['dynamodb:PutItem']);
       fanOut.consume(intake, { batchSize: 10 });
       // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
       fanOut.addEnvironment(ENV.INTAKE_QUEUE_ARN, intake.queue.queueArn);

@@ -3,7 +3,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { acknowledge } from '../nag.js';
 import type { Construct } from 'constructs';
-import { findNotificationType, resourceNameOf } from '../../src/notifications/index.js';
+import { resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationsConfig } from '../config.js';
 import { HandlerFunction, type FunctionDefaults } from '../constructs/handler-function.js';
 import { InboxApi, type InboxApiAuth } from '../constructs/inbox-api.js';
@@ -211,21 +211,6 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);
-    // Inbox actions: item-state sync is the same reads and posts as above. Snooze writes the comeback
-    // item (BatchWriteItem of the own inbox) and schedules its signed push onto the urgent queue.
-    inboxWrite
-      .writeTable(inbox, ['dynamodb:BatchWriteItem'])
-      .addEnvironment(ENV.SNOOZE_QUEUE_ARN, pipeline.urgentDelivery.queue.queueArn)
-      .addEnvironment(ENV.DELIVERY_JOB_SECRET, deliveryJobSecret);
-    scheduling.allowScheduling(inboxWrite);
-    // Retraction types push `retracted` to the recipients' and a celebrity's online followers'
-    // connections: presence BatchGetItem, subscriber Query, 410 cleanup as in delivery.
-    for (const type of pipeline.types.filter((candidate) => findNotificationType(candidate.detailType)?.retraction)) {
-      type.fanOut
-        .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:GetItem'])
-        .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-        .postToConnections(live.stage);
-    }
     // WebSocket stage logging needs the account's API Gateway CloudWatch role set by the REST API.
     const account = api.api.node.tryFindChild('Account');
     if (account) live.stage.node.addDependency(account);

@@ -287,8 +287,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
-  /** Retraction types: where retraction records go (ReadMarks) and, optionally, the live `retracted` push. */
-  retraction?: { readMarksTable: string; live?: ConnectionsConfig & { managementEndpoint: string } };
+  /** Retraction types: the live `retracted` push (CONNECTIONS_TABLE and WS_MANAGEMENT_ENDPOINT); without it devices drop it at their next read. */
+  retractionLive?: ConnectionsConfig & { managementEndpoint: string };
 }
 
 const fanOutShape = {
@@ -304,7 +304,6 @@ const fanOutShape = {
   URGENT_QUEUE_URL: optionalString,
   INFO_QUEUE_URL: optionalString,
   PROMOTION_QUEUE_URL: optionalString,
-  READ_MARKS_TABLE: optionalString,
   CONNECTIONS_TABLE: optionalString,
   WS_MANAGEMENT_ENDPOINT: optionalString,
 };
@@ -326,14 +325,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
       ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
     },
-    ...(parsed.READ_MARKS_TABLE
-      ? {
-          retraction: {
-            readMarksTable: parsed.READ_MARKS_TABLE,
-            ...(parsed.CONNECTIONS_TABLE && parsed.WS_MANAGEMENT_ENDPOINT ? { live: { connectionsTable: parsed.CONNECTIONS_TABLE, managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT } } : {}),
-          },
-        }
-      : {}),
+    ...(parsed.CONNECTIONS_TABLE && parsed.WS_MANAGEMENT_ENDPOINT ? { retractionLive: { connectionsTable: parsed.CONNECTIONS_TABLE, managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT } } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);

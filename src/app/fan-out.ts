@@ -26,7 +26,7 @@ import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { connectionRepository, createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
 import { connectionPusher } from './parts-live.js';
-import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { retractionRepository } from './inbox.js';
 import { RetractionService } from '../core/retraction.js';
 
 /** The catalog entry this function serves. */
@@ -55,14 +55,13 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
   });
 }
 
-/** Retraction types: the record goes to ReadMarks (READ_MARKS_TABLE is required), the live push needs the WebSocket API. */
+/** Retraction types: the record goes to the Inbox table; the live push needs the WebSocket API (local runtime). */
 function retractionService(parts: Parts, config: FanOutConfig): RetractionService {
-  if (!config.retraction) throw new ConfigError(`fan-out of ${config.notificationType}: ${ENV.READ_MARKS_TABLE} is required`);
-  const { live } = config.retraction;
-  if (!live) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: retracted is not pushed to connected devices`);
+  const live = config.retractionLive;
+  if (!live) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: retracted is not pushed to connected devices (they drop it at their next read)`);
   return new RetractionService({
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
-    store: parts.once('read-state-repository', () => new ReadStateRepository(documentClient(parts), config.retraction!.readMarksTable)),
+    store: retractionRepository(parts, config.inboxTable),
     clock: parts.clock,
     inboxTtlDays: config.settings.inboxTtlDays,
     ...(live ? { live: { directory: connectionRepository(parts, live), pusher: connectionPusher(parts, live.managementEndpoint) } } : {}),

@@ -4,6 +4,7 @@
  */
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
 import { sanitizeLinks } from '../core/action-links.js';
 import { InboxService } from '../core/inbox-service.js';
 import type { StoredNotification } from '../core/notification.js';
@@ -36,11 +37,15 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
   );
 }
 
+export function retractionRepository(parts: Parts, inboxTable: string): RetractionRepository {
+  return parts.once('retraction-repository', () => new RetractionRepository(documentClient(parts), inboxTable));
+}
+
 /** A container reuses a tenant's retraction list this long (pages and counts of a warm container pay no extra request). */
 export const RETRACTIONS_CACHE_TTL_MS_DEFAULT = 5_000;
 
-export function retractionsReader(parts: Parts, config: Pick<InboxReadConfig, 'readMarksTable' | 'retractionsCacheTtlMs'>): RetractionsReader {
-  return parts.once('retractions-cache', () => new CachedRetractions(readStateRepository(parts, config), config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT, parts.clock));
+export function retractionsReader(parts: Parts, config: Pick<InboxReadConfig, 'inboxTable' | 'retractionsCacheTtlMs'>): RetractionsReader {
+  return parts.once('retractions-cache', () => new CachedRetractions(retractionRepository(parts, config.inboxTable), config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT, parts.clock));
 }
 
 /** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */

@@ -66,7 +66,7 @@ const READ_EXCEPTION_PREFIX = 'READ#';
 // `READEX#` sorts between every `READ#<ulid>` ('E' > '#') and `READMARK` ('E' < 'M'): the same
 // descending query returns the mark, then every per-item state exception, then the single reads.
 const ITEM_STATE_PREFIX = 'READEX#';
-/** Tenant-level partition of retraction records (ReadMarks table), one item per retracted event. */
+/** Tenant-level partition of retraction records (Inbox table), one item per retracted event. */
 const RETRACTIONS_SEGMENT = 'RETRACTIONS';
 
 /** API Gateway connection ids are short base64-like strings; no `#`. */
@@ -133,11 +133,11 @@ export const keys = {
   notificationIdFromItemState: (sk: string): string | undefined =>
     sk.startsWith(ITEM_STATE_PREFIX) ? sk.slice(ITEM_STATE_PREFIX.length) : undefined,
 
-  /** ReadMarks: the tenant's retracted events (`T#<tenant>#RETRACTIONS`), read with one Query. */
+  /** Inbox table: the tenant's retracted events (`T#<tenant>#RETRACTIONS`), read with one Query. */
   retractionsPartition: (tenantId: string): string => `${tenantKeyPrefix(tenantId)}#${RETRACTIONS_SEGMENT}`,
 
   /**
-   * ReadMarks: one retracted event. The arrival time leads so a range of ids maps to a range of
+   * Inbox table: one retracted event. The arrival time leads so a range of ids maps to a range of
    * keys; the event id is free text and comes last.
    */
   retraction: (tenantId: string, type: string, eventId: string, arrivalMs: number): TableKey => ({

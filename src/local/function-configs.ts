@@ -69,7 +69,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
-      retraction: { readMarksTable: tables.readMarks, live: { ...connections, managementEndpoint } },
+      retractionLive: { ...connections, managementEndpoint },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({

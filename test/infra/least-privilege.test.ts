@@ -39,7 +39,7 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem).
  * Written out here by hand (not from `fanOutQueueNeeds`) so the test checks that derivation too.
  */
-function fanOutAccess(detailType: string, live: boolean): string[] {
+function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem')];
   if (type.audience !== 'none') {
@@ -50,10 +50,8 @@ function fanOutAccess(detailType: string, live: boolean): string[] {
   // A follow backfills from the followee's recent-posts log: Query of the Inbox table.
   if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
-  // A retraction: one tenant-level record (ReadMarks PutItem); live, the `retracted` push to the
-  // recipients' connections (presence BatchGetItem, subscriber Query, 410 cleanup).
-  if (type.retraction) access.push(...on('ReadMarks', 'PutItem'));
-  if (type.retraction && live) access.push(...on('Connections', 'BatchGetItem', 'Query', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...POST);
+  // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
+  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'));
   return access;
 }
 
@@ -84,7 +82,7 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
   if (id.startsWith('FanOut')) {
     const type = catalog.find((candidate) => `FanOut${resourceNameOf(candidate.detailType)}` === id);
     if (!type) throw new Error(`no catalog type for ${id}`);
-    return [...BASE, ...fanOutAccess(type.detailType, live)];
+    return [...BASE, ...fanOutAccess(type.detailType)];
   }
   const access: Record<string, () => string[]> = {
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
@@ -109,9 +107,6 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
             ...on('Graph', 'BatchGetItem'),
             ...on('Connections', 'BatchGetItem', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
             ...POST,
-            // Snooze: the comeback item (BatchWriteItem) and the schedule of its push.
-            ...on('Inbox', 'BatchWriteItem'),
-            ...SCHEDULE,
           ]
         : []),
     ],

@@ -1,12 +1,12 @@
 /**
  * ReadMarks table: the READMARK item (read, seen and archive marks), READEX#<id> per-item state
- * exceptions and READ#<id> single-read exceptions of a user, and the tenant's retraction records.
+ * exceptions and READ#<id> single-read exceptions of a user.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, READ_MARK_SK } from '../../core/keys.js';
 import { queryPages } from './query-pages.js';
-import type { ItemStateChange, ReadStateStore, Retraction, RetractionStore, UserRef } from '../../core/ports/inbox.js';
+import type { ItemStateChange, ReadStateStore, UserRef } from '../../core/ports/inbox.js';
 import type { ItemState, ReadState } from '../../core/read-state.js';
 
 /** Exceptions read per query page; a user rarely has more above the mark. */
@@ -33,7 +33,7 @@ function itemStateOf(item: Record<string, unknown>): ItemState {
   return state;
 }
 
-export class ReadStateRepository implements ReadStateStore, RetractionStore {
+export class ReadStateRepository implements ReadStateStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -206,44 +206,6 @@ export class ReadStateRepository implements ReadStateStore, RetractionStore {
         ExpressionAttributeValues: { ':value': change.kind === 'snooze' ? change.untilMs : change.atMs, ':type': change.type, ':expiresAt': expiresAtEpochSeconds },
       }),
     );
-  }
-
-  /** recordRetraction: one PutItem in the tenant's retraction partition (a retry rewrites the same item). */
-  async recordRetraction(retraction: Retraction, expiresAtEpochSeconds: number): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keys.retraction(retraction.tenantId, retraction.type, retraction.eventId, retraction.arrivalMs),
-          type: retraction.type,
-          eventId: retraction.eventId,
-          arrivalMs: retraction.arrivalMs,
-          expiresAt: expiresAtEpochSeconds,
-        },
-      }),
-    );
-  }
-
-  /** retractionsOf: one Query of the tenant's retraction partition (unexpired ones). */
-  async retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]> {
-    const found: Retraction[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const output = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.retractionsPartition(tenantId) },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of output.Items ?? []) {
-        if (typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= nowMs) continue;
-        found.push({ tenantId, type: item.type as string, eventId: item.eventId as string, arrivalMs: item.arrivalMs as number });
-      }
-      startKey = output.LastEvaluatedKey;
-    } while (startKey);
-    return found;
   }
 }
 
