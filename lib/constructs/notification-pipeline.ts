@@ -80,7 +80,7 @@ export interface FanOutTableAccess {
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   PROFILE GetItem when the edge was not counted.
  */
-export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect'>): FanOutTableAccess {
+export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect' | 'retraction'>): FanOutTableAccess {
   const notifies = type.audience !== 'none';
   const graphReads = new Set<TableReadAction>();
   const graphWrites = new Set<TableWriteAction>();
@@ -91,7 +91,8 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
-    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type.
+    inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],

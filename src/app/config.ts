@@ -41,6 +41,7 @@ const ENV_NAMES = [
   'UNSUBSCRIBE_BASE_URL',
   'CHANNEL_RATE_LIMIT_PER_WINDOW',
   'CHANNEL_PARALLELISM',
+  'SNOOZE_QUEUE_ARN',
   // Scheduler.
   'SCHEDULE_GROUP_NAME',
   'SCHEDULER_ROLE_ARN',
@@ -71,6 +72,7 @@ const ENV_NAMES = [
   'DELIVERY_PARALLELISM',
   'CONNECTIONS_PER_JOB',
   'TRACE_TTL_DAYS',
+  'RETRACTIONS_CACHE_TTL_MS',
   // Local runtime only (npm start).
   'HOST',
   'PORT',
@@ -183,6 +185,8 @@ export interface InboxConfig extends PreferencesCacheConfig {
   cursorSecret: string;
   feedShards: number;
   inboxTtlDays: number;
+  /** How long a container reuses a tenant's retraction list (undefined: the default). */
+  retractionsCacheTtlMs?: number;
 }
 
 export interface RestConfig {
@@ -211,6 +215,7 @@ const inboxShape = {
   FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
   INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  RETRACTIONS_CACHE_TTL_MS: optionalInteger(0),
 };
 const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => ({
   inboxTable: env.INBOX_TABLE,
@@ -220,6 +225,7 @@ const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => 
   feedShards: env.FEED_SHARDS,
   inboxTtlDays: env.INBOX_TTL_DAYS,
   cacheTtlMs: env.PREFERENCES_CACHE_TTL_MS,
+  ...(env.RETRACTIONS_CACHE_TTL_MS !== undefined ? { retractionsCacheTtlMs: env.RETRACTIONS_CACHE_TTL_MS } : {}),
 });
 const restShape = { TENANT_CLAIM: optionalString, CORS_ALLOW_ORIGINS: corsOrigins };
 const restOf = (env: z.output<z.ZodObject<typeof restShape>>): RestConfig => ({
@@ -249,6 +255,8 @@ export function inboxReadConfigFromEnv(env: Env): InboxReadConfig {
 export interface InboxWriteConfig extends InboxReadConfig {
   /** Read-state sync to connected devices; without it the REST API still works. */
   readStateSync?: ConnectionsConfig & { managementEndpoint: string };
+  /** Snooze: the comeback's push is a signed delivery job scheduled onto the urgent queue; without it snooze answers 400. */
+  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -257,9 +265,16 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
   // One parse, so a cold start reports the sync's missing variables with the others.
   const parsed = parseEnv('inbox-write', { ...inboxShape, ...restShape, ...(withSync ? syncShape : {}) }, env);
   const base = { ...inboxOf(parsed), ...restOf(parsed) };
-  if (!withSync) return base;
+  if (!withSync) return { ...base, ...snoozeOf(env) };
   const live = parseEnv('inbox-write', syncShape, env);
-  return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT } };
+  return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT }, ...snoozeOf(env) };
+}
+
+/** Snooze needs its queue, the job secret and (on AWS) the scheduler; all or nothing. */
+function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
+  if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed) } };
 }
 
 export interface PreferencesApiConfig extends RestConfig {
@@ -298,6 +313,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
+  /** Retraction types: the live `retracted` push (CONNECTIONS_TABLE and WS_MANAGEMENT_ENDPOINT); without it devices drop it at their next read. */
+  retractionLive?: ConnectionsConfig & { managementEndpoint: string };
 }
 
 const fanOutShape = {
@@ -315,6 +332,8 @@ const fanOutShape = {
   PROMOTION_QUEUE_URL: optionalString,
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
+  CONNECTIONS_TABLE: optionalString,
+  WS_MANAGEMENT_ENDPOINT: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -337,6 +356,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
     ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
       ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
       : {}),
+    ...(parsed.CONNECTIONS_TABLE && parsed.WS_MANAGEMENT_ENDPOINT ? { retractionLive: { connectionsTable: parsed.CONNECTIONS_TABLE, managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT } } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);

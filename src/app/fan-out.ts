@@ -26,7 +26,10 @@ import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
+import { connectionRepository, createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
+import { connectionPusher } from './parts-live.js';
+import { retractionRepository } from './inbox.js';
+import { RetractionService } from '../core/retraction.js';
 
 /** The catalog entry this function serves. */
 export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'>): NotificationType {
@@ -51,6 +54,20 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     settings: config.settings,
     trace: observability(parts, config.idempotencyTable).trace,
     erased: parts.once('erased-users', () => new DynamoErasedUsers(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs())),
+    ...(type.retraction ? { retractions: retractionService(parts, config) } : {}),
+  });
+}
+
+/** Retraction types: the record goes to the Inbox table; the live push needs the WebSocket API (local runtime). */
+function retractionService(parts: Parts, config: FanOutConfig): RetractionService {
+  const live = config.retractionLive;
+  if (!live) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: retracted is not pushed to connected devices (they drop it at their next read)`);
+  return new RetractionService({
+    arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
+    store: retractionRepository(parts, config.inboxTable),
+    clock: parts.clock,
+    inboxTtlDays: config.settings.inboxTtlDays,
+    ...(live ? { live: { directory: connectionRepository(parts, live), pusher: connectionPusher(parts, live.managementEndpoint) } } : {}),
   });
 }
 

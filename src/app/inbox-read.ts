@@ -5,6 +5,7 @@ import { createInboxReadHandler } from '../handlers/rest/inbox-api.js';
 import { inboxReadConfigFromEnv, type Env, type InboxReadConfig } from './config.js';
 import { inboxService } from './inbox.js';
 import { createParts, type Parts } from './parts.js';
+import { catalog } from '../notifications/index.js';
 
 export function composeInboxRead(parts: Parts, config: InboxReadConfig) {
   return createInboxReadHandler({
@@ -13,6 +14,7 @@ export function composeInboxRead(parts: Parts, config: InboxReadConfig) {
     tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM,
     corsAllowOrigins: config.corsAllowOrigins,
     logger: parts.logger,
+    catalog,
   });
 }
 

@@ -5,8 +5,13 @@
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
+import { sanitizeLinks } from '../core/action-links.js';
 import { InboxService } from '../core/inbox-service.js';
-import type { MutedTypesReader, ReadStateListener } from '../core/ports/inbox.js';
+import type { StoredNotification } from '../core/notification.js';
+import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
+import { CachedRetractions } from '../core/retraction.js';
+import { findNotificationType } from '../notifications/index.js';
 import type { InboxReadConfig } from './config.js';
 import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';
 
@@ -28,8 +33,32 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
       inboxTtlDays: config.inboxTtlDays,
       ...(readStateListener ? { readStateListener } : {}),
       mutedTypes: mutedTypesReader(parts, config),
+      retractions: retractionsReader(parts, config),
+      linksOf: catalogLinksOf,
     }),
   );
+}
+
+export function retractionRepository(parts: Parts, inboxTable: string): RetractionRepository {
+  return parts.once('retraction-repository', () => new RetractionRepository(documentClient(parts), inboxTable));
+}
+
+/** A container reuses a tenant's retraction list this long (pages and counts of a warm container pay no extra request). */
+export const RETRACTIONS_CACHE_TTL_MS_DEFAULT = 5_000;
+
+export function retractionsReader(parts: Parts, config: Pick<InboxReadConfig, 'inboxTable' | 'retractionsCacheTtlMs'>): RetractionsReader {
+  return parts.once('retractions-cache', () => new CachedRetractions(retractionRepository(parts, config.inboxTable), config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT, parts.clock));
+}
+
+/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
+function catalogLinksOf(item: StoredNotification) {
+  const type = findNotificationType(item.type);
+  if (!type?.links) return {};
+  try {
+    return sanitizeLinks(type.links(item.data));
+  } catch {
+    return {};
+  }
 }
 
 /** Muted types for the inbox read: unreadable preferences mute nothing (show everything rather than hide). */

@@ -12,8 +12,8 @@
 import { backoffDelay } from './backoff.js';
 import { InboxStore, DEFAULT_COUNT_CAP } from './inbox-store.js';
 import { LiveConnection, type ConnectionStatus, type LiveConnectionTimings } from './live-connection.js';
-import { createInboxRest, type InboxRest, type NotificationPreferences, type PreferencesInput, type PreferencesRest } from './rest.js';
-import type { Clock, Counts, FetchLike, Notification, ServerMessage, TimerHandle, TokenSource, WebSocketLike } from './types.js';
+import { createInboxRest, type InboxActionsRest, type InboxRest, type ListPageRequest, type NotificationPreferences, type PreferencesInput, type PreferencesRest } from './rest.js';
+import type { Clock, Counts, FetchLike, InboxPage, ItemAction, Notification, ServerMessage, TimerHandle, TokenSource, WebSocketLike } from './types.js';
 import { systemClock } from './types.js';
 import { idJustBelow, lowestIdAt, timeOfId } from './ulid-time.js';
 
@@ -99,7 +99,7 @@ function toError(error: unknown): Error {
 
 export class InboxClient {
   private readonly store: InboxStore;
-  private readonly rest: InboxRest & PreferencesRest & { setToken(token: TokenSource): void };
+  private readonly rest: InboxRest & InboxActionsRest & PreferencesRest & { setToken(token: TokenSource): void };
   private readonly connection: LiveConnection | undefined;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -278,6 +278,84 @@ export class InboxClient {
     this.changed();
   }
 
+  /** Archives one notification: it leaves this list (`listPage({ archived: true })` shows the archive). */
+  async archive(id: string): Promise<void> {
+    await this.changeOne(id, 'archive');
+  }
+
+  /** Unarchives one notification: it comes back into this list. */
+  async unarchive(id: string): Promise<void> {
+    await this.changeOne(id, 'unarchive');
+  }
+
+  /** Marks one notification unread again (also one read by a read-all). */
+  async markUnread(id: string): Promise<void> {
+    await this.changeOne(id, 'unread');
+  }
+
+  /** Marks one notification seen (still unread). */
+  async markSeen(id: string): Promise<void> {
+    await this.changeOne(id, 'seen');
+  }
+
+  /** Deletes one notification for this user (gone everywhere, counts included). */
+  async delete(id: string): Promise<void> {
+    await this.changeOne(id, 'delete');
+  }
+
+  /** Hides one notification until `until`; it then comes back on top as a new unread arrival (pushed live). */
+  async snooze(id: string, until: Date | string): Promise<{ until: string }> {
+    const answer = await this.rest.snooze(id, typeof until === 'string' ? until : until.toISOString());
+    this.applyItemAction('snooze', [id]);
+    void this.refreshCounts();
+    return answer;
+  }
+
+  /** Archives everything read (one write on the server): read notifications leave this list. */
+  async archiveAllRead(): Promise<{ archivedAt: string }> {
+    const answer = await this.rest.archiveAllRead();
+    this.changeSequence += 1;
+    this.store.removeRead();
+    this.changed();
+    return answer;
+  }
+
+  /** One action on up to 100 ids; answers which were changed and which are not in this user's view. */
+  async bulk(action: ItemAction, ids: readonly string[]): Promise<{ updated: string[]; notFound: string[] }> {
+    const answer = await this.rest.bulk(action, ids);
+    this.applyItemAction(action, answer.updated);
+    void this.refreshCounts();
+    return answer;
+  }
+
+  /** A page with filters (`archived`, `read`, `type`, `category`, `tags`), not merged into this list (tabs, the archive). */
+  listPage(request: ListPageRequest): Promise<InboxPage> {
+    return this.rest.listPage(request);
+  }
+
+  /** The counts of one tab (a category of the catalog), capped like the badge. */
+  countsOf(category: string): Promise<Counts> {
+    return this.rest.countsOf(category);
+  }
+
+  private async changeOne(id: string, action: Exclude<ItemAction, 'read'>): Promise<void> {
+    await this.rest.changeOne(id, action);
+    this.applyItemAction(action, [id]);
+    void this.refreshCounts();
+  }
+
+  /** Applies an action (this device's, or another's from `item_state`) to the held list. */
+  private applyItemAction(action: ItemAction | 'snooze', ids: readonly string[]): void {
+    this.changeSequence += 1;
+    if (action === 'archive' || action === 'delete' || action === 'snooze') this.store.remove(ids);
+    else if (action === 'unread') this.store.applyUnread(ids);
+    else if (action === 'seen') this.store.applySeen(ids);
+    else if (action === 'read') this.store.applyRead(ids);
+    // Unarchived: back in this list, fetched by id.
+    else if (action === 'unarchive') void this.fetchNamed(ids.filter((id) => !this.store.has(id)));
+    this.changed();
+  }
+
   /** Asks the server for the counts; asks again when a local change raced the answer. */
   async refreshCounts(): Promise<Counts> {
     for (let attempt = 0; ; attempt += 1) {
@@ -406,6 +484,26 @@ export class InboxClient {
       case 'error':
         this.emit('error', new Error(`server refused a message: ${message.code}: ${message.message}`));
         break;
+      case 'item_state': {
+        this.applyItemAction(message.action, message.ids);
+        this.store.setCounts({ unread: message.unread, unseen: message.unseen, capped: message.capped });
+        this.changed();
+        break;
+      }
+      case 'archived_read': {
+        this.changeSequence += 1;
+        this.store.removeRead();
+        this.store.setCounts({ unread: message.unread, unseen: message.unseen, capped: message.capped });
+        this.changed();
+        break;
+      }
+      case 'retracted': {
+        this.changeSequence += 1;
+        const removed = this.store.remove(message.ids);
+        if (removed.length > 0) void this.refreshCounts();
+        this.changed();
+        break;
+      }
       case 'read_state': {
         this.changeSequence += 1;
         this.store.applyReadMark(message.readAt);

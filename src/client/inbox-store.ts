@@ -131,6 +131,44 @@ export class InboxStore {
     return { unread: Math.min(unread, this.countCap), unseen: Math.min(unseen, this.countCap), capped: unread > this.countCap };
   }
 
+  /** Drops these notifications (archived, deleted, snoozed or retracted: gone from this list). Returns those held. */
+  remove(ids: readonly string[]): Notification[] {
+    const removed: Notification[] = [];
+    for (const id of ids) {
+      const held = this.byId.get(id);
+      if (!held) continue;
+      this.byId.delete(id);
+      removed.push(held);
+    }
+    if (removed.length > 0) {
+      this.sorted = null;
+      if (this.newest !== undefined && removed.some((item) => item.id === this.newest)) this.newest = [...this.byId.keys()].reduce<string | undefined>((max, id) => (max === undefined || id > max ? id : max), undefined);
+    }
+    return removed;
+  }
+
+  /** Archive-all-read: every held notification that is read leaves the list. Returns their ids. */
+  removeRead(): string[] {
+    const ids = [...this.byId.values()].filter((item) => item.read).map((item) => item.id);
+    this.remove(ids);
+    return ids;
+  }
+
+  /** Marked unread (also below the read mark): unread again, still seen. Returns true when something changed. */
+  applyUnread(ids: readonly string[]): boolean {
+    return this.updateIds(ids, (item) => (item.read ? { ...item, read: false } : item));
+  }
+
+  /** Marked seen one by one: seen, still unread. */
+  applySeen(ids: readonly string[]): boolean {
+    return this.updateIds(ids, (item) => (item.seen ? item : { ...item, seen: true }));
+  }
+
+  /** Read one by one (bulk read from another device). */
+  applyRead(ids: readonly string[]): boolean {
+    return this.updateIds(ids, (item) => (item.read && item.seen ? item : { ...item, read: true, seen: true }));
+  }
+
   /** Forgets every notification (counts and marks stay). */
   clear(): void {
     this.byId.clear();
@@ -143,6 +181,21 @@ export class InboxStore {
     const read = item.read || (this.readAtMs !== null && time <= this.readAtMs);
     const seen = item.seen || read || (this.seenAtMs !== null && time <= this.seenAtMs);
     return read === item.read && seen === item.seen ? item : { ...item, read, seen };
+  }
+
+  private updateIds(ids: readonly string[], change: (item: Notification) => Notification): boolean {
+    let changed = false;
+    for (const id of ids) {
+      const held = this.byId.get(id);
+      if (!held) continue;
+      const next = change(held);
+      if (next !== held) {
+        this.byId.set(id, next);
+        changed = true;
+      }
+    }
+    if (changed) this.sorted = null;
+    return changed;
   }
 
   private update(change: (item: Notification) => Notification): boolean {

@@ -6,7 +6,7 @@ export { createInboxClient, InboxClient } from './inbox-client.js';
 export type { DigestEvent, InboxClientEvents, InboxClientOptions, InboxState } from './inbox-client.js';
 export { createInboxRest, InboxApiError, resolveToken } from './rest.js';
 export type { NotificationPreferences, PreferencesInput } from './rest.js';
-export type { InboxRest, InboxRestOptions, ListPageRequest } from './rest.js';
+export type { InboxActionsRest, InboxRest, InboxRestOptions, ListPageRequest } from './rest.js';
 export { InboxStore, DEFAULT_COUNT_CAP } from './inbox-store.js';
 export { LiveConnection } from './live-connection.js';
 export type { ConnectionStatus, LiveConnectionOptions, LiveConnectionTimings } from './live-connection.js';

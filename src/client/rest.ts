@@ -1,5 +1,5 @@
 /** The REST half of the contract (CONTRACT.md, REST), over an injectable `fetch`. */
-import type { Counts, FetchLike, InboxPage, ReadAllAnswer, SeenAllAnswer, TokenSource } from './types.js';
+import type { ArchiveReadAnswer, BulkAnswer, Counts, FetchLike, InboxPage, ItemAction, ReadAllAnswer, SeenAllAnswer, SnoozeAnswer, TokenSource } from './types.js';
 
 /** A non-2xx answer: `status` and the contract's `{"error": {"code", "message"}}` when present. */
 export class InboxApiError extends Error {
@@ -25,7 +25,23 @@ export interface ListPageRequest {
   cursor?: string;
   /** Catch-up: only notifications newer than this id. */
   since?: string;
+  /** One type, or several comma-separated. */
   type?: string;
+  /** Filters (README "Inbox actions"); a cursor keeps the filter it was issued with. */
+  read?: boolean;
+  archived?: boolean;
+  category?: string;
+  tags?: string[];
+}
+
+/** The per-item and bulk actions (README "Inbox actions"). */
+export interface InboxActionsRest {
+  changeOne(id: string, action: Exclude<ItemAction, 'read'>): Promise<void>;
+  archiveAllRead(): Promise<ArchiveReadAnswer>;
+  snooze(id: string, until: string): Promise<SnoozeAnswer>;
+  bulk(action: ItemAction, ids: readonly string[]): Promise<BulkAnswer>;
+  /** Counts of one tab (a category). */
+  countsOf(category: string): Promise<Counts>;
 }
 
 /** `GET /preferences` (README "Preferences"). */
@@ -66,7 +82,7 @@ function defaultFetch(): FetchLike {
   return globalThis.fetch.bind(globalThis) as unknown as FetchLike;
 }
 
-export function createInboxRest(options: InboxRestOptions): InboxRest & PreferencesRest & { setToken(token: TokenSource): void } {
+export function createInboxRest(options: InboxRestOptions): InboxRest & InboxActionsRest & PreferencesRest & { setToken(token: TokenSource): void } {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetchFn = options.fetch ?? defaultFetch();
   let token = options.token;
@@ -102,6 +118,10 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & Preferen
       if (request.cursor) query.set('cursor', request.cursor);
       if (request.since) query.set('since', request.since);
       if (request.type) query.set('type', request.type);
+      if (request.read !== undefined) query.set('read', String(request.read));
+      if (request.archived !== undefined) query.set('archived', String(request.archived));
+      if (request.category) query.set('category', request.category);
+      if (request.tags && request.tags.length > 0) query.set('tags', request.tags.join(','));
       const queryString = query.toString();
       const suffix = queryString ? `?${queryString}` : '';
       return (await call('GET', `/notifications${suffix}`)) as InboxPage;
@@ -117,6 +137,22 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & Preferen
     },
     async markRead(id) {
       await call('POST', `/notifications/${encodeURIComponent(id)}/read`);
+    },
+    async changeOne(id, action) {
+      const path = `/notifications/${encodeURIComponent(id)}`;
+      await (action === 'delete' ? call('DELETE', path) : call('POST', `${path}/${action}`));
+    },
+    async archiveAllRead() {
+      return (await call('POST', '/notifications/archive-read')) as ArchiveReadAnswer;
+    },
+    async snooze(id, until) {
+      return (await call('POST', `/notifications/${encodeURIComponent(id)}/snooze`, { until })) as SnoozeAnswer;
+    },
+    async bulk(action, ids) {
+      return (await call('POST', '/notifications/bulk', { action, ids })) as BulkAnswer;
+    },
+    async countsOf(category) {
+      return (await call('GET', `/notifications/counts?category=${encodeURIComponent(category)}`)) as Counts;
     },
     async getPreferences() {
       return (await call('GET', '/preferences')) as NotificationPreferences;

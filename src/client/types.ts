@@ -7,6 +7,14 @@ import type { NotificationPage } from '../contract/wire.js';
 
 export type {
   Actor,
+  ArchivedReadMessage,
+  ArchiveReadAnswer,
+  BulkAnswer,
+  ItemAction,
+  ItemStateMessage,
+  NotificationAction,
+  RetractedMessage,
+  SnoozeAnswer,
   ClientMessage,
   Counts,
   DigestMessage,

@@ -8,10 +8,23 @@ import * as zod from 'zod';
 import { DEVICE_ID_PATTERN, deviceInputSchema, pushConsentInputSchema } from '../core/channels/devices.js';
 import { preferencesInputSchema } from '../core/preferences.js';
 import { restRoutes, type RestRoute } from '../handlers/rest/routes.js';
-import { inboxQuerySchema, markAllBodySchema, markOneReadPathSchema } from '../handlers/rest/schemas.js';
+import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../handlers/rest/schemas.js';
 import { catalog } from '../notifications/index.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schemas.js';
-import { channelStateAnswerSchema, countsSchema, deviceAnswerSchema, errorBodySchema, notificationPageSchema, preferencesSchema, pushConsentSchema, readAllAnswerSchema, seenAllAnswerSchema } from './wire-schemas.js';
+import {
+  archiveReadAnswerSchema,
+  channelStateAnswerSchema,
+  deviceAnswerSchema,
+  pushConsentSchema,
+  bulkAnswerSchema,
+  countsSchema,
+  errorBodySchema,
+  notificationPageSchema,
+  preferencesSchema,
+  readAllAnswerSchema,
+  seenAllAnswerSchema,
+  snoozeAnswerSchema,
+} from './wire-schemas.js';
 
 interface Operation {
   summary: string;
@@ -29,11 +42,23 @@ const deviceSchemaAnswer = 'Device';
 
 /** What each route of routes.ts takes and answers, keyed `METHOD resource`. */
 const operations: Record<string, Operation> = {
-  'GET /notifications': { summary: 'A page of the inbox, newest first (or everything newer than `since`)', query: inboxQuerySchema, answer: 'NotificationPage' },
-  'GET /notifications/counts': { summary: 'Unread and unseen counts (capped at 99)', answer: 'Counts' },
+  'GET /notifications': {
+    summary: 'A page of the inbox, newest first (or everything newer than `since`); filters `read`, `archived`, `type` (comma-separated), `category`, `tags`, kept by the cursor',
+    query: inboxQuerySchema,
+    answer: 'NotificationPage',
+  },
+  'GET /notifications/counts': { summary: 'Unread and unseen counts (capped at 99), of one tab with `category` or `type`', query: countsQuerySchema, answer: 'Counts' },
   'POST /notifications/read-all': { summary: 'Mark everything (up to `upTo`) read', body: markAllBodySchema, answer: 'ReadAllAnswer' },
   'POST /notifications/seen-all': { summary: 'Mark everything (up to `upTo`) seen', body: markAllBodySchema, answer: 'SeenAllAnswer' },
   'POST /notifications/{id}/read': { summary: 'Mark one notification read', path: markOneReadPathSchema },
+  'POST /notifications/{id}/unread': { summary: 'Mark one notification unread (also below the read mark)', path: markOneReadPathSchema },
+  'POST /notifications/{id}/seen': { summary: 'Mark one notification seen', path: markOneReadPathSchema },
+  'POST /notifications/{id}/archive': { summary: 'Archive one notification', path: markOneReadPathSchema },
+  'POST /notifications/{id}/unarchive': { summary: 'Unarchive one notification', path: markOneReadPathSchema },
+  'POST /notifications/{id}/snooze': { summary: 'Hide one notification until `until`; it then comes back as a new unread arrival', path: markOneReadPathSchema, body: snoozeBodySchema, answer: 'SnoozeAnswer' },
+  'DELETE /notifications/{id}': { summary: 'Delete one notification for the caller (hidden everywhere, counts included)', path: markOneReadPathSchema },
+  'POST /notifications/archive-read': { summary: 'Archive everything read (one write)', answer: 'ArchiveReadAnswer' },
+  'POST /notifications/bulk': { summary: 'One action on up to 100 ids; ids not in the caller\'s view are named and never touched', body: bulkBodySchema, answer: 'BulkAnswer' },
   'GET /preferences': { summary: "The user's delivery preferences", answer: 'Preferences' },
   'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.map((type) => type.detailType)), answer: 'Preferences' },
   'GET /devices': { summary: "The caller's push devices, push consent, email address and email unsubscribes", answer: 'ChannelState' },
@@ -91,6 +116,9 @@ export function openApiDocument(): JsonSchema {
         Counts: jsonSchemaOf(countsSchema),
         ReadAllAnswer: jsonSchemaOf(readAllAnswerSchema),
         SeenAllAnswer: jsonSchemaOf(seenAllAnswerSchema),
+        ArchiveReadAnswer: jsonSchemaOf(archiveReadAnswerSchema),
+        SnoozeAnswer: jsonSchemaOf(snoozeAnswerSchema),
+        BulkAnswer: jsonSchemaOf(bulkAnswerSchema),
         Preferences: jsonSchemaOf(preferencesSchema),
         Device: jsonSchemaOf(deviceAnswerSchema),
         ChannelState: jsonSchemaOf(channelStateAnswerSchema),

@@ -7,6 +7,8 @@ import * as z from 'zod';
 
 export const actorSchema = z.object({ id: z.string(), name: z.string().optional() }).catchall(z.unknown());
 
+export const notificationActionSchema = z.object({ label: z.string(), url: z.string().optional(), actionId: z.string().optional() });
+
 export const notificationSchema = z.object({
   id: z.string().describe('ULID: sorting ids sorts by arrival'),
   type: z.string(),
@@ -17,6 +19,9 @@ export const notificationSchema = z.object({
   title: z.string(),
   body: z.string(),
   data: z.record(z.string(), z.unknown()),
+  archived: z.boolean().optional().describe('present (true) only when archived'),
+  actionUrl: z.string().optional().describe('http or https only'),
+  actions: z.array(notificationActionSchema).max(2).optional(),
 });
 
 export const notificationPageSchema = z.object({ items: z.array(notificationSchema), nextCursor: z.string().nullable() });
@@ -26,6 +31,14 @@ export const countsSchema = z.object({ unread: z.number().int(), unseen: z.numbe
 export const readAllAnswerSchema = z.object({ readAt: z.string() });
 
 export const seenAllAnswerSchema = z.object({ seenAt: z.string() });
+
+export const archiveReadAnswerSchema = z.object({ archivedAt: z.string() });
+
+export const snoozeAnswerSchema = z.object({ until: z.string() });
+
+export const itemActionSchema = z.enum(['read', 'unread', 'seen', 'archive', 'unarchive', 'delete']);
+
+export const bulkAnswerSchema = z.object({ updated: z.array(z.string()), notFound: z.array(z.string()) });
 
 /** The REST error body (handlers/rest/http.ts errorBody). */
 export const errorBodySchema = z.object({
@@ -47,6 +60,19 @@ export const readStateMessageSchema = z.object({
   capped: z.boolean().optional(),
 });
 
+export const itemStateMessageSchema = z.object({
+  type: z.literal('item_state'),
+  action: z.union([itemActionSchema, z.literal('snooze')]),
+  ids: z.array(z.string()),
+  unread: z.number().int(),
+  unseen: z.number().int(),
+  capped: z.boolean(),
+});
+
+export const archivedReadMessageSchema = z.object({ type: z.literal('archived_read'), archivedAt: z.string(), unread: z.number().int(), unseen: z.number().int(), capped: z.boolean() });
+
+export const retractedMessageSchema = z.object({ type: z.literal('retracted'), ids: z.array(z.string()) });
+
 export const pongMessageSchema = z.object({ type: z.literal('pong') });
 
 export const errorMessageSchema = z.object({ type: z.literal('error'), code: z.string(), message: z.string() });
@@ -56,6 +82,9 @@ export const serverMessageSchema = z.discriminatedUnion('type', [
   notificationRefMessageSchema,
   digestMessageSchema,
   readStateMessageSchema,
+  itemStateMessageSchema,
+  archivedReadMessageSchema,
+  retractedMessageSchema,
   pongMessageSchema,
   errorMessageSchema,
 ]);

@@ -24,6 +24,19 @@ export interface Notification {
   title: string;
   body: string;
   data: Record<string, unknown>;
+  /** Present (true) only when the notification is archived (the list shows these with `archived=true`). */
+  archived?: boolean;
+  /** Where a click on the notification goes (http or https only). */
+  actionUrl?: string;
+  /** Up to two buttons, each a link (http or https) or an action id the app handles. */
+  actions?: NotificationAction[];
+}
+
+/** A button of a notification: a label and either a `url` (http/https) or an `actionId`. */
+export interface NotificationAction {
+  label: string;
+  url?: string;
+  actionId?: string;
 }
 
 // ---- REST ----
@@ -49,6 +62,25 @@ export interface ReadAllAnswer {
 /** `POST /notifications/seen-all`. */
 export interface SeenAllAnswer {
   seenAt: string;
+}
+
+/** `POST /notifications/archive-read`: everything read at that moment is archived (one write). */
+export interface ArchiveReadAnswer {
+  archivedAt: string;
+}
+
+/** `POST /notifications/{id}/snooze`: gone until `until`, then back as a new unread arrival. */
+export interface SnoozeAnswer {
+  until: string;
+}
+
+/** Per-item actions of `POST /notifications/bulk` and the `item_state` message. */
+export type ItemAction = 'read' | 'unread' | 'seen' | 'archive' | 'unarchive' | 'delete';
+
+/** `POST /notifications/bulk`: ids changed, and ids not in the caller's view (never touched). */
+export interface BulkAnswer {
+  updated: string[];
+  notFound: string[];
 }
 
 // ---- WebSocket, server -> client ----
@@ -89,6 +121,34 @@ export interface ReadStateMessage {
   capped?: boolean;
 }
 
+/**
+ * After a per-item change on any of the user's devices (one or several ids; a snooze too), with
+ * the counts after it. Clients apply `action` to those ids in their store.
+ */
+export interface ItemStateMessage {
+  type: 'item_state';
+  action: ItemAction | 'snooze';
+  ids: string[];
+  unread: number;
+  unseen: number;
+  capped: boolean;
+}
+
+/** After archive-all-read on any device: every notification read at `archivedAt` is archived. */
+export interface ArchivedReadMessage {
+  type: 'archived_read';
+  archivedAt: string;
+  unread: number;
+  unseen: number;
+  capped: boolean;
+}
+
+/** A producer retracted an event: drop these notifications (this user's ids of it). */
+export interface RetractedMessage {
+  type: 'retracted';
+  ids: string[];
+}
+
 export interface PongMessage {
   type: 'pong';
 }
@@ -101,7 +161,16 @@ export interface ErrorMessage {
 }
 
 /** Every message the server sends on the WebSocket. */
-export type ServerMessage = NotificationMessage | NotificationRefMessage | DigestMessage | ReadStateMessage | PongMessage | ErrorMessage;
+export type ServerMessage =
+  | NotificationMessage
+  | NotificationRefMessage
+  | DigestMessage
+  | ReadStateMessage
+  | ItemStateMessage
+  | ArchivedReadMessage
+  | RetractedMessage
+  | PongMessage
+  | ErrorMessage;
 
 // ---- WebSocket, client -> server ----
 

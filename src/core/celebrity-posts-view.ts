@@ -87,7 +87,13 @@ export async function pageFromPostsLog(scope: PostsLogScope, own: readonly Store
  * the followed posts above max(read mark, followedAt), newest first, stopping once both answers are
  * capped or no unseen id can follow; undefined past the budget.
  */
-export async function countsFromPostsLog(scope: PostsLogScope, state: ReadState, ownIdsAboveReadMark: () => Promise<readonly string[]>): Promise<Counts | undefined> {
+/** `gone`: ids the counts leave out though above the read mark (archived, deleted, retracted, not yet arrived). */
+export async function countsFromPostsLog(
+  scope: PostsLogScope,
+  state: ReadState,
+  ownIdsAboveReadMark: () => Promise<readonly string[]>,
+  gone: (id: string) => boolean = () => false,
+): Promise<Counts | undefined> {
   const { floors, after } = floorsOf(scope, state.readMark ?? undefined);
   const scan = scope.log.scanPostKeys(scope.user.tenantId, scope.shard, { after }, scope.budget.countItems)[Symbol.asyncIterator]();
   const [ownIds, first] = await Promise.all([ownIdsAboveReadMark(), scan.next()]);
@@ -105,7 +111,7 @@ export async function countsFromPostsLog(scope: PostsLogScope, state: ReadState,
     let unread = 0;
     let unseen = 0;
     for (const id of ids) {
-      if (isRead(id, state)) continue;
+      if (isRead(id, state) || gone(id)) continue;
       unread += 1;
       if (!isSeen(id, state)) unseen += 1;
     }
@@ -118,5 +124,5 @@ export async function countsFromPostsLog(scope: PostsLogScope, state: ReadState,
     }
   }
   await scan.return?.();
-  return countFromIdsAboveReadMark(ids, state);
+  return countFromIdsAboveReadMark(ids, state, COUNT_CAP, gone);
 }

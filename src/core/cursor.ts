@@ -12,6 +12,27 @@ export interface InboxCursor {
   before: string;
   /** Catch-up mode: items strictly newer than this id. */
   since?: string;
+  /** The page's filter, kept by every next page. */
+  filter?: InboxFilter;
+}
+
+/** State and type filters of a page (`GET /notifications?read=&archived=&type=&category=&tags=`, resolved to types). */
+export interface InboxFilter {
+  read?: boolean;
+  /** Default false: the list shows what is not archived; true shows the archive. */
+  archived?: boolean;
+  /** Only these types (a category or tags resolve to their types); empty = nothing matches. */
+  types?: string[];
+}
+
+const TYPE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+function filterFrom(value: unknown): InboxFilter | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { r, a, t } = value as { r?: unknown; a?: unknown; t?: unknown };
+  if ((r !== undefined && typeof r !== 'boolean') || (a !== undefined && typeof a !== 'boolean')) return undefined;
+  if (t !== undefined && (!Array.isArray(t) || t.length > 50 || !t.every((type) => typeof type === 'string' && TYPE_NAME.test(type)))) return undefined;
+  return { ...(r !== undefined ? { read: r } : {}), ...(a !== undefined ? { archived: a } : {}), ...(t !== undefined ? { types: t as string[] } : {}) };
 }
 
 const VERSION = 1;
@@ -21,7 +42,8 @@ function sign(payload: string, secret: string): string {
 }
 
 export function encodeCursor(cursor: InboxCursor, secret: string): string {
-  const payload = Buffer.from(JSON.stringify({ v: VERSION, b: cursor.before, s: cursor.since })).toString('base64url');
+  const f = cursor.filter ? { r: cursor.filter.read, a: cursor.filter.archived, t: cursor.filter.types } : undefined;
+  const payload = Buffer.from(JSON.stringify({ v: VERSION, b: cursor.before, s: cursor.since, f })).toString('base64url');
   return `${payload}.${sign(payload, secret)}`;
 }
 
@@ -41,9 +63,11 @@ export function decodeCursor(token: string, secret: string): InboxCursor {
   } catch {
     throw invalid('payload is not JSON');
   }
-  const { v, b, s } = (parsed ?? {}) as { v?: unknown; b?: unknown; s?: unknown };
+  const { v, b, s, f } = (parsed ?? {}) as { v?: unknown; b?: unknown; s?: unknown; f?: unknown };
   if (v !== VERSION) throw invalid('unsupported cursor version');
   if (typeof b !== 'string' || !isNotificationId(b)) throw invalid('bad position');
   if (s !== undefined && (typeof s !== 'string' || !isNotificationId(s))) throw invalid('bad since');
-  return s === undefined ? { before: b } : { before: b, since: s };
+  const filter = f === undefined ? undefined : filterFrom(f);
+  if (f !== undefined && filter === undefined) throw invalid('bad filter');
+  return { before: b, ...(s !== undefined ? { since: s } : {}), ...(filter ? { filter } : {}) };
 }

@@ -25,6 +25,9 @@ const renderedNotificationSchema = z.object({
   title: z.string(),
   body: z.string(),
   data: z.record(z.string(), z.unknown()),
+  /** Sanitized action links of the type (http/https only), shown by the live push. */
+  actionUrl: z.string().max(2_048).optional(),
+  actions: z.array(z.object({ label: z.string().max(40), url: z.string().max(2_048).optional(), actionId: z.string().max(64).optional() })).max(2).optional(),
 });
 export type RenderedNotification = z.infer<typeof renderedNotificationSchema>;
 

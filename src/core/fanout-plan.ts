@@ -3,6 +3,7 @@
  * rules (ids, TTL, shards, job sizes) are unit-tested without a table or a queue.
  */
 import type { NotificationType } from './ports/notification-type.js';
+import { sanitizeLinks } from './action-links.js';
 import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob, type RenderedNotification } from './delivery-job.js';
 import type { NotificationEvent } from './events.js';
 import { allShards } from './feed-shards.js';
@@ -23,7 +24,9 @@ export interface DeliveryRecipient {
 
 export function renderNotification(type: NotificationType, event: NotificationEvent): RenderedNotification {
   const { title, body } = type.render({ actor: event.actor, data: event.data });
-  return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data };
+  // Action links ride along to the live push only (the inbox item is rendered again at read).
+  const links = sanitizeLinks(type.links?.(event.data));
+  return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data, ...links };
 }
 
 /** Recipient marker of a post's entry in its author's recent-posts log. */
@@ -42,7 +45,8 @@ export function recipientNotificationId(tenantId: string, type: string, eventId:
 }
 
 function stored(rendered: RenderedNotification, id: string, expiresAt: number): StoredNotification {
-  return { id, ...rendered, expiresAt };
+  const { actionUrl: _actionUrl, actions: _actions, ...content } = rendered;
+  return { id, ...content, expiresAt };
 }
 
 /** One inbox item per recipient, each with its deterministic id. */

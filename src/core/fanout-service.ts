@@ -43,6 +43,8 @@ export interface FanOutSettings {
   writeParallelism?: number;
 }
 
+import type { RetractionService } from './retraction.js';
+
 export interface FanOutDeps {
   graph: FollowGraph;
   inbox: InboxWriter;
@@ -60,6 +62,8 @@ export interface FanOutDeps {
   trace?: TraceRecorder;
   /** Erasure tombstones: an erased recipient gets nothing; an event whose actor, audience or followee was erased is dropped. */
   erased?: ErasedUsers;
+  /** Retraction types only: records the withdrawal (core/retraction.ts). */
+  retractions?: Pick<RetractionService, 'retract'>;
 }
 
 /** What one event did; JSON, stored as the idempotency record's result. */
@@ -120,6 +124,10 @@ export class FanOutService {
     }
     // After the inbox write: a failure retries the whole event, and every step below is idempotent.
     if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary, arrivalOf);
+    if (type.retraction) {
+      if (!this.deps.retractions) throw new Error(`fan-out of ${type.detailType} has no retraction store`);
+      await this.deps.retractions.retract(event, type.retraction(event.data));
+    }
     return summary;
   }
 

@@ -3,20 +3,25 @@
  * celebrities they follow, counts above the marks, and the O(1) read/seen writes.
  */
 import { countsFromPostsLog, DEFAULT_POSTS_LOG_BUDGET, pageFromPostsLog, POSTS_LOG_MIN_FOLLOWED, type PostsLogBudget, type PostsLogScope } from './celebrity-posts-view.js';
-import { encodeCursor, type InboxCursor } from './cursor.js';
+import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
+import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
+import { notificationId } from './ids.js';
 import { readerShard } from './feed-shards.js';
-import { idLowerBoundAt } from './ids.js';
+import { idLowerBoundAt, idUpperBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import { isExpired, type Notification, type StoredNotification } from './notification.js';
 import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
 import type { Clock } from './ports/clock.js';
-import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
+import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, Retraction, RetractionsReader, UserRef } from './ports/inbox.js';
 import {
   COUNT_CAP,
   countFromIdsAboveReadMark,
   countQueryLimit,
   markUpTo,
+  hasItemExceptions,
+  isArchived,
+  isHidden,
   isRead,
   isSeen,
   presentNotification,
@@ -44,6 +49,10 @@ export interface InboxServiceDeps {
   readStateListener?: ReadStateListener;
   /** The user's muted types: left out of celebrity feeds at read time (their own inbox never got them). */
   mutedTypes?: MutedTypesReader;
+  /** The tenant's retracted events (cached): their notifications leave every list and count. */
+  retractions?: RetractionsReader;
+  /** The action link and buttons a notification shows (from its type's catalog entry), sanitized. */
+  linksOf?: (item: StoredNotification) => Pick<Notification, 'actionUrl' | 'actions'>;
 }
 
 export interface InboxPageRequest {
@@ -52,7 +61,17 @@ export interface InboxPageRequest {
   /** Catch-up: only ids newer than this. */
   since?: string;
   type?: string;
+  /** State and type filters; a cursor carries them (its filter wins). */
+  filter?: InboxFilter;
 }
+
+/** Counts of a tab: the types left out (e.g. every type outside a category). */
+export interface CountsRequest {
+  excludeTypes?: readonly string[];
+}
+
+/** Raw pages scanned at most per filtered page; past it the page is short and its cursor continues the scan. */
+const MAX_SCAN_ROUNDS = 8;
 
 export interface InboxPage {
   items: Notification[];
@@ -97,11 +116,11 @@ function compareBoundsDescending(a: string | undefined, b: string | undefined): 
 }
 
 /** Raw (uncapped) unread and unseen counts of a set of ids above the read mark. */
-function tallyUnread(ids: Iterable<string>, state: ReadState): { unread: number; unseen: number } {
+function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean): { unread: number; unseen: number } {
   let unread = 0;
   let unseen = 0;
   for (const id of ids) {
-    if (isRead(id, state)) continue;
+    if (isRead(id, state) || gone(id)) continue;
     unread += 1;
     if (!isSeen(id, state)) unseen += 1;
   }
@@ -112,6 +131,48 @@ function maxId(a: string | undefined, b: string | undefined): string | undefined
   if (a === undefined) return b;
   if (b === undefined) return a;
   return a > b ? a : b;
+}
+
+function isEmptyFilter(filter: InboxFilter): boolean {
+  return filter.read === undefined && filter.archived === undefined && filter.types === undefined;
+}
+
+/**
+ * What a page keeps: not deleted, snoozed or retracted, archived as asked (default: not archived),
+ * read as asked, one of the types. Undefined when it would keep everything (the unfiltered path).
+ */
+function itemFilter(
+  filter: InboxFilter,
+  types: readonly string[] | undefined,
+  queryType: string | undefined,
+  state: ReadState,
+  retracted: ReadonlySet<string>,
+  nowMs: number,
+): ((item: StoredNotification) => boolean) | undefined {
+  const archived = filter.archived ?? false;
+  const typeSet = types !== undefined && queryType === undefined ? new Set(types) : undefined;
+  if (filter.read === undefined && !archived && typeSet === undefined && retracted.size === 0 && !hasItemExceptions(state)) return undefined;
+  // A snoozed notification's comeback is written ahead, under an id of its return time: not arrived yet.
+  const arrived = idUpperBoundAt(nowMs);
+  return (item) =>
+    item.id <= arrived &&
+    !retracted.has(item.id) &&
+    !isHidden(item.id, state) &&
+    isArchived(item.id, state) === archived &&
+    (filter.read === undefined || isRead(item.id, state) === filter.read) &&
+    (typeSet === undefined || typeSet.has(item.type));
+}
+
+/** This user's notification ids of the retracted events: own inbox ids and the followed feeds' ids. */
+export function retractedIds(user: UserRef, celebrities: readonly FollowedCelebrity[], retractions: readonly Retraction[]): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const retraction of retractions) {
+    ids.add(recipientNotificationId(user.tenantId, retraction.type, retraction.eventId, user.userId, retraction.arrivalMs));
+    for (const celebrity of celebrities) {
+      ids.add(notificationId({ tenantId: user.tenantId, type: retraction.type, eventId: retraction.eventId, recipient: feedRecipient(celebrity.celebrityId), timeMs: retraction.arrivalMs }));
+    }
+  }
+  return ids;
 }
 
 export class InboxService {
@@ -148,53 +209,91 @@ export class InboxService {
   }
 
   /**
-   * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types; round 2:
-   * the followed celebrities' feed heads (ceil(k/100) BatchGetItem); round 3: one BatchGetItem of the
-   * feed items the heads place in the page, with a Query of each feed that may hold more there;
-   * feed queries in waves when the heads cannot decide.
+   * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types (and the
+   * tenant's retractions, cached); round 2: the followed celebrities' feed heads (ceil(k/100)
+   * BatchGetItem); round 3: one BatchGetItem of the feed items the heads place in the page, with a
+   * Query of each feed that may hold more there; feed queries in waves when the heads cannot decide.
+   * With filters or per-item exceptions, items that do not pass are dropped and the scan goes on
+   * below the last id (at most MAX_SCAN_ROUNDS rounds; then a short page whose cursor continues).
    */
   async listPage(user: UserRef, request: InboxPageRequest): Promise<InboxPage> {
     const nowMs = this.deps.clock.nowMs();
     const since = request.cursor?.since ?? request.since;
-    const before = request.cursor?.before;
+    const filter = request.cursor?.filter ?? request.filter ?? {};
+    const types = filter.types ?? (request.type !== undefined ? [request.type] : undefined);
+    // One type is filtered by DynamoDB; several are filtered here.
+    const queryType = types?.length === 1 ? types[0] : undefined;
     const wanted = request.limit + 1;
-    const pageQuery = (floor?: string, excludeTypes?: readonly string[]) => ({
+    const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
+    const pageQuery = (before: string | undefined, floor?: string, excludeTypes?: readonly string[]) => ({
       before,
       after: maxId(since, floor),
       limit: wanted,
-      type: request.type,
+      type: queryType,
       ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
     });
-    const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
-    const [celebrities, own, state, muted] = await Promise.all([
+    const [celebrities, firstOwn, state, muted, retractions] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
-      this.deps.inbox.listInboxPage(ownSource, pageQuery()),
+      this.deps.inbox.listInboxPage(ownSource, pageQuery(request.cursor?.before)),
       this.deps.readState.getReadState(user),
       this.mutedTypesOf(user),
+      this.retractionsOf(user, nowMs),
     ]);
     const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
-    const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: request.type }));
-    // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
-    const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
-    const feeds = (fromPostsLog ? [] : await this.feedViews(user, celebrities, (floor) => maxId(since, floor)))
-      .filter((feed) => {
-        const bound = boundOf(feed);
-        return bound === undefined || since === undefined || bound > since;
-      })
-      .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
-    const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(floor, muted));
-    const merged =
-      fromPostsLog ??
-      (await this.pageFromHeads(own, feeds, { before, since, wanted, type: request.type, muted, nowMs }, queryFeed)) ??
-      (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed));
-    const page = merged.slice(0, request.limit);
+    // Feed heads are read only when the posts log cannot answer (a read independent of k otherwise).
+    let allFeedsLoad: Promise<FeedView[]> | undefined;
+    const allFeeds = () => (allFeedsLoad ??= this.feedViews(user, celebrities, (floor) => maxId(since, floor)));
+    const retracted = retractedIds(user, celebrities, retractions);
+    const scan = async (before: string | undefined, own: StoredNotification[]): Promise<StoredNotification[]> => {
+      // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
+      const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
+      const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: queryType }));
+      if (fromPostsLog) return fromPostsLog;
+      const feeds = (await allFeeds())
+        .filter((feed) => {
+          const bound = boundOf(feed);
+          return bound === undefined || since === undefined || bound > since;
+        })
+        .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+      const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(before, floor, muted));
+      return (
+        (await this.pageFromHeads(own, feeds, { before, since, wanted, type: queryType, muted, nowMs }, queryFeed)) ??
+        (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed))
+      );
+    };
+    const keeps = itemFilter(filter, types, queryType, state, retracted, nowMs);
+    let raw = await scan(request.cursor?.before, firstOwn);
+    let kept = keeps ? raw.filter(keeps) : raw;
+    let rounds = 1;
+    let scannedTo = raw[raw.length - 1]?.id;
+    while (keeps && kept.length < wanted && raw.length >= wanted && rounds < MAX_SCAN_ROUNDS) {
+      const before = raw[raw.length - 1]!.id;
+      raw = await scan(before, await this.deps.inbox.listInboxPage(ownSource, pageQuery(before)));
+      kept = [...kept, ...raw.filter(keeps)];
+      scannedTo = raw[raw.length - 1]?.id ?? scannedTo;
+      rounds += 1;
+    }
+    const page = kept.slice(0, request.limit);
     const last = page[page.length - 1];
+    // Full page: continue after its last item; short page of an unfinished scan: after the last id scanned.
+    const continueAfter = kept.length > request.limit ? last?.id : raw.length >= wanted ? scannedTo : undefined;
+    const carriedFilter = isEmptyFilter(filter) ? undefined : filter;
     const nextCursor =
-      merged.length > request.limit && last
-        ? encodeCursor(since === undefined ? { before: last.id } : { before: last.id, since }, this.deps.cursorSecret)
-        : null;
-    return { items: page.map((item) => presentNotification(item, state)), nextCursor };
+      continueAfter === undefined
+        ? null
+        : encodeCursor({ before: continueAfter, ...(since !== undefined ? { since } : {}), ...(carriedFilter ? { filter: carriedFilter } : {}) }, this.deps.cursorSecret);
+    return { items: page.map((item) => this.present(item, state)), nextCursor };
+  }
+
+  private present(item: StoredNotification, state: ReadState): Notification {
+    const links = this.deps.linksOf?.(item);
+    return links && (links.actionUrl !== undefined || links.actions !== undefined) ? { ...presentNotification(item, state), ...links } : presentNotification(item, state);
+  }
+
+  /** The tenant's retractions (none without a reader). */
+  private async retractionsOf(user: UserRef, nowMs: number): Promise<readonly Retraction[]> {
+    return this.deps.retractions ? this.deps.retractions.retractionsOf(user.tenantId, nowMs) : [];
   }
 
   /**
@@ -280,27 +379,40 @@ export class InboxService {
    * ids above the read mark and the feed heads; then only feeds whose head is above max(read mark,
    * followedAt), newest head first, in waves no larger than the count still missing to the cap.
    */
-  async counts(user: UserRef): Promise<Counts> {
+  async counts(user: UserRef, request: CountsRequest = {}): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
     const ownSource: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
-    const [state, celebrities, muted] = await Promise.all([
+    const [state, celebrities, mutedTypes, retractions] = await Promise.all([
       this.deps.readState.getReadState(user),
       this.deps.celebrities.listFollowedCelebrities(user),
       this.mutedTypesOf(user),
+      this.retractionsOf(user, nowMs),
     ]);
-    const limit = countQueryLimit(state);
+    const tabExcluded = request.excludeTypes ?? [];
+    // Feeds leave out muted types and the tab's; the own inbox only the tab's (it never got muted ones).
+    const muted = [...new Set([...mutedTypes, ...tabExcluded])];
+    const retracted = retractedIds(user, celebrities, retractions);
+    const arrived = idUpperBoundAt(nowMs);
+    const gone = (id: string) => id > arrived || retracted.has(id) || isHidden(id, state) || isArchived(id, state);
+    const limit = countQueryLimit(state) + retracted.size;
     const readMark = state.readMark ?? undefined;
     const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
-    const fromPostsLog = postsLog && (await countsFromPostsLog(postsLog, state, () => this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs)));
+    const ownUnreadIds = () =>
+      tabExcluded.length > 0 ? this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs, tabExcluded) : this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs);
+    const fromPostsLog = postsLog && (await countsFromPostsLog(postsLog, state, ownUnreadIds, gone));
     if (fromPostsLog) return fromPostsLog;
     const [ownIds, unsortedFeeds] = await Promise.all([
-      this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs),
+      ownUnreadIds(),
       this.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
     ]);
     // Without muted types (whose types a head does not tell), a feed's known ids count as they are;
     // a feed whose second id is below its lower bound holds nothing else above it: no query.
     const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
     const ids = new Set(ownIds);
+    // Unread exceptions below the read mark count too (their type is kept with them).
+    for (const [id, item] of state.itemStates ?? []) {
+      if (item.unreadAt !== undefined && id > ttlFloor && (readMark === undefined || id <= readMark) && !tabExcluded.includes(item.type ?? '')) ids.add(id);
+    }
     const feeds: FeedView[] = [];
     for (const feed of unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head))) {
       const lower = maxId(readMark, feed.floor);
@@ -312,7 +424,7 @@ export class InboxService {
     const seenMark = state.seenMark ?? undefined;
     let next = 0;
     while (next < feeds.length) {
-      const { unread, unseen } = tallyUnread(ids, state);
+      const { unread, unseen } = tallyUnread(ids, state, gone);
       const needUnread = unread <= COUNT_CAP;
       if (!needUnread && unseen >= COUNT_CAP) break;
       // Once the unread count is capped, only feeds with ids above the seen mark can still change an answer.
@@ -333,7 +445,7 @@ export class InboxService {
       );
       for (const list of idLists) for (const id of list) ids.add(id);
     }
-    return countFromIdsAboveReadMark(ids, state);
+    return countFromIdsAboveReadMark(ids, state, COUNT_CAP, gone);
   }
 
   /** The celebrity posts log's view of this read when the user follows more than the threshold; undefined = read the feeds. */
@@ -354,8 +466,10 @@ export class InboxService {
    * the newest id the client rendered: the mark covers exactly what was shown, never more than now.
    */
   async markAllRead(user: UserRef, upTo?: string): Promise<{ readAt: string }> {
-    const { mark, atIso } = markUpTo(this.deps.clock.nowMs(), upTo);
-    const result = await this.deps.readState.advanceReadMark(user, mark, atIso);
+    const nowMs = this.deps.clock.nowMs();
+    const { mark, atIso } = markUpTo(nowMs, upTo);
+    // Stamped with the write time: an unread exception older than it is read again.
+    const result = await this.deps.readState.advanceReadMark(user, mark, atIso, nowMs);
     await this.deps.readStateListener?.readStateChanged(user);
     return result;
   }
@@ -371,20 +485,55 @@ export class InboxService {
   /** Records a single read; NotFoundError when the id is not in the user's inbox view. */
   async markOneRead(user: UserRef, id: string): Promise<void> {
     const nowMs = this.deps.clock.nowMs();
-    const own: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
-    let found = await this.deps.inbox.findNotification([own], id, nowMs);
-    if (!found) {
-      const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
-      const visibleFeeds = this.viewSources(user, celebrities)
-        .slice(1)
-        .filter(({ floor }) => floor === undefined || id > floor)
-        .map(({ source }) => source);
-      if (visibleFeeds.length > 0) found = await this.deps.inbox.findNotification(visibleFeeds, id, nowMs);
-    }
-    if (!found) throw new NotFoundError(`notification ${id} is not in your inbox`);
+    const found = await this.findInView(user, [id]);
+    if (!found.has(id)) throw new NotFoundError(`notification ${id} is not in your inbox`);
     const expiresAt = Math.ceil(nowMs / 1000) + this.deps.inboxTtlDays * 86_400;
-    await this.deps.readState.recordSingleRead(user, id, expiresAt);
+    await this.deps.readState.recordSingleRead(user, id, expiresAt, nowMs);
     await this.deps.readStateListener?.readStateChanged(user);
   }
-}
 
+  /**
+   * The ids that are in the user's inbox view, with their items: one BatchGetItem of the own
+   * partition per 100 ids, then (for ids not found there) of the followed feeds whose floor is below
+   * each id, after one Query of the followed list. Expired items are not in the view.
+   */
+  async findInView(user: UserRef, ids: readonly string[]): Promise<Map<string, StoredNotification>> {
+    const nowMs = this.deps.clock.nowMs();
+    const own: InboxSource = { kind: 'own', tenantId: user.tenantId, userId: user.userId };
+    const found = new Map<string, StoredNotification>();
+    const unique = [...new Set(ids)];
+    if (unique.length === 1) {
+      // One id: the same requests as the single read always made (BatchGetItem that stops at the first hit).
+      const id = unique[0]!;
+      let item = await this.deps.inbox.findNotification([own], id, nowMs);
+      if (!item) {
+        const visibleFeeds = await this.visibleFeedsOf(user, id);
+        if (visibleFeeds.length > 0) item = await this.deps.inbox.findNotification(visibleFeeds, id, nowMs);
+      }
+      if (item) found.set(id, item);
+      return found;
+    }
+    const ownItems = await this.deps.inbox.getItems(unique.map((id) => ({ source: own, id })));
+    for (const [id, item] of ownItems) if (!isExpired(item, nowMs)) found.set(id, item);
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length === 0) return found;
+    const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
+    const feeds = this.viewSources(user, celebrities).slice(1);
+    const refs = missing.flatMap((id) => feeds.filter(({ floor }) => floor === undefined || id > floor).map(({ source }) => ({ source, id })));
+    if (refs.length === 0) return found;
+    const feedItems = await this.deps.inbox.getItems(refs);
+    for (const { id } of refs) {
+      const item = feedItems.get(id);
+      if (item && !isExpired(item, nowMs) && !found.has(id)) found.set(id, item);
+    }
+    return found;
+  }
+
+  private async visibleFeedsOf(user: UserRef, id: string): Promise<InboxSource[]> {
+    const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
+    return this.viewSources(user, celebrities)
+      .slice(1)
+      .filter(({ floor }) => floor === undefined || id > floor)
+      .map(({ source }) => source);
+  }
+}

@@ -63,6 +63,11 @@ export function userPartition(tenantId: string, userId: string): string {
 // returns the marks first, then the newest single-read exceptions.
 export const READ_MARK_SK = 'READMARK';
 const READ_EXCEPTION_PREFIX = 'READ#';
+// `READEX#` sorts between every `READ#<ulid>` ('E' > '#') and `READMARK` ('E' < 'M'): the same
+// descending query returns the mark, then every per-item state exception, then the single reads.
+const ITEM_STATE_PREFIX = 'READEX#';
+/** Tenant-level partition of retraction records (Inbox table), one item per retracted event. */
+const RETRACTIONS_SEGMENT = 'RETRACTIONS';
 
 /** API Gateway connection ids are short base64-like strings; no `#`. */
 export const CONNECTION_ID_PATTERN = /^[A-Za-z0-9+/=_-]{1,128}$/;
@@ -114,6 +119,31 @@ export const keys = {
 
   notificationIdFromReadException: (sk: string): string | undefined =>
     sk.startsWith(READ_EXCEPTION_PREFIX) ? sk.slice(READ_EXCEPTION_PREFIX.length) : undefined,
+
+  /**
+   * ReadMarks: a notification's per-item state that differs from the marks (unread below the read
+   * mark, seen, archived, unarchived, deleted, snoozed), keyed by notification id, so it works for
+   * own items and celebrity-feed items alike. TTL like the inbox.
+   */
+  itemState: (tenantId: string, userId: string, notificationId: string): TableKey => ({
+    pk: userPartition(tenantId, userId),
+    sk: `${ITEM_STATE_PREFIX}${notificationId}`,
+  }),
+
+  notificationIdFromItemState: (sk: string): string | undefined =>
+    sk.startsWith(ITEM_STATE_PREFIX) ? sk.slice(ITEM_STATE_PREFIX.length) : undefined,
+
+  /** Inbox table: the tenant's retracted events (`T#<tenant>#RETRACTIONS`), read with one Query. */
+  retractionsPartition: (tenantId: string): string => `${tenantKeyPrefix(tenantId)}#${RETRACTIONS_SEGMENT}`,
+
+  /**
+   * Inbox table: one retracted event. The arrival time leads so a range of ids maps to a range of
+   * keys; the event id is free text and comes last.
+   */
+  retraction: (tenantId: string, type: string, eventId: string, arrivalMs: number): TableKey => ({
+    pk: keys.retractionsPartition(tenantId),
+    sk: `${String(arrivalMs).padStart(15, '0')}#${assertIdentifierMatching('type', type, /^[a-z0-9][a-z0-9._-]{0,63}$/)}#${eventId}`,
+  }),
 
   /** Graph: one item per follower of `userId` (sk = follower id). */
   followersPartition: (tenantId: string, userId: string): string =>

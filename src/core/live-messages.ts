@@ -37,6 +37,8 @@ export function liveNotification(id: string, rendered: RenderedNotification): No
     title: rendered.title,
     body: rendered.body,
     data: rendered.data,
+    ...(rendered.actionUrl !== undefined ? { actionUrl: rendered.actionUrl } : {}),
+    ...(rendered.actions !== undefined ? { actions: rendered.actions } : {}),
   };
 }
 

@@ -18,6 +18,28 @@ export interface ReadState {
   seenAt: string | null;
   /** Single reads above the read mark. */
   readExceptions: ReadonlySet<string>;
+  /** When the read mark was last written (epoch ms); absent on marks written before it was kept. */
+  readMarkSetAt?: number;
+  /** When each single read was recorded (epoch ms), for the ids whose time is known. */
+  readExceptionTimes?: ReadonlyMap<string, number>;
+  /** archive-all-read: the read mark copied at `archiveSetAt` (null: there was no read mark). */
+  archiveMark?: string | null;
+  archiveSetAt?: number;
+  /** Per-item state exceptions (`READEX#<id>`), by notification id. */
+  itemStates?: ReadonlyMap<string, ItemState>;
+}
+
+/** What one `READEX#<id>` item says; each field is the epoch ms of the change (last change wins). */
+export interface ItemState {
+  /** The notification's type, so an unread exception below the mark can be counted per type. */
+  type?: string;
+  unreadAt?: number;
+  seenAt?: number;
+  archivedAt?: number;
+  unarchivedAt?: number;
+  deletedAt?: number;
+  /** Snoozed (hidden) until then; the notification comes back as a new arrival. */
+  snoozedUntil?: number;
 }
 
 export const EMPTY_READ_STATE: ReadState = {
@@ -31,12 +53,57 @@ export const EMPTY_READ_STATE: ReadState = {
 /** The count at which the badge stops counting and says "99+". */
 export const COUNT_CAP = 99;
 
+/** When the user last read this one notification on its own (0 for a single read of unknown time). */
+function singleReadAt(id: string, state: ReadState): number | undefined {
+  if (!state.readExceptions.has(id)) return undefined;
+  return state.readExceptionTimes?.get(id) ?? 0;
+}
+
+/**
+ * `read = id <= readMark || READ#id`, unless an unread exception is newer than both the single read
+ * and the last read-all (then the notification reads as unread, below the mark too).
+ */
 export function isRead(id: string, state: ReadState): boolean {
-  return (state.readMark !== null && id <= state.readMark) || state.readExceptions.has(id);
+  const byMark = state.readMark !== null && id <= state.readMark;
+  const unreadAt = state.itemStates?.get(id)?.unreadAt;
+  if (unreadAt === undefined) return byMark || state.readExceptions.has(id);
+  const readOne = singleReadAt(id, state);
+  if (readOne !== undefined && readOne > unreadAt) return true;
+  return byMark && (state.readMarkSetAt ?? 0) > unreadAt;
 }
 
 export function isSeen(id: string, state: ReadState): boolean {
-  return isRead(id, state) || (state.seenMark !== null && id <= state.seenMark);
+  return isRead(id, state) || (state.seenMark !== null && id <= state.seenMark) || state.itemStates?.get(id)?.seenAt !== undefined;
+}
+
+/** Whether the notification was read at `atMs` (archive-all-read archives exactly those). */
+function wasReadAt(id: string, state: ReadState, atMs: number): boolean {
+  const unreadAt = state.itemStates?.get(id)?.unreadAt;
+  const readOne = singleReadAt(id, state);
+  const byArchiveMark = state.archiveMark !== undefined && state.archiveMark !== null && id <= state.archiveMark;
+  if (unreadAt === undefined || unreadAt > atMs) return byArchiveMark || (readOne !== undefined && readOne <= atMs);
+  // Marked unread before the archive: read again (one read or a read-all) between the two?
+  if (readOne !== undefined && readOne > unreadAt && readOne <= atMs) return true;
+  const markAt = state.readMarkSetAt ?? 0;
+  return byArchiveMark && markAt > unreadAt && markAt <= atMs;
+}
+
+/** Archived one by one (latest of archive / unarchive wins), else by archive-all-read if it was read then. */
+export function isArchived(id: string, state: ReadState): boolean {
+  const item = state.itemStates?.get(id);
+  if (item?.archivedAt !== undefined || item?.unarchivedAt !== undefined) return (item.archivedAt ?? -1) > (item.unarchivedAt ?? -1);
+  return state.archiveSetAt !== undefined && wasReadAt(id, state, state.archiveSetAt);
+}
+
+/** Deleted or snoozed for this user: gone from every list and count. */
+export function isHidden(id: string, state: ReadState): boolean {
+  const item = state.itemStates?.get(id);
+  return item !== undefined && (item.deletedAt !== undefined || item.snoozedUntil !== undefined);
+}
+
+/** Whether any per-item exception or archive mark can change what a page shows. */
+export function hasItemExceptions(state: ReadState): boolean {
+  return (state.itemStates?.size ?? 0) > 0 || state.archiveSetAt !== undefined;
 }
 
 /** The mark that read-all / seen-all writes: covers every id whose time is at or before `nowMs`. */
@@ -65,11 +132,11 @@ export interface Counts {
  * Counts from the ids above the read mark (expired ones already removed), capped at `cap`.
  * `capped` is true when there are more than `cap` unread; both counts then stop at `cap`.
  */
-export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, state: ReadState, cap = COUNT_CAP): Counts {
+export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
   let unread = 0;
   let unseen = 0;
   for (const id of idsAboveReadMark) {
-    if (isRead(id, state)) continue;
+    if (isRead(id, state) || gone(id)) continue;
     unread += 1;
     if (!isSeen(id, state)) unseen += 1;
   }
@@ -78,7 +145,7 @@ export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, st
 
 /** How many ids above the read mark to read so that the cap can be decided in one query. */
 export function countQueryLimit(state: ReadState, cap = COUNT_CAP): number {
-  return cap + 1 + state.readExceptions.size;
+  return cap + 1 + state.readExceptions.size + (state.itemStates?.size ?? 0);
 }
 
 export function presentNotification(item: StoredNotification, state: ReadState): Notification {
@@ -92,5 +159,7 @@ export function presentNotification(item: StoredNotification, state: ReadState):
     title: item.title,
     body: item.body,
     data: item.data,
+    // Only when archived, so the shape of an ordinary notification is unchanged.
+    ...(isArchived(item.id, state) ? { archived: true } : {}),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export type ScheduleKind = 'sendat' | 'hold';
+export type ScheduleKind = 'sendat' | 'hold' | 'snooze';
 
 /** EventBridge Scheduler: 1-64 characters of `[0-9a-zA-Z-_.]`. */
 export const SCHEDULE_NAME_PATTERN = /^[0-9a-zA-Z\-_.]{1,64}$/;

@@ -73,6 +73,9 @@ async function bundleApp(): Promise<string> {
 /** A plausible value for a field of a type's data schema (JSON Schema of its zod schema). */
 function sampleValue(field: string, schema: Record<string, unknown>, context: SampleContext, type: NotificationType): unknown {
   if (field === 'followeeId') return type.graphEffect === 'follow' ? context.userId : context.actorId;
+  // Action links: a safe https link; a retraction names a real type (its eventId is edited in the panel).
+  if (field === 'url') return `https://example.com/posts/${Math.random().toString(36).slice(2, 8)}`;
+  if (type.retraction && field === 'type') return 'mention.created';
   switch (schema.type) {
     case 'number':
     case 'integer':

@@ -70,6 +70,9 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       cacheTtlMs,
       ...rest,
       readStateSync: { ...connections, managementEndpoint },
+      // One process, no fleet of warm containers: read retractions on every request so one shows at once.
+      retractionsCacheTtlMs: 0,
+      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret },
     },
     preferences: { graphTable: tables.graph, ...rest, ...(channels && push ? { channels: { push, unsubscribeSecret: channels.unsubscribeSecret } } : {}) },
     fanOut: (detailType) => ({
@@ -83,6 +86,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
+      retractionLive: { ...connections, managementEndpoint },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({

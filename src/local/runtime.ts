@@ -144,7 +144,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: composeInboxRead(parts, configs.inbox), inboxWrite: composeInboxWrite(parts, configs.inbox), preferences: composePreferences(parts, configs.preferences) },
+    { inboxRead: composeInboxRead(parts, configs.inbox), inboxWrite: composeInboxWrite(parts, configs.inbox, scheduler), preferences: composePreferences(parts, configs.preferences) },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );

@@ -14,4 +14,6 @@ export const followCreated = defineNotificationType({
   recipientsFromData: (data) => [data.followeeId],
   channels: { push: false, email: false },
   render: ({ actor }) => ({ title: `${displayName(actor)} followed you`, body: '' }),
+  category: 'social',
+  tags: ['graph'],
 });

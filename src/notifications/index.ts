@@ -7,13 +7,14 @@ import { followCreated } from './follow-created.js';
 import { followDeleted } from './follow-deleted.js';
 import { mentionCreated } from './mention-created.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
+import { notificationRetracted } from './notification-retracted.js';
 import { postPublished } from './post-published.js';
 
 /** The package's types, for a team catalog that keeps some (`serverless-notifications/catalog/built-in`). */
 export { commentCreated, followCreated, followDeleted, mentionCreated, postPublished };
 
 /** The catalog with each type's literal detail type and data (for typed producers). */
-export const catalogTypes = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted] as const;
+export const catalogTypes = [mentionCreated, commentCreated, postPublished, followCreated, followDeleted, notificationRetracted] as const;
 export const catalog: readonly NotificationType[] = catalogTypes;
 
 const byDetailType = new Map(catalog.map((type) => [type.detailType, type]));

@@ -1,12 +1,15 @@
 import * as z from 'zod';
-import { defineNotificationType, displayName } from './notification-type.js';
+import { defineNotificationType, linkUrlSchema, displayName } from './notification-type.js';
 
 export const mentionCreated = defineNotificationType({
   detailType: 'mention.created',
-  dataSchema: z.object({ postId: z.string().min(1).max(256), excerpt: z.string().max(1_000) }).strict(),
+  dataSchema: z.object({ postId: z.string().min(1).max(256), excerpt: z.string().max(1_000), url: linkUrlSchema.optional() }).strict(),
   defaultPriority: 'urgent',
   audience: 'recipients',
   digestible: false,
   channels: { push: true, email: false },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} mentioned you`, body: data.excerpt }),
+  category: 'mentions',
+  tags: ['direct'],
+  links: (data) => (data.url === undefined ? {} : { actionUrl: data.url, actions: [{ label: 'Open', url: data.url }, { label: 'Reply', actionId: 'reply' }] }),
 });

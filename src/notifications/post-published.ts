@@ -1,12 +1,15 @@
 import * as z from 'zod';
-import { defineNotificationType, displayName } from './notification-type.js';
+import { defineNotificationType, linkUrlSchema, displayName } from './notification-type.js';
 
 export const postPublished = defineNotificationType({
   detailType: 'post.published',
-  dataSchema: z.object({ postId: z.string().min(1).max(256), title: z.string().min(1).max(500) }).strict(),
+  dataSchema: z.object({ postId: z.string().min(1).max(256), title: z.string().min(1).max(500), url: linkUrlSchema.optional() }).strict(),
   defaultPriority: 'info',
   audience: 'followersOfActor',
   digestible: false,
   channels: { push: false },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} published a post`, body: data.title }),
+  category: 'posts',
+  tags: ['feed'],
+  links: (data) => (data.url === undefined ? {} : { actionUrl: data.url }),
 });

@@ -143,6 +143,38 @@ describe('The demo inbox page', () => {
     await Promise.all([page.close(), other.close()]);
   });
 
+  it('archive and mark unread from a row, with its action link; the second page follows', async () => {
+    // Prepare: a read mention for ann, on two pages
+    const page = await openInbox('acme', 'ann');
+    const other = await openInbox('acme', 'ann');
+    await page.getByRole('button', { name: 'Publish mention.created' }).click();
+    await bell(page).click();
+    await bell(other).click();
+    await expect.poll(() => page.locator('#list .item').count()).toBe(1);
+    await page.getByRole('button', { name: 'Mark all as read' }).click();
+    await expect.poll(() => other.locator('#list .item.read').count()).toBe(1);
+    const row = page.locator('#list .item').first();
+    expect(await row.getByRole('link', { name: 'Open link' }).getAttribute('href')).toMatch(/^https:\/\/example\.com\/posts\//);
+
+    // Act: mark unread
+    await row.getByRole('button', { name: 'Mark unread' }).click();
+
+    // Assess: unread here and on the other page, counted
+    await expect.poll(() => page.locator('#list .item.unread').count()).toBe(1);
+    await expect.poll(() => page.locator('#unread-summary').textContent()).toBe('1 unread');
+    await expect.poll(() => other.locator('#list .item.unread').count()).toBe(1);
+    await shot(page, '05-marked-unread');
+
+    // Act: archive
+    await page.locator('#list .item').first().getByRole('button', { name: 'Archive' }).click();
+
+    // Assess: gone from both lists and from the counts
+    await expect.poll(() => page.locator('#list .item').count()).toBe(0);
+    await expect.poll(() => other.locator('#list .item').count()).toBe(0);
+    await expect.poll(() => page.locator('#unread-summary').textContent()).toBe('all read');
+    await Promise.all([page.close(), other.close()]);
+  });
+
   it('caps the badge at "99+" and loads older notifications on scroll', async () => {
     // Prepare: 120 mentions for zoe, published as a producer would
     const events = new EventBridgeClient({ endpoint: runtime.endpoints.events, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });

@@ -50,6 +50,8 @@ function fanOutAccess(detailType: string): string[] {
   // A follow backfills from the followee's recent-posts log: Query of the Inbox table.
   if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
+  // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
+  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'));
   return access;
 }
 

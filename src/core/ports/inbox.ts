@@ -1,6 +1,7 @@
 /** Ports of the inbox read and write side; `src/adapters/dynamo/` implements them. */
 import type { ReadState } from '../read-state.js';
 import type { StoredNotification } from '../notification.js';
+import type { ItemAction } from '../../contract/wire.js';
 
 export interface UserRef {
   tenantId: string;
@@ -87,12 +88,44 @@ export interface FeedHeadsReader {
 export interface ReadStateStore {
   /** The marks and every single-read exception above the read mark. */
   getReadState(user: UserRef): Promise<ReadState>;
-  /** One conditional write: the read mark only moves forward. Returns the state's marks after it. */
-  advanceReadMark(user: UserRef, mark: string, atIso: string): Promise<{ readAt: string }>;
+  /** One conditional write: the read mark only moves forward. Returns the state's marks after it. `writtenAtMs` stamps the write (unread exceptions compare with it). */
+  advanceReadMark(user: UserRef, mark: string, atIso: string, writtenAtMs?: number): Promise<{ readAt: string }>;
   /** One conditional write: the seen mark only moves forward. */
   advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }>;
   /** One put: a READ#<id> exception with a TTL. */
-  recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number): Promise<void>;
+  recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs?: number): Promise<void>;
+}
+
+/** One change of a notification's per-item state (READEX#<id>), at `atMs`. */
+export type ItemStateChange =
+  | { kind: 'unread' | 'seen' | 'archive' | 'unarchive' | 'delete'; type: string; atMs: number }
+  | { kind: 'snooze'; type: string; atMs: number; untilMs: number };
+
+/** The per-item exceptions and the archive mark (ReadMarks, the user's partition). */
+export interface ItemStateStore {
+  /** One UpdateItem of READEX#<id>. */
+  changeItemState(user: UserRef, id: string, change: ItemStateChange, expiresAtEpochSeconds: number): Promise<void>;
+  /** One UpdateItem of the mark item: archive mark = the read mark as it is, at `atMs`. */
+  archiveAllRead(user: UserRef, atMs: number): Promise<void>;
+}
+
+/** A producer's withdrawal of one event: all its notifications, whoever received them. */
+export interface Retraction {
+  tenantId: string;
+  type: string;
+  eventId: string;
+  /** The event's arrival stamp: the time part of every notification id it made. */
+  arrivalMs: number;
+}
+
+export interface RetractionStore {
+  /** One PutItem of the tenant's retraction record (idempotent). */
+  recordRetraction(retraction: Retraction, expiresAtEpochSeconds: number): Promise<void>;
+}
+
+export interface RetractionsReader {
+  /** The tenant's unexpired retractions (one Query; a cache in front keeps it off most reads). */
+  retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]>;
 }
 
 /** Told after a user's read state changed, so every device can be synced (live delivery). */
@@ -103,4 +136,15 @@ export interface ReadStateListener {
 /** The user's muted types, left out of celebrity feeds at read time (their own inbox never got them). */
 export interface MutedTypesReader {
   mutedTypesOf(user: UserRef): Promise<readonly string[]>;
+}
+
+/** Told after per-item changes and archive-all-read, so every device of the user can be synced. */
+export interface InboxStateListener {
+  itemStateChanged(user: UserRef, action: ItemAction | 'snooze', ids: readonly string[]): Promise<void>;
+  archivedRead(user: UserRef, archivedAt: string): Promise<void>;
+}
+
+/** A snoozed notification's comeback: a new item under `returnId` (an id of its return time) and a live push then. */
+export interface SnoozeReturns {
+  scheduleReturn(user: UserRef, item: StoredNotification, returnId: string, untilMs: number): Promise<void>;
 }

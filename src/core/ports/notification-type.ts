@@ -37,6 +37,14 @@ interface NotificationTypeFields<Data> {
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */
   recipientsFromData?(data: Data): string[];
   render(input: { actor: Actor; data: Data }): { title: string; body: string };
+  /** Tabs: the category a type belongs to (e.g. "social", "mentions"), for `category=` filters and counts. */
+  category?: string;
+  /** Tags for `tags=` filters. */
+  tags?: readonly string[];
+  /** The link a click opens and up to two buttons, from the data (sanitized at read: http/https only). */
+  links?(data: Data): { actionUrl?: string; actions?: { label: string; url?: string; actionId?: string }[] };
+  /** A retraction type: names the event it withdraws (no notification of its own). */
+  retraction?(data: Data): { eventId: string; type: string };
 }
 
 /** A side effect on the follow graph, applied before fan-out, names the followee (the actor is the follower). */

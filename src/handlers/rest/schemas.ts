@@ -4,6 +4,26 @@ import { ULID_PATTERN } from '../../core/ids.js';
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
 
+const TYPE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** One type or several, comma-separated (`type=mention.created,comment.created`), at most 20. */
+const typeListSchema = z
+  .string()
+  .max(1_300)
+  .transform((value) => value.split(','))
+  .pipe(z.array(z.string().regex(TYPE_NAME, 'must be a notification type such as mention.created')).min(1).max(20));
+
+const booleanQuerySchema = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
+
+const categorySchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a category such as social');
+
+/** Tags, comma-separated: a type matches when it has every one. */
+const tagListSchema = z
+  .string()
+  .max(340)
+  .transform((value) => value.split(','))
+  .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a tag such as direct')).min(1).max(10));
+
 export const inboxQuerySchema = z
   .object({
     limit: z
@@ -14,7 +34,25 @@ export const inboxQuerySchema = z
       .default(20),
     cursor: z.string().min(1).max(512).optional(),
     since: notificationIdSchema.optional(),
-    type: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a notification type such as mention.created').optional(),
+    type: typeListSchema.optional(),
+    read: booleanQuerySchema.optional(),
+    archived: booleanQuerySchema.optional(),
+    category: categorySchema.optional(),
+    tags: tagListSchema.optional(),
+  })
+  .strict();
+
+/** `GET /notifications/counts`: optionally the counts of one tab (a category, or types). */
+export const countsQuerySchema = z.object({ category: categorySchema.optional(), type: typeListSchema.optional() }).strict();
+
+/** `POST /notifications/{id}/snooze`. */
+export const snoozeBodySchema = z.object({ until: z.iso.datetime({ offset: true }) }).strict();
+
+/** `POST /notifications/bulk`: one action on up to 100 ids. */
+export const bulkBodySchema = z
+  .object({
+    action: z.enum(['read', 'unread', 'seen', 'archive', 'unarchive', 'delete']),
+    ids: z.array(notificationIdSchema).min(1).max(100, 'at most 100 ids'),
   })
   .strict();
 

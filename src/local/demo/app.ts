@@ -163,9 +163,24 @@ function renderItem(notification: Notification): HTMLLIElement {
   button.addEventListener('click', () => {
     if (!notification.read) void client?.markRead(notification.id).catch(reportError);
   });
-  const item = element('li', { className: `item ${notification.read ? 'read' : 'unread'}` }, button);
+  const item = element('li', { className: `item ${notification.read ? 'read' : 'unread'}` }, button, itemActions(notification));
   item.dataset.id = notification.id;
   return item;
+}
+
+/** The row's actions: the notification's link (the SDK gets only http/https ones), archive, unread, snooze. */
+function itemActions(notification: Notification): HTMLDivElement {
+  const action = (label: string, run: () => Promise<unknown>) => {
+    const button = element('button', { type: 'button', className: 'item-action' }, label);
+    button.addEventListener('click', () => void run().catch(reportError));
+    return button;
+  };
+  const actions = element('div', { className: 'item-actions' });
+  if (notification.actionUrl) actions.append(element('a', { className: 'item-action', href: notification.actionUrl, target: '_blank', rel: 'noopener noreferrer' }, 'Open link'));
+  actions.append(action('Archive', () => client!.archive(notification.id)));
+  if (notification.read) actions.append(action('Mark unread', () => client!.markUnread(notification.id)));
+  actions.append(action('Snooze 10 s', () => client!.snooze(notification.id, new Date(Date.now() + 10_000))));
+  return actions;
 }
 
 /** Re-renders only the rows whose notification object changed (the store keeps unchanged ones). */
