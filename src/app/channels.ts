@@ -13,7 +13,7 @@ import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-
 import { signedDeliveryJobBody } from '../core/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { createChannelHandler } from '../handlers/channel-handler.js';
-import { findNotificationType } from '../notifications/index.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import { channelConsumerConfigFromEnv, observabilityConfigFromEnv, type ChannelConsumerConfig, type EmailProviderConfig, type Env, type ObservabilityConfig, type PushProviderConfig } from './config.js';
 import { eventBridgeScheduler } from './parts-queues.js';
 import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';

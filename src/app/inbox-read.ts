@@ -5,7 +5,7 @@ import { createInboxReadHandler } from '../handlers/rest/inbox-api.js';
 import { inboxReadConfigFromEnv, type Env, type InboxReadConfig } from './config.js';
 import { inboxService } from './inbox.js';
 import { createParts, type Parts } from './parts.js';
-import { catalog } from '../notifications/index.js';
+import { catalog } from '../notifications/deployed.js';
 
 export function composeInboxRead(parts: Parts, config: InboxReadConfig) {
   return createInboxReadHandler({

@@ -8,7 +8,7 @@ import { InboxActions } from '../core/inbox-actions.js';
 import { InboxStateSync } from '../core/inbox-state-sync.js';
 import { ScheduledSnoozeReturns } from '../core/snooze-returns.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
-import { catalog } from '../notifications/index.js';
+import { catalog } from '../notifications/deployed.js';
 import { eventBridgeScheduler } from './parts-queues.js';
 import { ReadStateSync } from '../core/read-state-sync.js';
 import { createInboxWriteHandler } from '../handlers/rest/inbox-api.js';

@@ -11,7 +11,7 @@ import { InboxService } from '../core/inbox-service.js';
 import type { StoredNotification } from '../core/notification.js';
 import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
 import { CachedRetractions } from '../core/retraction.js';
-import { findNotificationType } from '../notifications/index.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import type { InboxReadConfig } from './config.js';
 import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';
 
