@@ -110,7 +110,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   // neither the template nor the source, and handlers read it from env once per container with
   // no Secrets Manager call on the request path. Only functions that sign or verify cursors get it.
   const cursorSecret = props.cursorSecret.secretValue.unsafeUnwrap();
-  // HMAC key of delivery jobs: only the fan-out (signs) and delivery (verifies) functions get it,
+  // HMAC key of delivery jobs: only the fan-out and REST write's snooze (sign) and delivery (verifies) get it,
   // so a message another principal puts on a delivery queue is never pushed.
   const jobSecret = new Secret(scope, 'DeliveryJobSecret', {
     description: 'HMAC key that signs delivery jobs between fan-out and delivery',
@@ -184,6 +184,15 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .readTable(readMarks, ['dynamodb:GetItem'])
     .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
     .readTable(graph, ['dynamodb:Query']);
+  // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
+  // a copy of one item the caller already owns, written into the caller's own partition
+  // (BatchWriteItem puts, key from the verified claims), and one schedule that puts a signed urgent
+  // delivery job for it on the urgent queue at the return time. Routing that one copy through the
+  // bus would add an internal event type, a rule and a fan-out branch for no narrower grant.
+  inboxWrite.addEnvironment(ENV.SNOOZE_QUEUE_ARN, pipeline.urgentDelivery.queue.queueArn);
+  inboxWrite.addEnvironment(ENV.DELIVERY_JOB_SECRET, deliveryJobSecret);
+  inboxWrite.writeTable(inbox, ['dynamodb:BatchWriteItem']);
+  scheduling.allowScheduling(inboxWrite);
   // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
   const preferences = new HandlerFunction(scope, 'Preferences', {
     handler: 'rest-preferences',

@@ -100,6 +100,10 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
       ...on('Inbox', 'BatchGetItem'),
       ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
       ...on('Graph', 'Query'),
+      // Snooze (a documented exception, README "Inbox actions"): the comeback copy into the caller's
+      // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
+      ...on('Inbox', 'BatchWriteItem'),
+      ...SCHEDULE,
       ...(live
         ? [
             ...on('Inbox', 'Query'),

@@ -316,9 +316,11 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(tableActions(app, fn, 'Connections')).toEqual([]);
     });
 
-    it('REST write moves read marks only: no write on the inbox', () => {
+    it('REST write moves read marks; its only inbox write is the snooze comeback (puts, no update or delete)', () => {
       const fn = synth.built.app.restFunctions.inboxWrite;
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+      // Snooze copies one item the caller owns into the caller's own partition under an id of the
+      // return time (README "Inbox actions"): a put, never an update or delete of existing items.
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
@@ -417,10 +419,11 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(targets.sort()).toEqual(expected);
     });
 
-    it('lets fan-out and delivery create schedules and pass only the scheduler role, and nothing else schedule', () => {
+    it('lets fan-out, delivery and REST write (snooze comeback) create schedules and pass only the scheduler role, and nothing else schedule', () => {
       const scheduling = synth.built.app.scheduling;
       const schedulingFunctions = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('scheduler:CreateSchedule'));
-      expect(new Set(schedulingFunctions.map((fn) => fn.handlerName))).toEqual(new Set(['fanout', 'delivery']));
+      // REST write schedules a snoozed item's comeback push (a signed urgent job at the return time).
+      expect(new Set(schedulingFunctions.map((fn) => fn.handlerName))).toEqual(new Set(['fanout', 'delivery', 'rest-write']));
       for (const fn of schedulingFunctions) {
         const passRole = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
         expect(passRole).toEqual([
