@@ -313,8 +313,6 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
-  /** Retraction types: the live `retracted` push (CONNECTIONS_TABLE and WS_MANAGEMENT_ENDPOINT); without it devices drop it at their next read. */
-  retractionLive?: ConnectionsConfig & { managementEndpoint: string };
 }
 
 const fanOutShape = {
@@ -332,8 +330,6 @@ const fanOutShape = {
   PROMOTION_QUEUE_URL: optionalString,
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
-  CONNECTIONS_TABLE: optionalString,
-  WS_MANAGEMENT_ENDPOINT: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -356,7 +352,6 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
     ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
       ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
       : {}),
-    ...(parsed.CONNECTIONS_TABLE && parsed.WS_MANAGEMENT_ENDPOINT ? { retractionLive: { connectionsTable: parsed.CONNECTIONS_TABLE, managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT } } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);

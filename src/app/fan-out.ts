@@ -26,8 +26,7 @@ import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { connectionRepository, createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
-import { connectionPusher } from './parts-live.js';
+import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
 import { retractionRepository } from './inbox.js';
 import { RetractionService } from '../core/retraction.js';
 
@@ -49,25 +48,29 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
-    deliveryQueue: needs.has('urgent') ? withChannels(parts, config, new SqsDeliveryJobQueue(sqsClient(parts), { urgent: url('urgent'), info: url('info') }, config.deliveryJobSecret)) : deliveryQueueNeverUsed(type.detailType),
+    deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
     trace: observability(parts, config.idempotencyTable).trace,
     erased: parts.once('erased-users', () => new DynamoErasedUsers(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs())),
-    ...(type.retraction ? { retractions: retractionService(parts, config) } : {}),
+    ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
   });
 }
 
-/** Retraction types: the record goes to the Inbox table; the live push needs the WebSocket API (local runtime). */
-function retractionService(parts: Parts, config: FanOutConfig): RetractionService {
-  const live = config.retractionLive;
-  if (!live) parts.logger.warn(`${ENV.WS_MANAGEMENT_ENDPOINT} is not set: retracted is not pushed to connected devices (they drop it at their next read)`);
+/** The signed delivery jobs of this type, on the queues it needs (a retraction type: urgent only). */
+function deliveryJobQueue(parts: Parts, config: FanOutConfig, needs: ReadonlySet<FanOutQueue>): SqsDeliveryJobQueue {
+  const urls = { urgent: config.queueUrls.urgent!, ...(needs.has('info') ? { info: config.queueUrls.info! } : {}) };
+  return new SqsDeliveryJobQueue(sqsClient(parts), urls, config.deliveryJobSecret);
+}
+
+/** Retraction types: the record goes to the Inbox table; `retracted` pushes go as urgent jobs to the delivery function. */
+function retractionService(parts: Parts, config: FanOutConfig, deliveryQueue: DeliveryJobQueue | undefined): RetractionService {
   return new RetractionService({
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     store: retractionRepository(parts, config.inboxTable),
     clock: parts.clock,
     inboxTtlDays: config.settings.inboxTtlDays,
-    ...(live ? { live: { directory: connectionRepository(parts, live), pusher: connectionPusher(parts, live.managementEndpoint) } } : {}),
+    ...(deliveryQueue ? { deliveryQueue } : {}),
   });
 }
 

@@ -38,6 +38,11 @@ export const deliveryJobSchema = z.object({
   eventId: z.string().min(1).max(256),
   priority: prioritySchema,
   notification: renderedNotificationSchema,
+  /**
+   * A retraction job (core/retraction.ts): the target's connections get `retracted` with their ids
+   * of the withdrawn event (`notification.type` is its type, no content); no gate, no ledger claim.
+   */
+  retracted: z.object({ eventId: z.string().min(1).max(256), arrivalMs: z.number().int().min(0) }).strict().optional(),
   target: z.discriminatedUnion('kind', [
     /** Write fan-out and direct recipients: push to these users' connections. */
     z.object({

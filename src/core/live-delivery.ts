@@ -14,8 +14,9 @@ import { createHash } from 'node:crypto';
 import { CONNECTIONS_PER_JOB, type DeliveryJob, type Priority } from './delivery-job.js';
 import type { DeliveryJobQueue } from './ports/queues.js';
 import { forEachBounded } from './bounded-parallel.js';
-import { pushToConnection } from './connection-push.js';
-import { liveNotification, type PendingPush } from './live-messages.js';
+import { postOrRemoveStale, pushToConnection } from './connection-push.js';
+import { recipientNotificationId } from './fanout-plan.js';
+import { encodeLiveMessage, liveNotification, type PendingPush } from './live-messages.js';
 import type { UserRef } from './ports/inbox.js';
 import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
 import type { TraceEntry, TraceRecorder } from './ports/trace.js';
@@ -93,10 +94,88 @@ export class LiveDelivery {
    */
   async deliver(inputs: readonly DeliveryInput[], mode: Priority): Promise<DeliveryReport> {
     const report: DeliveryReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, goneConnections: 0 };
-    const recipientInputs = inputs.filter((input) => input.job.target.kind === 'recipients');
-    const celebrityInputs = inputs.filter((input) => input.job.target.kind === 'onlineFollowers');
-    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.deliverToOnlineFollowers(celebrityInputs, mode, report)]);
+    const retractions = inputs.filter((input) => input.job.retracted !== undefined);
+    const notifications = inputs.filter((input) => input.job.retracted === undefined);
+    const recipientInputs = notifications.filter((input) => input.job.target.kind === 'recipients');
+    const celebrityInputs = notifications.filter((input) => input.job.target.kind === 'onlineFollowers');
+    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.deliverToOnlineFollowers(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
     return report;
+  }
+
+  /**
+   * Retraction jobs: `retracted` with the user's ids of the withdrawn event to every connection of
+   * the target (direct recipients; a celebrity's online followers page by page, sharded and paged
+   * like a post when celebrity jobs are set). No gate (a withdrawal is never held) and no ledger
+   * claim (the original's claims share its ids; a repeated `retracted` is harmless on the device).
+   */
+  private async deliverRetractions(inputs: readonly DeliveryInput[], report: DeliveryReport): Promise<void> {
+    if (inputs.length === 0) return;
+    const users = new Map<string, UserRef>();
+    for (const { job } of inputs) {
+      if (job.target.kind === 'recipients') for (const { userId } of job.target.recipients) users.set(userKey({ tenantId: job.tenantId, userId }), { tenantId: job.tenantId, userId });
+    }
+    let connections: ConnectionTarget[] = [];
+    try {
+      if (users.size > 0) connections = await this.deps.directory.connectionsOf([...users.values()]);
+    } catch (error) {
+      this.onError('connection lookup failed', error, { records: inputs.length });
+      for (const input of inputs) if (input.job.target.kind === 'recipients') report.failedRecordIds.add(input.recordId);
+      connections = [];
+    }
+    const posts: { recordId: string; target: ConnectionTarget; ids: string[] }[] = [];
+    for (const { recordId, job } of inputs) {
+      if (job.target.kind !== 'recipients' || report.failedRecordIds.has(recordId)) continue;
+      const ids = new Map(job.target.recipients.map((recipient) => [recipient.userId, recipient.notificationId]));
+      for (const target of connections) if (target.tenantId === job.tenantId && ids.has(target.userId)) posts.push({ recordId, target, ids: [ids.get(target.userId)!] });
+    }
+    await forEachBounded(posts, this.parallelism, (post) => this.postRetracted(post, report));
+    for (const input of inputs) if (input.job.target.kind === 'onlineFollowers') await this.retractFromOnlineFollowers(input, report);
+  }
+
+  /** One shard page (or, without celebrity jobs, every page) of a celebrity's online followers. */
+  private async retractFromOnlineFollowers(input: DeliveryInput, report: DeliveryReport): Promise<void> {
+    const { recordId, job } = input;
+    if (job.target.kind !== 'onlineFollowers' || !job.retracted) return;
+    const target = job.target;
+    const { eventId, arrivalMs } = job.retracted;
+    const idsOf = (connection: ConnectionTarget) => [target.notificationId, recipientNotificationId(job.tenantId, job.notification.type, eventId, connection.userId, arrivalMs)];
+    const push = (page: readonly ConnectionTarget[]) => forEachBounded(page, this.parallelism, (connection) => this.postRetracted({ recordId, target: connection, ids: idsOf(connection) }, report));
+    const celebrityJobs = this.deps.celebrityJobs;
+    try {
+      if (!celebrityJobs) {
+        for await (const page of this.deps.directory.onlineSubscriberPages(job.tenantId, target.actorId)) await push(page);
+        return;
+      }
+      // Step names of their own: the post's split and page steps share the feed id.
+      if (target.shard === undefined) {
+        const shardJobs = Array.from({ length: celebrityJobs.subscribers.onlineSubscriberShardCount }, (_, shard): DeliveryJob => ({ ...job, target: { ...target, shard, hop: 0 } }));
+        await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, 'Rsplit', shardJobs, report);
+        return;
+      }
+      const page = await this.readSubscriberPage(celebrityJobs, input, target.shard, report);
+      if (page === undefined) return;
+      const hop = target.hop ?? 0;
+      if (page.next !== undefined) {
+        const nextJob: DeliveryJob = { ...job, target: { ...target, after: page.next, hop: hop + 1 } };
+        if (!(await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, `RS${target.shard}H${hop + 1}`, [nextJob], report))) return;
+      }
+      await push(page.targets);
+    } catch (error) {
+      this.onError('online subscriber paging failed', error, { recordId, actorId: target.actorId });
+      report.failedRecordIds.add(recordId);
+    }
+  }
+
+  /** A failed post fails its record (the queue redelivers the job); 410 removes the connection. */
+  private async postRetracted({ recordId, target, ids }: { recordId: string; target: ConnectionTarget; ids: string[] }, report: DeliveryReport): Promise<void> {
+    try {
+      const outcome = await postOrRemoveStale(this.deps, target, encodeLiveMessage({ type: 'retracted', ids }));
+      if (outcome === 'gone') report.goneConnections += 1;
+      else report.messagesSent += 1;
+    } catch (error) {
+      this.onError('retracted push failed', error, { recordId, connectionId: target.connectionId });
+      report.failedRecordIds.add(recordId);
+    }
   }
 
   private async deliverToRecipients(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {

@@ -4,7 +4,8 @@
  * arrival stamp, the time part of all its notification ids) and ONE put of a tenant-level
  * retraction record. Reads recompute each user's ids of the retracted events (own id and the
  * followed feeds' ids, deterministic) and leave them out of pages and counts. Connected devices of
- * the event's direct recipients and a celebrity's online followers get a `retracted` message.
+ * the event's direct recipients and a celebrity's online followers get a `retracted` message
+ * through the delivery function, like every live message: signed urgent retraction jobs.
  */
 import type { NotificationEvent } from './events.js';
 import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
@@ -12,17 +13,16 @@ import { notificationId } from './ids.js';
 import type { Clock } from './ports/clock.js';
 import type { ArrivalLedger } from './ports/fan-out.js';
 import type { Retraction, RetractionStore, RetractionsReader } from './ports/inbox.js';
-import type { ConnectionDirectory, ConnectionPusher } from './ports/live.js';
-import { postOrRemoveStale } from './connection-push.js';
-import { encodeLiveMessage } from './live-messages.js';
+import type { DeliveryJobQueue } from './ports/queues.js';
+import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob } from './delivery-job.js';
 
 export interface RetractionDeps {
   arrivals: ArrivalLedger;
   store: RetractionStore;
   clock: Clock;
   inboxTtlDays: number;
-  /** Without it devices drop the notification at their next fetch, not live. */
-  live?: { directory: Pick<ConnectionDirectory, 'connectionsOf' | 'onlineSubscriberPages' | 'removeConnection'>; pusher: ConnectionPusher };
+  /** The urgent delivery queue the `retracted` jobs go to; without it devices drop the notification at their next fetch, not live. */
+  deliveryQueue?: DeliveryJobQueue;
 }
 
 /** What a retraction event's data names: the original event. */
@@ -45,21 +45,34 @@ export class RetractionService {
     return retraction;
   }
 
-  /** Direct recipients (one presence BatchGetItem per 100) and, for a celebrity audience, its online subscribers. */
+  /**
+   * Retraction jobs for the delivery function: the direct recipients (100 per job, each with its own
+   * id) and, for a celebrity audience, one online-followers job (the delivery shards and pages it).
+   * A retry enqueues the same jobs again: `retracted` is idempotent on the device.
+   */
   private async pushRetracted(event: NotificationEvent, retraction: Retraction): Promise<void> {
-    const live = this.deps.live;
-    if (!live) return;
-    const post = (target: Parameters<typeof postOrRemoveStale>[1], ids: string[]) => postOrRemoveStale(live, target, encodeLiveMessage({ type: 'retracted', ids }));
-    if (event.recipients.length > 0) {
-      const connections = await live.directory.connectionsOf(event.recipients.map((userId) => ({ tenantId: event.tenantId, userId })));
-      await Promise.all(connections.map((connection) => post(connection, [recipientNotificationId(retraction.tenantId, retraction.type, retraction.eventId, connection.userId, retraction.arrivalMs)])));
+    const queue = this.deps.deliveryQueue;
+    if (!queue) return;
+    const base = {
+      v: 1 as const,
+      tenantId: retraction.tenantId,
+      eventId: event.eventId,
+      priority: 'urgent' as const,
+      retracted: { eventId: retraction.eventId, arrivalMs: retraction.arrivalMs },
+      // The retracted type (the delivery recomputes followers' ids from it); no content is shown.
+      notification: { type: retraction.type, createdAt: new Date(retraction.arrivalMs).toISOString(), actor: { id: event.actor.id }, title: '', body: '', data: {} },
+    };
+    const jobs: DeliveryJob[] = [];
+    const recipients = [...new Set(event.recipients)];
+    for (let start = 0; start < recipients.length; start += MAX_RECIPIENTS_PER_JOB) {
+      const chunk = recipients.slice(start, start + MAX_RECIPIENTS_PER_JOB).map((userId) => ({ userId, notificationId: recipientNotificationId(retraction.tenantId, retraction.type, retraction.eventId, userId, retraction.arrivalMs) }));
+      jobs.push({ ...base, target: { kind: 'recipients', recipients: chunk } });
     }
     if (event.followersOf !== undefined) {
       const feedId = notificationId({ tenantId: retraction.tenantId, type: retraction.type, eventId: retraction.eventId, recipient: feedRecipient(event.followersOf), timeMs: retraction.arrivalMs });
-      for await (const page of live.directory.onlineSubscriberPages(event.tenantId, event.followersOf)) {
-        await Promise.all(page.map((connection) => post(connection, [feedId, recipientNotificationId(retraction.tenantId, retraction.type, retraction.eventId, connection.userId, retraction.arrivalMs)])));
-      }
+      jobs.push({ ...base, target: { kind: 'onlineFollowers', actorId: event.followersOf, notificationId: feedId } });
     }
+    if (jobs.length > 0) await queue.enqueue(jobs);
   }
 }
 

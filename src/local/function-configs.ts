@@ -86,7 +86,6 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
-      retractionLive: { ...connections, managementEndpoint },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({

@@ -51,7 +51,8 @@ function fanOutAccess(detailType: string): string[] {
   if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
-  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'));
+  // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
+  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), 'sqs:SendMessage queue:urgent');
   return access;
 }
 

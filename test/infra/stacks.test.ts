@@ -342,6 +342,26 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
+    it('routes a retraction\'s `retracted` pushes through the urgent delivery function: its fan-out cannot post to connections', () => {
+      const { pipeline } = synth.built.app;
+      const live = synth.built.app.live!;
+      const retractionTypes = pipeline.types.filter((type) => catalog.find((candidate) => candidate.detailType === type.detailType)?.retraction);
+      expect(retractionTypes.map((type) => type.detailType)).toEqual(['notification.retracted']);
+      for (const type of retractionTypes) {
+        const grants = grantsOf(app, type.fanOut);
+        expect(grants.has('execute-api:ManageConnections')).toBe(false);
+        expect(tableActions(app, type.fanOut, 'Connections')).toEqual([]);
+        const variables = app.Resources[logicalId(type.fanOut)]!.Properties!.Environment.Variables as Record<string, unknown>;
+        expect(variables.WS_MANAGEMENT_ENDPOINT).toBeUndefined();
+        // Its jobs go to the urgent delivery queue, which the urgent delivery function consumes.
+        const sent = (grants.get('sqs:SendMessage') ?? []).map((resource) => (JSON.parse(resource) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+        expect(sent).toEqual([logicalId(pipeline.urgentDelivery.queue)]);
+      }
+      const consumers = resourcesOfType(app, 'AWS::Lambda::EventSourceMapping').filter(([, mapping]) => JSON.stringify(mapping.Properties!.EventSourceArn).includes(logicalId(pipeline.urgentDelivery.queue)));
+      expect(consumers.map(([, mapping]) => JSON.stringify(mapping.Properties!.FunctionName))).toEqual([expect.stringContaining(logicalId(live.urgentDelivery))]);
+      expect(grantsOf(app, live.urgentDelivery).get('execute-api:ManageConnections')![0]).toContain('/live/POST/@connections/*');
+    });
+
     it('gives each fan-out the URL of and sqs:SendMessage on only the queues its type sends to', () => {
       const { pipeline } = synth.built.app;
       const queueIds = { urgent: logicalId(pipeline.urgentDelivery.queue), info: logicalId(pipeline.infoDelivery.queue), promotion: logicalId(pipeline.promotion.queue.queue) };
@@ -358,7 +378,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       // The shipped types exactly; a type added by the README recipe follows the same rule.
       const byRule = (detailType: string): (keyof typeof queueIds)[] => {
         const type = catalog.find((candidate) => candidate.detailType === detailType)!;
-        return [...(type.audience !== 'none' ? (['urgent', 'info'] as const) : []), ...(type.graphEffect ? (['promotion'] as const) : [])];
+        // A retraction type (audience none) sends its `retracted` jobs to the urgent queue only.
+        return [...(type.audience !== 'none' ? (['urgent', 'info'] as const) : type.retraction ? (['urgent'] as const) : []), ...(type.graphEffect ? (['promotion'] as const) : [])];
       };
       expect(pipeline.types.map((type) => type.detailType).filter((detailType) => detailType in expected).sort()).toEqual(Object.keys(expected).sort());
       for (const type of pipeline.types) {

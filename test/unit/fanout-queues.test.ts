@@ -29,11 +29,13 @@ describe('fanOutQueueNeeds', () => {
       'follow.created': ['urgent', 'info', 'promotion'],
       // Notifies nobody; promotes only on a stale tier (count still at or over the threshold).
       'follow.deleted': ['promotion'],
+      // Notifies nobody; its `retracted` pushes are urgent delivery jobs.
+      'notification.retracted': ['urgent'],
     };
     // The shipped types exactly; a type added by the README recipe follows the same rule.
     expect(Object.fromEntries(catalog.filter((type) => type.detailType in shipped).map((type) => [type.detailType, fanOutQueueNeeds(type)]))).toEqual(shipped);
     for (const type of catalog.filter((candidate) => !(candidate.detailType in shipped))) {
-      expect(fanOutQueueNeeds(type)).toEqual([...(type.audience !== 'none' ? ['urgent', 'info'] : []), ...(type.graphEffect ? ['promotion'] : [])]);
+      expect(fanOutQueueNeeds(type)).toEqual([...(type.audience !== 'none' ? ['urgent', 'info'] : type.retraction ? ['urgent'] : []), ...(type.graphEffect ? ['promotion'] : [])]);
     }
   });
 

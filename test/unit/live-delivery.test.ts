@@ -159,3 +159,43 @@ describe('delivery handler', () => {
     expect(response.batchItemFailures).toHaveLength(1);
   });
 });
+
+describe('LiveDelivery, retraction jobs', () => {
+  const retraction = (job: DeliveryJob): DeliveryJob => ({ ...job, retracted: { eventId: job.eventId, arrivalMs: Date.parse(job.notification.createdAt) } });
+
+  it('pushes `retracted` with each recipient\'s id even after the original was delivered (no ledger claim), and a redelivery again', async () => {
+    const original = aRecipientsJob({ recipients: [alice, bob] });
+    await delivery.deliver(inputs(original), 'urgent');
+
+    const report = await delivery.deliver(inputs(retraction(original)), 'urgent');
+    await delivery.deliver(inputs(retraction(original)), 'urgent');
+
+    const ids = original.target.kind === 'recipients' ? original.target.recipients.map((recipient) => recipient.notificationId) : [];
+    expect(pusher.to('alicePhone').map((message) => message.type)).toEqual(['notification', 'retracted', 'retracted']);
+    expect(pusher.to('aliceLaptop')[1]).toEqual({ type: 'retracted', ids: [ids[0]] });
+    expect(pusher.to('bobPhone')[1]).toEqual({ type: 'retracted', ids: [ids[1]] });
+    expect(report).toMatchObject({ messagesSent: 3 });
+    expect(report.failedRecordIds.size).toBe(0);
+  });
+
+  it('is never held by the gate, and a failed post fails only its record', async () => {
+    const gated = new LiveDelivery({ directory, ledger, pusher, isDigestible: () => false, gate: { admit: async (candidates) => candidates.map(() => 'held' as const) } });
+    pusher.failing.add('bobPhone');
+
+    const report = await gated.deliver(inputs(retraction(aRecipientsJob({ recipients: [alice] })), retraction(aRecipientsJob({ recipients: [bob] }))), 'urgent');
+
+    expect(pusher.to('alicePhone').map((message) => message.type)).toEqual(['retracted']);
+    expect([...report.failedRecordIds]).toEqual(['record-1']);
+  });
+
+  it('pushes a celebrity\'s online followers the feed id and their own id of the event', async () => {
+    directory.subscribe('star', [[{ ...alice, connectionId: 'alicePhone' }], [{ ...bob, connectionId: 'bobPhone' }]]);
+    const job = retraction(anOnlineFollowersJob('acme', 'star', { priority: 'urgent' }));
+
+    await delivery.deliver(inputs(job), 'urgent');
+
+    const feedId = job.target.kind === 'onlineFollowers' ? job.target.notificationId : '';
+    expect(pusher.to('alicePhone')).toEqual([{ type: 'retracted', ids: [feedId, expect.any(String)] }]);
+    expect(pusher.to('bobPhone')).toHaveLength(1);
+  });
+});

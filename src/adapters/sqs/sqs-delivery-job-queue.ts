@@ -8,7 +8,8 @@ import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
 export class SqsDeliveryJobQueue implements DeliveryJobQueue {
   constructor(
     private readonly client: SQSClient,
-    private readonly queueUrls: Record<Priority, string>,
+    /** A retraction fan-out has only the urgent queue: a job for a queue without a URL throws. */
+    private readonly queueUrls: Partial<Record<Priority, string>>,
     /** The HMAC key delivery verifies jobs with (`DELIVERY_JOB_SECRET`). */
     private readonly jobSecret: string,
     private readonly options: SqsSendOptions = {},
@@ -18,7 +19,10 @@ export class SqsDeliveryJobQueue implements DeliveryJobQueue {
   async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
     for (const priority of ['urgent', 'info'] as const) {
       const bodies = jobs.filter((job) => job.priority === priority).map((job) => signedDeliveryJobBody(job, this.jobSecret));
-      if (bodies.length > 0) await sendAllMessages(this.client, this.queueUrls[priority], bodies, this.options);
+      if (bodies.length === 0) continue;
+      const url = this.queueUrls[priority];
+      if (url === undefined) throw new Error(`no ${priority} delivery queue URL: this function never sends ${priority} jobs`);
+      await sendAllMessages(this.client, url, bodies, this.options);
     }
   }
 }
