@@ -321,6 +321,10 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       // Snooze copies one item the caller owns into the caller's own partition under an id of the
       // return time (README "Inbox actions"): a put, never an update or delete of existing items.
       expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
+      const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
+      expect(variables.SNOOZE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.urgentDelivery.queue), 'Arn'] });
+      expect(variables.SCHEDULE_GROUP_NAME).toBeDefined();
+      expect(variables.DELIVERY_JOB_SECRET).toBeDefined();
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
