@@ -10,7 +10,7 @@ import { mergeNewestFirst } from './merge.js';
 import { isExpired, type StoredNotification } from './notification.js';
 import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
 import type { FollowedCelebrity, UserRef } from './ports/inbox.js';
-import { COUNT_CAP, countFromIdsAboveReadMark, isRead, isSeen, type Counts, type ReadState } from './read-state.js';
+import { COUNT_CAP, countFromIdsAboveReadMark, tallyUnread, type Counts, type ReadState } from './read-state.js';
 
 /** Above this many followed celebrities a read scans the posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
 export const POSTS_LOG_MIN_FOLLOWED = 100;
@@ -108,13 +108,7 @@ export async function countsFromPostsLog(
       ids.add(post.id);
     }
     if (!page.more) break;
-    let unread = 0;
-    let unseen = 0;
-    for (const id of ids) {
-      if (isRead(id, state) || gone(id)) continue;
-      unread += 1;
-      if (!isSeen(id, state)) unseen += 1;
-    }
+    const { unread, unseen } = tallyUnread(ids, state, gone);
     const seenMark = state.seenMark ?? undefined;
     const noUnseenLeft = seenMark !== undefined && page.scannedDownTo !== undefined && page.scannedDownTo <= seenMark;
     if (unread > COUNT_CAP && (unseen >= COUNT_CAP || noUnseenLeft)) break;

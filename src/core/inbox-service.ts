@@ -18,12 +18,12 @@ import {
   COUNT_CAP,
   countFromIdsAboveReadMark,
   countQueryLimit,
+  tallyUnread,
   markUpTo,
   hasItemExceptions,
   isArchived,
   isHidden,
   isRead,
-  isSeen,
   presentNotification,
   type Counts,
   type ReadState,
@@ -113,18 +113,6 @@ function compareBoundsDescending(a: string | undefined, b: string | undefined): 
   if (a === undefined) return -1;
   if (b === undefined) return 1;
   return a > b ? -1 : 1;
-}
-
-/** Raw (uncapped) unread and unseen counts of a set of ids above the read mark. */
-function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean): { unread: number; unseen: number } {
-  let unread = 0;
-  let unseen = 0;
-  for (const id of ids) {
-    if (isRead(id, state) || gone(id)) continue;
-    unread += 1;
-    if (!isSeen(id, state)) unseen += 1;
-  }
-  return { unread, unseen };
 }
 
 function maxId(a: string | undefined, b: string | undefined): string | undefined {

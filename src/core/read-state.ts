@@ -132,14 +132,20 @@ export interface Counts {
  * Counts from the ids above the read mark (expired ones already removed), capped at `cap`.
  * `capped` is true when there are more than `cap` unread; both counts then stop at `cap`.
  */
-export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
+/** Raw (uncapped) unread and unseen counts of ids above the read mark; `gone` ids count as neither. */
+export function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean = () => false): { unread: number; unseen: number } {
   let unread = 0;
   let unseen = 0;
-  for (const id of idsAboveReadMark) {
+  for (const id of ids) {
     if (isRead(id, state) || gone(id)) continue;
     unread += 1;
     if (!isSeen(id, state)) unseen += 1;
   }
+  return { unread, unseen };
+}
+
+export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
+  const { unread, unseen } = tallyUnread(idsAboveReadMark, state, gone);
   return { unread: Math.min(unread, cap), unseen: Math.min(unseen, cap), capped: unread > cap };
 }
 
