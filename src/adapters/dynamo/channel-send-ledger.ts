@@ -2,12 +2,12 @@
  * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
  * written with a condition before the send) and their per-user rate counters.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/ports/channels.js';
 import type { UserRef } from '../../core/ports/inbox.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
+import { claimIfAbsentOrExpired } from './conditional-claim.js';
 
 /** A producer re-publishing within a month, or a DLQ redriven within SQS's 14-day retention, never sends twice. */
 export const CHANNEL_SEND_TTL_SECONDS = 30 * 86_400;
@@ -24,20 +24,7 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
   /** claim: PutItem if no unexpired record exists; errors propagate (the consumer fails closed). */
   async claim(key: ChannelSendKey): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now },
-          ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now }, now);
   }
 
   /** release: DeleteItem, after a send the provider throttled (the retry claims again). */

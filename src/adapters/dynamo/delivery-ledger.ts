@@ -2,11 +2,11 @@
  * Idempotency table: one record per (notification, connection) push, written with a condition
  * before the push and expiring by TTL (`expiration`), so a redelivered job does not push twice.
  */
-import { DeleteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
 import type { DeliveryLedger, DeliveryStepLedger } from '../../core/ports/live.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
+import { claimIfAbsentOrExpired } from './conditional-claim.js';
 
 /** Long enough to cover SQS redeliveries and a producer re-publishing the same event the same day. */
 export const DELIVERY_RECORD_TTL_SECONDS = 24 * 3600;
@@ -36,20 +36,7 @@ export class DynamoDeliveryLedger implements DeliveryLedger, DeliveryStepLedger 
 
   private async claimRecord(id: string): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { id, expiration: now + this.ttlSeconds },
-          ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return claimIfAbsentOrExpired(this.client, this.tableName, { id, expiration: now + this.ttlSeconds }, now);
   }
 
   /** release: DeleteItem of the record, after a push that failed and will be retried. */
