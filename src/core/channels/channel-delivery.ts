@@ -11,6 +11,8 @@
  *   window ends and then go out together as ONE digest;
  * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
  *   before every send. A dedup store that cannot be read fails the record (no send, retried).
+ *   A process killed between a claim and its send leaves the claim: that send is lost, never
+ *   doubled (at-most-once for the crash window; a crash after the send is a skipped duplicate).
  *
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
