@@ -190,6 +190,8 @@ export class LocalMobilePush {
       } catch {
         throw new SnsError('InvalidParameter', 'Invalid parameter: Message Structure - JSON message body failed to parse');
       }
+      // A platform payload of null or a scalar used to escape as a TypeError (a 500); APNs/FCM want an object.
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new SnsError('InvalidParameter', 'Invalid parameter: Message Structure - the platform payload must be a JSON object');
     }
     const alert = (payload as { aps?: { alert?: { title?: string; body?: string } } }).aps?.alert;
     const fcm = (payload as { fcmV1Message?: { message?: { notification?: { title?: string; body?: string } } } }).fcmV1Message?.message?.notification;
