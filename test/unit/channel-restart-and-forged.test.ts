@@ -82,6 +82,23 @@ describe('channel consumer killed and restarted', () => {
   });
 });
 
+describe('dedup store failing part-way through a digest', () => {
+  it('gives back the claims it made, so the retry sends every notification (none lost to a half-claimed digest)', async () => {
+    const dedup = durableDedup();
+    let failNext = true;
+    const flaky: ChannelDedupStore = { claim: async (key) => (key.notificationId.endsWith('2') && failNext ? ((failNext = false), Promise.reject(new Error('ProvisionedThroughputExceeded'))) : dedup.claim(key)), release: dedup.release };
+    const second: DeliveryJob = { ...job, eventId: 'e2', target: { kind: 'recipients', recipients: [{ userId: 'alice', notificationId: NOTIFICATION_ID.replace(/1$/, '2') }] } };
+    const digest: ChannelInput[] = [{ recordId: 'r1', job: { ...job, held: true } }, { recordId: 'r2', job: { ...second, held: true } }];
+    const counts: number[] = [];
+    const publish: PushProvider['publish'] = async (_arn, _platform, message) => (counts.push(Number(message.data.count ?? 1)), sent);
+    const first = await consumer(flaky, publish).deliver(digest);
+    const retry = await consumer(flaky, publish).deliver(digest);
+    expect([...first.failedRecordIds].sort()).toEqual(['r1', 'r2']);
+    expect(counts).toEqual([2, 2]);
+    expect(retry).toMatchObject({ messagesSent: 2, duplicatesSkipped: 0 });
+  });
+});
+
 describe('forged jobs on a channel queue', () => {
   const secret = 'job-key';
   const record = (messageId: string, body: string): SQSRecord => ({ messageId, receiptHandle: 'h', body, attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 's', ApproximateFirstReceiveTimestamp: '0' }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery', awsRegion: 'us-east-1' });

@@ -255,8 +255,14 @@ export class ChannelDelivery {
 
   /** Claims every notification of the message for one destination; the claimed ones (none: all sent before). */
   private async claimAll(message: readonly Candidate[], deviceId?: string): Promise<Candidate[]> {
-    const claimed: Candidate[] = [];
-    for (const candidate of message) if (await this.deps.dedup.claim(this.keyOf(candidate, deviceId))) claimed.push(candidate);
+    const outcomes = await Promise.allSettled(message.map((candidate) => this.deps.dedup.claim(this.keyOf(candidate, deviceId))));
+    const claimed = message.filter((_candidate, index) => outcomes[index]!.status === 'fulfilled' && (outcomes[index] as PromiseFulfilledResult<boolean>).value);
+    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) {
+      // Claims kept after a failed one would make the retry skip those notifications unsent: give them back first.
+      await this.releaseAll(claimed, deviceId);
+      throw failure.reason;
+    }
     return claimed;
   }
 
