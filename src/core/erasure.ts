@@ -117,10 +117,9 @@ function textNamesUser(text: string, userId: string): boolean {
  */
 export function followeeProfileOfOutgoingEdge(item: Record<string, unknown>, subject: ErasureSubject): TableKey | undefined {
   const pk = item.pk;
-  const suffix = '#FOLLOWERS';
-  if (typeof pk !== 'string' || item.sk !== subject.userId || !pk.endsWith(suffix)) return undefined;
+  if (typeof pk !== 'string' || item.sk !== subject.userId) return undefined;
   if (pk === keys.followersPartition(subject.tenantId, subject.userId)) return undefined;
-  return { pk: `${pk.slice(0, -suffix.length)}#PROFILE`, sk: keys.profile(subject.tenantId, subject.userId).sk };
+  return keys.profileOfFollowersPartition(pk);
 }
 
 /** What one erasure removed, by table and kind; `followCountsLowered` = followees whose count went down by one. */

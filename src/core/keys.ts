@@ -148,6 +148,9 @@ export const keys = {
   /** Graph: one item per follower of `userId` (sk = follower id). */
   followersPartition: (tenantId: string, userId: string): string =>
     `${userPartition(tenantId, userId)}#FOLLOWERS`,
+  /** The followee's PROFILE key next to a FOLLOWERS partition (the erasure lowers its count knowing only the edge's pk); undefined for any other pk. */
+  profileOfFollowersPartition: (followersPk: string): TableKey | undefined =>
+    followersPk.endsWith('#FOLLOWERS') ? { pk: `${followersPk.slice(0, -'#FOLLOWERS'.length)}#PROFILE`, sk: 'PROFILE' } : undefined,
   follower: (tenantId: string, followeeId: string, followerId: string): TableKey => ({
     pk: keys.followersPartition(tenantId, followeeId),
     sk: assertIdentifier('followerId', followerId),

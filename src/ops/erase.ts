@@ -12,11 +12,9 @@ import { UserEraser, type ScheduleStore, type UserEraserOptions } from '../adapt
 import { EventBridgeScheduleStore } from '../adapters/scheduler/eventbridge-schedule-store.js';
 import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/erasure.js';
 import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
-import { assertIdentifier } from '../core/keys.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
-import { TABLE_NAMES, type TableName } from '../table-specs.js';
-import { awsTarget, localTarget, type OpsTarget } from './targets.js';
+import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
 
 /** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
 export const DEFAULT_ERASURE_GRACE_MS = 90_000;
@@ -64,13 +62,8 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
   }
 }
 
-/** `inbox=name,readMarks=name,...`: every table of src/table-specs.ts. */
-export function parseTables(value: string): Record<TableName, string> {
-  const entries = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2).map((part) => part.trim())));
-  const missing = TABLE_NAMES.filter((name) => !entries[name]);
-  if (missing.length > 0) throw new Error(`--tables is missing ${missing.join(', ')} (expected ${TABLE_NAMES.map((name) => `${name}=<table>`).join(',')})`);
-  return Object.fromEntries(TABLE_NAMES.map((name) => [name, entries[name] as string])) as Record<TableName, string>;
-}
+/** Kept here for callers that imported it from the erase command. */
+export { parseTables } from './targets.js';
 
 export function formatErasureReport(subject: ErasureSubject, report: ErasureReport): string {
   const lines = Object.entries(report.removed)
@@ -108,17 +101,17 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const subject = { tenantId: assertIdentifier('tenantId', values.tenant), userId: assertIdentifier('userId', values.user) };
+  const subject = parseSubject(values);
   const region = values.region ? { region: values.region } : {};
   const target = values.tables
-    ? { ...awsTarget({ ...region, table: parseTables(values.tables).idempotency }), tables: parseTables(values.tables), ...(values['ws-endpoint'] ? { managementEndpoint: values['ws-endpoint'] } : {}), ...(values['feed-shards'] ? { feedShards: Number(values['feed-shards']) } : {}) }
+    ? awsTablesTarget({ tables: values.tables, region: values.region, managementEndpoint: values['ws-endpoint'], ...(values['feed-shards'] !== undefined ? { feedShards: parseNumberFlag('feed-shards', values['feed-shards'], 1) } : {}) })
     : await localTarget(localSettingsFromEnv().dataDir);
   const scheduler = values['schedule-group'] ? new SchedulerClient(region) : undefined;
   try {
     const report = await eraseUser(target, subject, {
-      ...(values['grace-ms'] !== undefined ? { graceMs: Number(values['grace-ms']) } : target.kind === 'local' ? { graceMs: localSettingsFromEnv().functionTimeoutMs ?? 5_000 } : {}),
-      ...(values['step-budget'] !== undefined ? { stepBudget: Number(values['step-budget']) } : {}),
-      ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: Number(values['tombstone-ttl-days']) * 86_400 } : {}),
+      ...(values['grace-ms'] !== undefined ? { graceMs: parseNumberFlag('grace-ms', values['grace-ms']) } : target.kind === 'local' ? { graceMs: localSettingsFromEnv().functionTimeoutMs ?? 5_000 } : {}),
+      ...(values['step-budget'] !== undefined ? { stepBudget: parseNumberFlag('step-budget', values['step-budget'], 1) } : {}),
+      ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: parseNumberFlag('tombstone-ttl-days', values['tombstone-ttl-days'], 1) * 86_400 } : {}),
       ...(scheduler && values['schedule-group'] ? { schedules: new EventBridgeScheduleStore(scheduler, values['schedule-group']) } : {}),
     });
     process.stdout.write(`${values.json ? JSON.stringify({ ...subject, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);

@@ -11,10 +11,8 @@ import type { Writable } from 'node:stream';
 import { UserExporter } from '../adapters/dynamo/user-exporter.js';
 import type { ErasureSubject } from '../core/erasure.js';
 import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
-import { assertIdentifier } from '../core/keys.js';
 import { localSettingsFromEnv } from '../local/settings.js';
-import { parseTables } from './erase.js';
-import { awsTarget, localTarget, type OpsTarget } from './targets.js';
+import { awsTablesTarget, localTarget, parseSubject, type OpsTarget } from './targets.js';
 
 /** Streams the export of `subject` into `out`, respecting back-pressure. */
 export async function exportUser(target: OpsTarget, subject: ErasureSubject, out: Writable): Promise<void> {
@@ -31,9 +29,9 @@ async function main(): Promise<void> {
     process.stderr.write('usage: npm run --silent export -- --tenant <tenant> --user <user> [--out <file>] [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>]]\n');
     process.exit(2);
   }
-  const subject = { tenantId: assertIdentifier('tenantId', values.tenant), userId: assertIdentifier('userId', values.user) };
+  const subject = parseSubject(values);
   const target = values.tables
-    ? { ...awsTarget({ ...(values.region ? { region: values.region } : {}), table: parseTables(values.tables).idempotency }), tables: parseTables(values.tables) }
+    ? awsTablesTarget({ tables: values.tables, region: values.region })
     : await localTarget(localSettingsFromEnv().dataDir);
   const out = values.out ? createWriteStream(values.out, { mode: 0o600 }) : process.stdout;
   try {

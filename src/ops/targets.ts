@@ -10,7 +10,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { readRuntimeInfo, type LocalQueueInfo } from '../local/runtime-info.js';
 import { loadLocalSqsCredentials } from '../local/sqs/credentials.js';
-import type { TableName } from '../table-specs.js';
+import { assertIdentifier } from '../core/keys.js';
+import { TABLE_NAMES, type TableName } from '../table-specs.js';
 
 export interface OpsTarget {
   kind: 'local' | 'aws';
@@ -63,5 +64,36 @@ export function awsTarget(options: { region?: string; table?: string; bus?: stri
     idempotencyTable: options.table ?? '',
     ...(options.bus ? { eventBusName: options.bus } : {}),
     destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
+  };
+}
+
+/** `inbox=name,readMarks=name,...`: every table of src/table-specs.ts. */
+export function parseTables(value: string): Record<TableName, string> {
+  const entries = new Map(value.split(',').map((pair) => pair.split('=', 2).map((part) => part.trim()) as [string, string | undefined]));
+  const missing = TABLE_NAMES.filter((name) => !entries.get(name));
+  if (missing.length > 0) throw new Error(`--tables is missing ${missing.join(', ')} (expected ${TABLE_NAMES.map((name) => `${name}=<table>`).join(',')})`);
+  return Object.fromEntries(TABLE_NAMES.map((name) => [name, entries.get(name) as string])) as Record<TableName, string>;
+}
+
+/** `--tenant` / `--user` of the per-user commands (erase, export), checked as the API checks ids. */
+export function parseSubject(values: { tenant?: string | undefined; user?: string | undefined }): { tenantId: string; userId: string } {
+  return { tenantId: assertIdentifier('tenantId', values.tenant ?? ''), userId: assertIdentifier('userId', values.user ?? '') };
+}
+
+/** A numeric flag: a finite number >= `min`; NaN from `--grace-ms abc` would otherwise pass silently. */
+export function parseNumberFlag(flag: string, value: string, min = 0): number {
+  const parsed = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${flag} must be a number >= ${min}, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+/** The AWS target of the per-user commands: every table from `--tables` (and the optional `@connections` endpoint and feed shards). */
+export function awsTablesTarget(options: { tables: string; region?: string | undefined; managementEndpoint?: string | undefined; feedShards?: number | undefined }): OpsTarget {
+  const tables = parseTables(options.tables);
+  return {
+    ...awsTarget({ ...(options.region ? { region: options.region } : {}), table: tables.idempotency }),
+    tables,
+    ...(options.managementEndpoint ? { managementEndpoint: options.managementEndpoint } : {}),
+    ...(options.feedShards !== undefined ? { feedShards: options.feedShards } : {}),
   };
 }

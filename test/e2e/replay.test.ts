@@ -60,4 +60,28 @@ describe('replay from the local archive', () => {
     expect(await inboxOf(runtime, { tenantId: 'acme', userId: 'rob' })).toHaveLength(1);
     expect(countLocalArchive(dataDir, { fromMs: toMs, toMs: Date.now() + 1 })).toEqual({}); // replays are not archived again
   });
+
+  it('a replay cut off by a runtime restart and run again (same name, which the restarted runtime no longer knows) notifies nobody twice', async () => {
+    // Prepare
+    const fromMs = Date.now() - 1;
+    await publish(events, 'mention.created', aMention({ recipients: ['ines'] }), aMention({ recipients: ['ines', 'ivo'] }));
+    await pipelineDrained(runtime, POLL);
+    const toMs = Date.now() + 1;
+    const ines = { tenantId: 'acme', userId: 'ines' };
+    const before = await pollUntil(async () => ((await inboxOf(runtime, ines)).length === 2 ? inboxOf(runtime, ines) : undefined), POLL, 'two items');
+
+    // Act: the replay's events are on the intake queue when the runtime stops, before the fan-out drains them.
+    await startReplay(events, localArchiveArns(runtime.endpoints.eventBusName), { fromMs, toMs }, 'cut-off-replay', async () => undefined);
+    events.destroy();
+    await runtime.close();
+    runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir });
+    events = eventsClientOf(runtime);
+    const again = await startReplay(events, localArchiveArns(runtime.endpoints.eventBusName), { fromMs, toMs }, 'cut-off-replay', async () => undefined);
+    await pipelineDrained(runtime, POLL);
+
+    // Assess
+    expect(again.state).toBe('COMPLETED');
+    expect(await inboxOf(runtime, ines)).toEqual(before);
+    expect(await inboxOf(runtime, { tenantId: 'acme', userId: 'ivo' })).toHaveLength(1);
+  });
 });

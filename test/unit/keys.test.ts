@@ -122,3 +122,12 @@ describe('key segments', () => {
     expect(userPartition('acme%23U%23x', 'y')).not.toBe(userPartition('acme#U#x', 'y'));
   });
 });
+
+describe('keys.profileOfFollowersPartition', () => {
+  it('answers the PROFILE key of the followee of a FOLLOWERS partition, also for escaped ids, and nothing for other partitions', () => {
+    for (const followee of ['bob', 'auth0|x', '__proto__', 'ü'.repeat(200)]) {
+      expect(keys.profileOfFollowersPartition(keys.followersPartition('acme', followee))).toEqual(keys.profile('acme', followee));
+    }
+    expect(keys.profileOfFollowersPartition(keys.followingCelebsPartition('acme', 'bob'))).toBeUndefined();
+  });
+});

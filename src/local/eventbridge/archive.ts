@@ -62,23 +62,31 @@ export class LocalEventArchive {
   }
 
   /**
-   * Replays the range now (synchronously, so DescribeReplay answers COMPLETED at once): each event to
-   * `send`, its body marked with `replay-name`. A replay name is used once, as on AWS.
+   * Replays the range now (synchronously, so DescribeReplay answers COMPLETED at once): the events, each
+   * body marked with `replay-name`, go to `send` in one call (one journal write per queue, not one per
+   * event). An event that cannot be marked ends the replay FAILED after the ones before it. A replay
+   * name is used once, as on AWS.
    */
-  startReplay(name: string, fromMs: number, toMs: number, send: (event: ArchivedEvent, body: string) => void): LocalReplay {
+  startReplay(name: string, fromMs: number, toMs: number, send: (marked: ReadonlyArray<{ event: ArchivedEvent; body: string }>) => void): LocalReplay {
     if (this.replays.has(name)) throw new ReplayExistsError(name);
     const startedAtMs = Date.now();
-    let replayed = 0;
+    const marked: Array<{ event: ArchivedEvent; body: string }> = [];
     let failure: string | undefined;
     for (const event of this.read(fromMs, toMs)) {
       try {
-        const body = JSON.stringify({ ...(JSON.parse(event.body) as Record<string, unknown>), 'replay-name': name });
-        send(event, body);
-        replayed += 1;
+        marked.push({ event, body: JSON.stringify({ ...(JSON.parse(event.body) as Record<string, unknown>), 'replay-name': name }) });
       } catch (error) {
         failure = `event ${event.id}: ${(error as Error).message}`;
         break;
       }
+    }
+    let replayed = marked.length;
+    try {
+      send(marked);
+    } catch (error) {
+      // A queue before the failing one may hold its events: replays are idempotent downstream, run it again.
+      failure = `sending ${marked.length} events: ${(error as Error).message}`;
+      replayed = 0;
     }
     const replay: LocalReplay = {
       name,

@@ -102,9 +102,16 @@ function archiveOperation(target: string, input: unknown, options: LocalEventBus
     return eventsError('ValidationException', 'EventStartTime and EventEndTime: must be times with start before end');
   }
   try {
-    const replay = archive.startReplay(name, from * 1000, to * 1000, (event, body) => {
-      const queue = options.intakeQueueOf(event.detailType);
-      if (queue) queue.send(body);
+    const replay = archive.startReplay(name, from * 1000, to * 1000, (marked) => {
+      const byQueue = new Map<LocalQueue, string[]>();
+      for (const { event, body } of marked) {
+        const queue = options.intakeQueueOf(event.detailType);
+        if (!queue) continue;
+        const bodies = byQueue.get(queue) ?? [];
+        bodies.push(body);
+        byQueue.set(queue, bodies);
+      }
+      for (const [queue, bodies] of byQueue) queue.sendBatch(bodies);
     });
     if (replay.state === 'FAILED') options.logger?.warn('local replay failed part way; the events before the failure were replayed', { replay: name, reason: replay.stateReason });
     return answer({ ReplayArn: replayAnswer(replay, options).ReplayArn, State: 'STARTING', ReplayStartTime: replay.startedAtMs / 1000 });
