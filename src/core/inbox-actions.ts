@@ -3,6 +3,7 @@
  * archive-all-read and bulk changes. None rewrites an inbox item: a per-item change is one write of
  * the user's READEX#<id> exception, archive-all-read is one write of the mark item.
  */
+import { forEachBounded } from './bounded-parallel.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { notificationId } from './ids.js';
 import type { InboxService } from './inbox-service.js';
@@ -67,9 +68,7 @@ export class InboxActions {
     const found = await this.deps.service.findInView(user, unique);
     const nowMs = this.deps.clock.nowMs();
     const updated = unique.filter((id) => found.has(id));
-    for (let start = 0; start < updated.length; start += BULK_PARALLELISM) {
-      await Promise.all(updated.slice(start, start + BULK_PARALLELISM).map((id) => this.apply(user, found.get(id)!, action, nowMs)));
-    }
+    await forEachBounded(updated, BULK_PARALLELISM, (id) => this.apply(user, found.get(id)!, action, nowMs));
     if (updated.length > 0) await this.deps.listener?.itemStateChanged(user, action, updated);
     return { updated, notFound: unique.filter((id) => !found.has(id)) };
   }
