@@ -26,7 +26,7 @@ export const MAX_SNOOZE_MS = 30 * 86_400_000;
 
 export interface InboxActionsDeps {
   service: Pick<InboxService, 'findInView'>;
-  readState: Pick<ReadStateStore, 'recordSingleRead'>;
+  readState: Pick<ReadStateStore, 'recordSingleRead' | 'recordSingleReads'>;
   itemStates: ItemStateStore;
   clock: Clock;
   inboxTtlDays: number;
@@ -61,14 +61,16 @@ export class InboxActions {
     await this.deps.listener?.itemStateChanged(user, action, [id]);
   }
 
-  /** Up to 100 ids: those in the caller's view are changed (one write each), the others named and never touched. */
+  /** Up to 100 ids: those in the caller's view are changed (one write each, reads batched), the others named and never touched. */
   async bulk(user: UserRef, ids: readonly string[], action: ItemAction): Promise<BulkResult> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_BULK_IDS) throw new ValidationError(`at most ${MAX_BULK_IDS} ids`, [{ path: 'ids', message: `at most ${MAX_BULK_IDS}` }]);
     const found = await this.deps.service.findInView(user, unique);
     const nowMs = this.deps.clock.nowMs();
     const updated = unique.filter((id) => found.has(id));
-    await forEachBounded(updated, BULK_PARALLELISM, (id) => this.apply(user, found.get(id)!, action, nowMs));
+    // Reads are plain puts: BatchWriteItems of 25. Other changes SET one field and REMOVE its opposite, which only UpdateItem can do.
+    if (action === 'read') await this.deps.readState.recordSingleReads(user, updated, this.expiresAt(nowMs), nowMs);
+    else await forEachBounded(updated, BULK_PARALLELISM, (id) => this.apply(user, found.get(id)!, action, nowMs));
     if (updated.length > 0) await this.deps.listener?.itemStateChanged(user, action, updated);
     return { updated, notFound: unique.filter((id) => !found.has(id)) };
   }

@@ -237,6 +237,26 @@ describe('bulk', () => {
     expect((await send(user, 'POST', '/notifications/bulk', { action: 'explode', ids: [theirs.id] })).status).toBe(400);
     expect((await send(user, 'POST', '/notifications/bulk', { action: 'read', ids: ['../etc'] })).status).toBe(400);
   });
+
+  it('bulk read of 100 ids is one view lookup and 4 BatchWriteItems, not 100 gets and 100 puts', async () => {
+    // Prepare
+    const user = aUser();
+    const items = await seed(user, 100);
+    meter.reset();
+
+    // Act
+    const answer = await send(user, 'POST', '/notifications/bulk', { action: 'read', ids: idsOf(items) });
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect((answer.body as { updated: string[] }).updated).toHaveLength(100);
+    const requests = meter.snapshot();
+    expect(requests.byCommand.BatchWriteItemCommand).toBe(4);
+    expect(requests.byCommand.PutItemCommand ?? 0).toBe(0);
+    expect(requests.byCommand.GetItemCommand ?? 0).toBeLessThanOrEqual(1);
+    expect(requests.byCommand.BatchGetItemCommand ?? 0).toBeLessThanOrEqual(2);
+    expect((await counts(user)).unread).toBe(0);
+  });
 });
 
 describe('hostile input on the action routes', () => {
