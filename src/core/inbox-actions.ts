@@ -10,7 +10,7 @@ import type { InboxService } from './inbox-service.js';
 import type { Clock } from './ports/clock.js';
 import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns, UserRef } from './ports/inbox.js';
 import type { StoredNotification } from './notification.js';
-import type { ItemAction } from '../contract/wire.js';
+import type { BulkAnswer, ItemAction } from '../contract/wire.js';
 
 export type { ItemAction } from '../contract/wire.js';
 
@@ -35,10 +35,8 @@ export interface InboxActionsDeps {
   snoozeReturns?: SnoozeReturns;
 }
 
-export interface BulkResult {
-  updated: string[];
-  notFound: string[];
-}
+/** The wire's answer as it is (ids changed, ids not in the view). */
+export type BulkResult = BulkAnswer;
 
 /** The id of a snoozed notification's comeback: deterministic, so a retried snooze writes the same item. */
 export function snoozeReturnId(user: UserRef, item: Pick<StoredNotification, 'id' | 'type'>, untilMs: number): string {

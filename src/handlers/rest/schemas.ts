@@ -1,6 +1,8 @@
 /** zod schemas of the REST boundary (CONTRACT.md, REST). */
 import * as z from 'zod';
 import { ULID_PATTERN } from '../../core/ids.js';
+import { MAX_BULK_IDS } from '../../core/inbox-actions.js';
+import { itemActionSchema } from '../../contract/wire-schemas.js';
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
 
@@ -51,8 +53,8 @@ export const snoozeBodySchema = z.object({ until: z.iso.datetime({ offset: true 
 /** `POST /notifications/bulk`: one action on up to 100 ids. */
 export const bulkBodySchema = z
   .object({
-    action: z.enum(['read', 'unread', 'seen', 'archive', 'unarchive', 'delete']),
-    ids: z.array(notificationIdSchema).min(1).max(100, 'at most 100 ids'),
+    action: itemActionSchema,
+    ids: z.array(notificationIdSchema).min(1).max(MAX_BULK_IDS, `at most ${MAX_BULK_IDS} ids`),
   })
   .strict();
 
