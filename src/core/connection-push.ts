@@ -5,6 +5,7 @@
  */
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger, PostOutcome } from './ports/live.js';
 import { planMessages, type PendingPush } from './live-messages.js';
+import type { UserRef } from './ports/inbox.js';
 
 export interface ConnectionPushDeps {
   ledger: DeliveryLedger;
@@ -114,4 +115,31 @@ export async function postOrRemoveStale(deps: Pick<ConnectionPushDeps, 'pusher' 
   const outcome = await deps.pusher.post(target.connectionId, payload);
   if (outcome === 'gone') await deps.directory.removeConnection(target);
   return outcome;
+}
+
+/**
+ * Posts a claim-free payload to every live connection of one user (one presence lookup); the
+ * payload is built only when the user has a connection. Every connection is tried; failures throw
+ * together so the caller's retry covers them.
+ */
+export async function pushToUserConnections(
+  deps: Pick<ConnectionPushDeps, 'pusher'> & { directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'> },
+  user: UserRef,
+  buildPayload: () => Promise<string>,
+  messageType: string,
+): Promise<void> {
+  const connections = await deps.directory.connectionsOf([user]);
+  if (connections.length === 0) return;
+  const payload = await buildPayload();
+  const failures: unknown[] = [];
+  await Promise.all(
+    connections.map(async (connection) => {
+      try {
+        await postOrRemoveStale(deps, connection, payload);
+      } catch (error) {
+        failures.push(error);
+      }
+    }),
+  );
+  if (failures.length > 0) throw new AggregateError(failures, `${messageType} push failed for ${failures.length} of ${connections.length} connections`);
 }

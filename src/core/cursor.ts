@@ -4,7 +4,7 @@
  * user's data.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isNotificationId } from './ids.js';
+import { isNotificationId, TYPE_NAME_PATTERN } from './ids.js';
 import { ValidationError } from './errors.js';
 
 export interface InboxCursor {
@@ -25,13 +25,11 @@ export interface InboxFilter {
   types?: string[];
 }
 
-const TYPE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-
 function filterFrom(value: unknown): InboxFilter | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { r, a, t } = value as { r?: unknown; a?: unknown; t?: unknown };
   if ((r !== undefined && typeof r !== 'boolean') || (a !== undefined && typeof a !== 'boolean')) return undefined;
-  if (t !== undefined && (!Array.isArray(t) || t.length > 50 || !t.every((type) => typeof type === 'string' && TYPE_NAME.test(type)))) return undefined;
+  if (t !== undefined && (!Array.isArray(t) || t.length > 50 || !t.every((type) => typeof type === 'string' && TYPE_NAME_PATTERN.test(type)))) return undefined;
   return { ...(r !== undefined ? { read: r } : {}), ...(a !== undefined ? { archived: a } : {}), ...(t !== undefined ? { types: t as string[] } : {}) };
 }
 

@@ -12,6 +12,9 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_LENGTH = 16;
 export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
+/** A notification type name (`mention.created`): the catalog's, the filters' and the keys' one rule. */
+export const TYPE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
 export function isNotificationId(value: string): boolean {
   return ULID_PATTERN.test(value);
 }

@@ -3,13 +3,14 @@
  * archive-all-read and bulk changes. None rewrites an inbox item: a per-item change is one write of
  * the user's READEX#<id> exception, archive-all-read is one write of the mark item.
  */
+import { forEachBounded } from './bounded-parallel.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { notificationId } from './ids.js';
 import type { InboxService } from './inbox-service.js';
 import type { Clock } from './ports/clock.js';
 import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns, UserRef } from './ports/inbox.js';
 import type { StoredNotification } from './notification.js';
-import type { ItemAction } from '../contract/wire.js';
+import type { BulkAnswer, ItemAction } from '../contract/wire.js';
 
 export type { ItemAction } from '../contract/wire.js';
 
@@ -25,7 +26,7 @@ export const MAX_SNOOZE_MS = 30 * 86_400_000;
 
 export interface InboxActionsDeps {
   service: Pick<InboxService, 'findInView'>;
-  readState: Pick<ReadStateStore, 'recordSingleRead'>;
+  readState: Pick<ReadStateStore, 'recordSingleRead' | 'recordSingleReads'>;
   itemStates: ItemStateStore;
   clock: Clock;
   inboxTtlDays: number;
@@ -34,10 +35,8 @@ export interface InboxActionsDeps {
   snoozeReturns?: SnoozeReturns;
 }
 
-export interface BulkResult {
-  updated: string[];
-  notFound: string[];
-}
+/** The wire's answer as it is (ids changed, ids not in the view). */
+export type BulkResult = BulkAnswer;
 
 /** The id of a snoozed notification's comeback: deterministic, so a retried snooze writes the same item. */
 export function snoozeReturnId(user: UserRef, item: Pick<StoredNotification, 'id' | 'type'>, untilMs: number): string {
@@ -60,16 +59,16 @@ export class InboxActions {
     await this.deps.listener?.itemStateChanged(user, action, [id]);
   }
 
-  /** Up to 100 ids: those in the caller's view are changed (one write each), the others named and never touched. */
+  /** Up to 100 ids: those in the caller's view are changed (one write each, reads batched), the others named and never touched. */
   async bulk(user: UserRef, ids: readonly string[], action: ItemAction): Promise<BulkResult> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_BULK_IDS) throw new ValidationError(`at most ${MAX_BULK_IDS} ids`, [{ path: 'ids', message: `at most ${MAX_BULK_IDS}` }]);
     const found = await this.deps.service.findInView(user, unique);
     const nowMs = this.deps.clock.nowMs();
     const updated = unique.filter((id) => found.has(id));
-    for (let start = 0; start < updated.length; start += BULK_PARALLELISM) {
-      await Promise.all(updated.slice(start, start + BULK_PARALLELISM).map((id) => this.apply(user, found.get(id)!, action, nowMs)));
-    }
+    // Reads are plain puts: BatchWriteItems of 25. Other changes SET one field and REMOVE its opposite, which only UpdateItem can do.
+    if (action === 'read') await this.deps.readState.recordSingleReads(user, updated, this.expiresAt(nowMs), nowMs);
+    else await forEachBounded(updated, BULK_PARALLELISM, (id) => this.apply(user, found.get(id)!, action, nowMs));
     if (updated.length > 0) await this.deps.listener?.itemStateChanged(user, action, updated);
     return { updated, notFound: unique.filter((id) => !found.has(id)) };
   }

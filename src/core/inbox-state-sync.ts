@@ -3,7 +3,7 @@
  * delete, snooze, bulk changes or archive-all-read, every connection of the user receives an
  * `item_state` (or `archived_read`) message with the counts after the change.
  */
-import { postOrRemoveStale } from './connection-push.js';
+import { pushToUserConnections } from './connection-push.js';
 import { encodeLiveMessage } from './live-messages.js';
 import type { ConnectionDirectory, ConnectionPusher } from './ports/live.js';
 import type { InboxStateListener, UserRef } from './ports/inbox.js';
@@ -29,19 +29,6 @@ export class InboxStateSync implements InboxStateListener {
 
   /** One presence lookup; counts are computed only when the user has a live connection. */
   private async push(user: UserRef, message: (counts: Counts) => ServerMessage): Promise<void> {
-    const connections = await this.deps.directory.connectionsOf([user]);
-    if (connections.length === 0) return;
-    const payload = encodeLiveMessage(message(await this.deps.counts.counts(user)));
-    const failures: unknown[] = [];
-    await Promise.all(
-      connections.map(async (connection) => {
-        try {
-          await postOrRemoveStale(this.deps, connection, payload);
-        } catch (error) {
-          failures.push(error);
-        }
-      }),
-    );
-    if (failures.length > 0) throw new AggregateError(failures, `item_state push failed for ${failures.length} of ${connections.length} connections`);
+    await pushToUserConnections(this.deps, user, async () => encodeLiveMessage(message(await this.deps.counts.counts(user))), 'item_state');
   }
 }

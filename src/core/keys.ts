@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidIdentifierError } from './errors.js';
+import { TYPE_NAME_PATTERN } from './ids.js';
 
 /**
  * Tenant ids, user ids and actor ids: any value an identity provider issues (`auth0|64f1c2`,
@@ -142,7 +143,7 @@ export const keys = {
    */
   retraction: (tenantId: string, type: string, eventId: string, arrivalMs: number): TableKey => ({
     pk: keys.retractionsPartition(tenantId),
-    sk: `${String(arrivalMs).padStart(15, '0')}#${assertIdentifierMatching('type', type, /^[a-z0-9][a-z0-9._-]{0,63}$/)}#${eventId}`,
+    sk: `${String(arrivalMs).padStart(15, '0')}#${assertIdentifierMatching('type', type, TYPE_NAME_PATTERN)}#${eventId}`,
   }),
 
   /** Graph: one item per follower of `userId` (sk = follower id). */

@@ -3,7 +3,7 @@
  * connection of the user receives a `read_state` message with the new marks and counts.
  */
 import type { ConnectionDirectory, ConnectionPusher } from './ports/live.js';
-import { postOrRemoveStale } from './connection-push.js';
+import { pushToUserConnections } from './connection-push.js';
 import { readStatePayload } from './live-messages.js';
 import type { ReadStateListener, ReadStateStore, UserRef } from './ports/inbox.js';
 import type { Counts } from './read-state.js';
@@ -18,22 +18,16 @@ export interface ReadStateSyncDeps {
 export class ReadStateSync implements ReadStateListener {
   constructor(private readonly deps: ReadStateSyncDeps) {}
 
-  /** One presence lookup; counts are computed only when the user has a live connection. */
+  /** One presence lookup; state and counts are read only when the user has a live connection. */
   async readStateChanged(user: UserRef): Promise<void> {
-    const connections = await this.deps.directory.connectionsOf([user]);
-    if (connections.length === 0) return;
-    const [state, counts] = await Promise.all([this.deps.readState.getReadState(user), this.deps.counts.counts(user)]);
-    const payload = readStatePayload(state, counts);
-    const failures: unknown[] = [];
-    await Promise.all(
-      connections.map(async (connection) => {
-        try {
-          await postOrRemoveStale(this.deps, connection, payload);
-        } catch (error) {
-          failures.push(error);
-        }
-      }),
+    await pushToUserConnections(
+      this.deps,
+      user,
+      async () => {
+        const [state, counts] = await Promise.all([this.deps.readState.getReadState(user), this.deps.counts.counts(user)]);
+        return readStatePayload(state, counts);
+      },
+      'read_state',
     );
-    if (failures.length > 0) throw new AggregateError(failures, `read_state push failed for ${failures.length} of ${connections.length} connections`);
   }
 }

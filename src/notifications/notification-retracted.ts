@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { TYPE_NAME_PATTERN } from '../core/ids.js';
 import { defineNotificationType } from './notification-type.js';
 
 /**
@@ -11,7 +12,7 @@ export const notificationRetracted = defineNotificationType({
   dataSchema: z
     .object({
       eventId: z.string().min(1).max(256),
-      type: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a notification type such as mention.created'),
+      type: z.string().regex(TYPE_NAME_PATTERN, 'must be a notification type such as mention.created'),
     })
     .strict(),
   defaultPriority: 'urgent',

@@ -237,6 +237,122 @@ describe('bulk', () => {
     expect((await send(user, 'POST', '/notifications/bulk', { action: 'explode', ids: [theirs.id] })).status).toBe(400);
     expect((await send(user, 'POST', '/notifications/bulk', { action: 'read', ids: ['../etc'] })).status).toBe(400);
   });
+
+  it('bulk read of 100 ids is one view lookup and 4 BatchWriteItems, not 100 gets and 100 puts', async () => {
+    // Prepare
+    const user = aUser();
+    const items = await seed(user, 100);
+    meter.reset();
+
+    // Act
+    const answer = await send(user, 'POST', '/notifications/bulk', { action: 'read', ids: idsOf(items) });
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect((answer.body as { updated: string[] }).updated).toHaveLength(100);
+    const requests = meter.snapshot();
+    expect(requests.byCommand.BatchWriteItemCommand).toBe(4);
+    expect(requests.byCommand.PutItemCommand ?? 0).toBe(0);
+    expect(requests.byCommand.GetItemCommand ?? 0).toBeLessThanOrEqual(1);
+    expect(requests.byCommand.BatchGetItemCommand ?? 0).toBeLessThanOrEqual(2);
+    expect((await counts(user)).unread).toBe(0);
+  });
+});
+
+describe('hostile input on the action routes', () => {
+  const raw = async (user: UserRef, method: string, path: string, body: string) => call(base, method, path, { token: await token(user), body });
+
+  it('bulk refuses prototype keys, deep or huge bodies and odd ids with a 400, and never touches another user\'s item', async () => {
+    // Prepare
+    const user = aUser();
+    const other = aUser();
+    const mine = (await seed(user, 1))[0]!;
+    const theirs = (await seed(other, 1))[0]!;
+    const deep = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
+
+    // Act
+    const answers = await Promise.all([
+      raw(user, 'POST', '/notifications/bulk', `{"__proto__":{"isAdmin":true},"action":"archive","ids":["${mine.id}"]}`),
+      raw(user, 'POST', '/notifications/bulk', `{"constructor":{"prototype":{"polluted":1}},"action":"archive","ids":["${mine.id}"]}`),
+      raw(user, 'POST', '/notifications/bulk', `{"action":"__proto__","ids":["${mine.id}"]}`),
+      raw(user, 'POST', '/notifications/bulk', `{"action":"archive","ids":{"0":"${mine.id}","length":1}}`),
+      raw(user, 'POST', '/notifications/bulk', deep),
+      raw(user, 'POST', '/notifications/bulk', JSON.stringify({ action: 'archive', ids: Array.from({ length: 20_000 }, () => mine.id) })),
+      send(user, 'POST', '/notifications/bulk', { action: 'archive', ids: [] }),
+      send(user, 'POST', '/notifications/bulk', { action: 'archive', ids: ['constructor', '__proto__'] }),
+      send(user, 'POST', '/notifications/bulk', { action: 'archive', ids: [`${mine.id}\u0000`, mine.id.toLowerCase(), `${mine.id}#READEX`, 7] }),
+    ]);
+    const foreignOnly = await send(user, 'POST', '/notifications/bulk', { action: 'delete', ids: [theirs.id] });
+
+    // Assess
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 400));
+    expect(foreignOnly.status).toBe(200);
+    expect(foreignOnly.body).toEqual({ updated: [], notFound: [theirs.id] });
+    expect(await listIds(user)).toEqual([mine.id]);
+    expect(await listIds(other)).toEqual([theirs.id]);
+    expect((await readState.getReadState(other)).itemStates).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('snooze refuses an until in the past, too far ahead or not a date, prototype keys and odd ids; another user\'s id is 404', async () => {
+    // Prepare
+    const user = aUser();
+    const other = aUser();
+    const mine = (await seed(user, 1))[0]!;
+    const theirs = (await seed(other, 1))[0]!;
+    const soon = new Date(Date.now() + 60_000).toISOString();
+
+    // Act
+    const refused = await Promise.all([
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: new Date(Date.now() - 60_000).toISOString() }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: new Date(Date.now() + 31 * 86_400_000).toISOString() }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: '+275760-09-13T00:00:00.000Z' }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: 'tomorrow' }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: '2026-02-30T25:61:00Z' }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, { until: Date.now() + 60_000 }),
+      send(user, 'POST', `/notifications/${mine.id}/snooze`, {}),
+      raw(user, 'POST', `/notifications/${mine.id}/snooze`, `{"until":"${soon}","__proto__":{"isAdmin":true}}`),
+      raw(user, 'POST', `/notifications/${mine.id}/snooze`, `{"until":"${soon}","constructor":{"prototype":{"polluted":1}}}`),
+      send(user, 'POST', '/notifications/constructor/snooze', { until: soon }),
+      send(user, 'POST', '/notifications/__proto__/snooze', { until: soon }),
+      send(user, 'POST', `/notifications/${encodeURIComponent(`${mine.id}#x`)}/snooze`, { until: soon }),
+    ]);
+    const foreign = await send(user, 'POST', `/notifications/${theirs.id}/snooze`, { until: soon });
+
+    // Assess
+    expect(refused.map((answer) => answer.status)).toEqual(refused.map(() => 400));
+    expect(foreign.status).toBe(404);
+    expect(await listIds(user)).toEqual([mine.id]);
+    expect(await listIds(other)).toEqual([theirs.id]);
+    expect((await readState.getReadState(user)).itemStates).toBeUndefined();
+  });
+
+  it('list filters refuse prototype names, odd characters and too many values with a 400', async () => {
+    // Prepare
+    const user = aUser();
+    await seed(user, 1);
+    const queries = [
+      'type=__proto__',
+      'type=constructor,toString',
+      'category=__proto__',
+      'category=Social%00',
+      'tags=__proto__',
+      `tags=${Array.from({ length: 11 }, (_, index) => `t${index}`).join(',')}`,
+      `type=${Array.from({ length: 21 }, (_, index) => `t${index}.created`).join(',')}`,
+      `type=${'a'.repeat(5_000)}`,
+      'type=',
+      'tags=a,,b',
+      '__proto__=1',
+      'constructor=1',
+    ];
+
+    // Act
+    const answers = await Promise.all(queries.map((query) => get(user, `/notifications?${query}`)));
+
+    // Assess
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 400));
+  });
 });
 
 describe('filters', () => {

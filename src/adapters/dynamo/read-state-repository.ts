@@ -5,6 +5,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, READ_MARK_SK } from '../../core/keys.js';
+import { batchPutAll } from './batch.js';
 import { queryPages } from './query-pages.js';
 import type { ItemStateChange, ReadStateStore, UserRef } from '../../core/ports/inbox.js';
 import type { ItemState, ReadState } from '../../core/read-state.js';
@@ -164,11 +165,15 @@ export class ReadStateRepository implements ReadStateStore {
 
   /** recordSingleRead: one PutItem of READ#<id> with a TTL (harmless if the id is below the mark). */
   async recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs?: number): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...keys.readException(user.tenantId, user.userId, id), expiresAt: expiresAtEpochSeconds, ...(atMs !== undefined ? { at: atMs } : {}) },
-      }),
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: singleReadItem(user, id, expiresAtEpochSeconds, atMs) }));
+  }
+
+  /** recordSingleReads: the same items as recordSingleRead, in BatchWriteItems of 25 (the shared retry policy). */
+  async recordSingleReads(user: UserRef, ids: readonly string[], expiresAtEpochSeconds: number, atMs?: number): Promise<void> {
+    await batchPutAll(
+      this.client,
+      this.tableName,
+      ids.map((id) => singleReadItem(user, id, expiresAtEpochSeconds, atMs)),
     );
   }
 
@@ -207,6 +212,10 @@ export class ReadStateRepository implements ReadStateStore {
       }),
     );
   }
+}
+
+function singleReadItem(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs: number | undefined): Record<string, unknown> {
+  return { ...keys.readException(user.tenantId, user.userId, id), expiresAt: expiresAtEpochSeconds, ...(atMs !== undefined ? { at: atMs } : {}) };
 }
 
 /**

@@ -94,6 +94,8 @@ export interface ReadStateStore {
   advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }>;
   /** One put: a READ#<id> exception with a TTL. */
   recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs?: number): Promise<void>;
+  /** The same puts for many ids, batched (25 per request). */
+  recordSingleReads(user: UserRef, ids: readonly string[], expiresAtEpochSeconds: number, atMs?: number): Promise<void>;
 }
 
 /** One change of a notification's per-item state (READEX#<id>), at `atMs`. */

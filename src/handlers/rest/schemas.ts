@@ -1,17 +1,17 @@
 /** zod schemas of the REST boundary (CONTRACT.md, REST). */
 import * as z from 'zod';
-import { ULID_PATTERN } from '../../core/ids.js';
+import { TYPE_NAME_PATTERN, ULID_PATTERN } from '../../core/ids.js';
+import { MAX_BULK_IDS } from '../../core/inbox-actions.js';
+import { itemActionSchema } from '../../contract/wire-schemas.js';
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
-
-const TYPE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** One type or several, comma-separated (`type=mention.created,comment.created`), at most 20. */
 const typeListSchema = z
   .string()
   .max(1_300)
   .transform((value) => value.split(','))
-  .pipe(z.array(z.string().regex(TYPE_NAME, 'must be a notification type such as mention.created')).min(1).max(20));
+  .pipe(z.array(z.string().regex(TYPE_NAME_PATTERN, 'must be a notification type such as mention.created')).min(1).max(20));
 
 const booleanQuerySchema = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
 
@@ -51,8 +51,8 @@ export const snoozeBodySchema = z.object({ until: z.iso.datetime({ offset: true 
 /** `POST /notifications/bulk`: one action on up to 100 ids. */
 export const bulkBodySchema = z
   .object({
-    action: z.enum(['read', 'unread', 'seen', 'archive', 'unarchive', 'delete']),
-    ids: z.array(notificationIdSchema).min(1).max(100, 'at most 100 ids'),
+    action: itemActionSchema,
+    ids: z.array(notificationIdSchema).min(1).max(MAX_BULK_IDS, `at most ${MAX_BULK_IDS} ids`),
   })
   .strict();
 
