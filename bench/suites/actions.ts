@@ -5,12 +5,11 @@
 import { BatchWriteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RetractionRepository } from '../../src/adapters/dynamo/retraction-repository.js';
-import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
+import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
 import type { NotificationEvent } from '../../src/core/events.js';
 import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
@@ -21,7 +20,7 @@ import { keys } from '../../src/core/keys.js';
 import type { StoredNotification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { CachedRetractions, RetractionService } from '../../src/core/retraction.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+import { startMeteredDynamo } from '../dynamo.js';
 import { round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
 const TENANT = 'bench';
@@ -115,10 +114,7 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
   ${8} rounds returns an empty page with a cursor: the cost of a list whose top is all archived).
 `,
   async run() {
-    const dynamo = await startEmbeddedDynamo();
-    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const meter = new RequestMeter();
-    meter.attach(client);
+    const { dynamo, client, meter } = await startMeteredDynamo();
     const tables = dynamo.tableNames;
     const inbox = new InboxRepository(client, tables.inbox);
     const readState = new ReadStateRepository(client, tables.readMarks);

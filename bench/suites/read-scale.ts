@@ -7,11 +7,10 @@ import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
-import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
-import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
+import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
 import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/feed-shards.js';
@@ -25,8 +24,8 @@ import type { StoredNotification } from '../../src/core/notification.js';
 import { systemClock } from '../../src/core/ports/clock.js';
 import type { InboxItemToWrite, InboxSource, UserRef } from '../../src/core/ports/inbox.js';
 import { DEFAULTS } from '../../lib/config.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../celebrity-delivery-sim.js';
+import { startMeteredDynamo } from '../dynamo.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
 const TENANT = 'scale';
@@ -111,10 +110,7 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   and the 10,000 requests/s account limit of API Gateway.
 `,
   async run() {
-    const dynamo = await startEmbeddedDynamo();
-    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const meter = new RequestMeter();
-    meter.attach(client);
+    const { dynamo, client, meter } = await startMeteredDynamo();
     const tables = dynamo.tableNames;
     const inbox = new InboxRepository(client, tables.inbox);
     const graph = new GraphRepository(client, tables.graph);

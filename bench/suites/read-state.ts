@@ -5,11 +5,10 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
-import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
-import { RequestMeter, type MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
+import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
 import { notificationId } from '../../src/core/ids.js';
 import { InboxService } from '../../src/core/inbox-service.js';
@@ -17,7 +16,7 @@ import { keys } from '../../src/core/keys.js';
 import type { StoredNotification } from '../../src/core/notification.js';
 import type { Clock } from '../../src/core/ports/clock.js';
 import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
+import { startMeteredDynamo } from '../dynamo.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
 const TENANT = 'bench';
@@ -119,10 +118,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
 - \`readState.counts.requests\` (K = 0), \`readState.counts.requests.kK\` and \`readState.counts.requests.n10000\` (10,000 unread, capped at 99).
 `,
   async run() {
-    const dynamo = await startEmbeddedDynamo();
-    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const meter = new RequestMeter();
-    meter.attach(client);
+    const { dynamo, client, meter } = await startMeteredDynamo();
     const tables = dynamo.tableNames;
     const inbox = new InboxRepository(client, tables.inbox);
     const service = new InboxService({

@@ -3,20 +3,16 @@
  * WebSocket): ids ordered by arrival, read-all up to what was shown, follows and promotions without
  * gaps, and catch-up (`since`) that returns every late arrival.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/core/events.js';
 import type { Notification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
-import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aFollow, aMention, aPost, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil, type PollOptions } from '../support/poll-until.js';
-import { eventsClientOf, pipelineDrained, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { startE2eRuntime, stopE2eRuntime, pipelineDrained, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
 const CELEBRITY_THRESHOLD = 3;
@@ -67,25 +63,16 @@ async function connect(userId: string): Promise<TestSocket> {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'arrival-order-e2e-'));
-  runtime = await startLocalRuntime({
-    ...localSettingsFromEnv({}),
-    port: 0,
-    wsPort: 0,
-    dataDir,
+  ({ dataDir, runtime, events } = await startE2eRuntime('arrival-order-e2e-', {
     celebrityThreshold: CELEBRITY_THRESHOLD,
     queueVisibilityTimeoutMs: 200,
     maxReceiveCount: 3,
     infoBatchWindowMs: 100,
-  });
-  events = eventsClientOf(runtime);
+  }));
 });
 
 afterAll(async () => {
-  await Promise.all(sockets.map((socket) => socket.close()));
-  events?.destroy();
-  await runtime?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await stopE2eRuntime({ dataDir, runtime, events }, sockets);
 });
 
 describe('read-all and arrival order', () => {

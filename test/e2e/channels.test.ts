@@ -3,20 +3,16 @@
  * `@aws-sdk/client-sns` and `@aws-sdk/client-sesv2` against the local SNS mobile-push and SES v2
  * stand-ins, the WebSocket, and the DLQ redrive of `npm run dlq`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { redriveDeadLetterQueue } from '../../src/ops/dlq.js';
 import { localTarget } from '../../src/ops/targets.js';
-import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aMention } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
-import { eventsClientOf, inboxOf, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { startE2eRuntime, stopE2eRuntime, inboxOf, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
 const POLL = { attempts: 300, intervalMs: 25 };
@@ -30,16 +26,11 @@ let events: EventBridgeClient;
 const sockets: TestSocket[] = [];
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'channels-e2e-'));
-  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 200, channelBatchWindowMs: 400, queueVisibilityTimeoutMs: 1_000 });
-  events = eventsClientOf(runtime);
+  ({ dataDir, runtime, events } = await startE2eRuntime('channels-e2e-', { infoBatchWindowMs: 200, channelBatchWindowMs: 400, queueVisibilityTimeoutMs: 1_000 }));
 });
 
 afterAll(async () => {
-  await Promise.all(sockets.map((socket) => socket.close()));
-  events?.destroy();
-  await runtime?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await stopE2eRuntime({ dataDir, runtime, events }, sockets);
 });
 
 async function tokenOf(who: UserRef): Promise<string> {

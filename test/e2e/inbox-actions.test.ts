@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { Notification } from '../../src/core/notification.js';
 import type { StoredNotification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
@@ -19,19 +18,9 @@ import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aMention } from '../support/events.js';
 import { aNotification, feedItemsOnAllShards, idsOf, inboxItemsFor, newestFirst, SECOND } from '../support/fixtures.js';
 import { seedFollowingCeleb } from '../support/dynamo.js';
-import { call, freePort, type HttpAnswer } from '../support/http.js';
+import { call, freePort, type CountsBody, type HttpAnswer, type PageBody } from '../support/http.js';
 import { eventsClientOf, pipelineDrained, publish } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
-
-interface PageBody {
-  items: Notification[];
-  nextCursor: string | null;
-}
-interface CountsBody {
-  unread: number;
-  unseen: number;
-  capped: boolean;
-}
 
 let runtime: LocalRuntime;
 let dataDir: string;

@@ -9,24 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { encodeCursor } from '../../src/core/cursor.js';
-import type { Notification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aNotification, alice, aliceOfGlobex, bob, feedItemsOnAllShards, idsOf, inboxItemsFor, newestFirst, SECOND } from '../support/fixtures.js';
 import { seedFollowingCeleb } from '../support/dynamo.js';
-import { call, freePort, isErrorBody, type HttpAnswer } from '../support/http.js';
+import { call, freePort, isErrorBody, type CountsBody, type HttpAnswer, type PageBody } from '../support/http.js';
 import { tokenFromForeignKey, unsignedToken, withTamperedClaims } from '../support/tokens.js';
-
-interface PageBody {
-  items: Notification[];
-  nextCursor: string | null;
-}
-interface CountsBody {
-  unread: number;
-  unseen: number;
-  capped: boolean;
-}
 
 let runtime: LocalRuntime;
 let dataDir: string;

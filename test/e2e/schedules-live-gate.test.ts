@@ -3,20 +3,16 @@
  * a muted type never appears, live delivery off means inbox only, and a burst above the per-user
  * rate limit arrives as one digest when the window ends. Quiet hours: schedules-quiet-hours.test.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRef } from '../../src/core/ports/inbox.js';
-import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import type { LocalRuntime } from '../../src/local/runtime.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../src/core/keys.js';
 import { aComment, aFollow, aMention, aPost } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
-import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
+import { startE2eRuntime, stopE2eRuntime, inboxOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
 const RATE_LIMIT = 3;
@@ -36,25 +32,16 @@ async function connect(who: UserRef): Promise<TestSocket> {
 
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'schedules-gate-e2e-'));
-  runtime = await startLocalRuntime({
-    ...localSettingsFromEnv({}),
-    port: 0,
-    wsPort: 0,
-    dataDir,
+  ({ dataDir, runtime, events } = await startE2eRuntime('schedules-gate-e2e-', {
     infoBatchWindowMs: 300,
     rateLimitPerMinute: RATE_LIMIT,
     rateLimitWindowMs: RATE_WINDOW_MS,
     celebrityThreshold: 2,
-  });
-  events = eventsClientOf(runtime);
+  }));
 });
 
 afterAll(async () => {
-  await Promise.all(sockets.map((socket) => socket.close()));
-  events?.destroy();
-  await runtime?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await stopE2eRuntime({ dataDir, runtime, events }, sockets);
 });
 
 describe('muted types and live delivery per type', () => {

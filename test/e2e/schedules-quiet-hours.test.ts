@@ -2,19 +2,15 @@
  * Quiet hours end to end (local runtime in-process, real PutEvents and WebSocket): the inbox item is
  * written at once, the push waits for the end of the window in the user's own zone; urgent bypasses.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports/clock.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { wallClockAt } from '../../src/core/time-zones.js';
-import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aMention } from '../support/events.js';
 import { pollUntil } from '../support/poll-until.js';
-import { eventsClientOf, inboxOf, pipelineDrained, publish, putPreferences } from '../support/schedules-e2e.js';
+import { startE2eRuntime, stopE2eRuntime, inboxOf, pipelineDrained, publish, putPreferences } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
 const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
@@ -43,16 +39,11 @@ function clockTime(instantMs: number, timeZone: string): string {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'schedules-quiet-e2e-'));
-  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 }, { clock });
-  events = eventsClientOf(runtime);
+  ({ dataDir, runtime, events } = await startE2eRuntime('schedules-quiet-e2e-', { infoBatchWindowMs: 300 }, { clock }));
 });
 
 afterAll(async () => {
-  await Promise.all(sockets.map((socket) => socket.close()));
-  events?.destroy();
-  await runtime?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await stopE2eRuntime({ dataDir, runtime, events }, sockets);
 });
 
 describe('quiet hours', () => {

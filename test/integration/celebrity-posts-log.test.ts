@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/celebrity-posts-view.js';
-import { decodeCursor } from '../../src/core/cursor.js';
-import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
+import { InboxService } from '../../src/core/inbox-service.js';
 import type { StoredNotification } from '../../src/core/notification.js';
 import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
 import { markAt } from '../../src/core/read-state.js';
 import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
-import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
+import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, walkPages, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
 
 let db: TestDynamo;
 let repositories: Repositories;
@@ -91,19 +90,6 @@ async function seed(celebrityCount: number, postsEach: number, followed = celebr
   return user;
 }
 
-async function walk(service: InboxService, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
-  const pages: string[][] = [];
-  const requests: number[] = [];
-  let cursor: string | null = null;
-  do {
-    db.meter.reset();
-    const page = await service.listPage(user, { ...request, ...(cursor ? { cursor: decodeCursor(cursor, TEST_CURSOR_SECRET) } : {}) });
-    requests.push(db.meter.snapshot().requests);
-    pages.push(page.items.map((item) => item.id));
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return { pages, requests };
-}
 
 describe('listPage from the celebrity posts log', () => {
   it('gives the same pages as querying every feed, each in 4 requests when the log is dense', async () => {
@@ -112,8 +98,8 @@ describe('listPage from the celebrity posts log', () => {
     const { withLog, everyFeed } = services();
 
     // Act
-    const fast = await walk(withLog, user, { limit: 20 });
-    const reference = await walk(everyFeed, user, { limit: 20 });
+    const fast = await walkPages(db.meter, withLog, user, { limit: 20 });
+    const reference = await walkPages(db.meter, everyFeed, user, { limit: 20 });
 
     // Assess: identical pages, every id once, newest first; followed list, own page, read state, one log Query
     expect(fast.pages).toEqual(reference.pages);
@@ -132,7 +118,7 @@ describe('listPage from the celebrity posts log', () => {
 
     // Act / Assess
     for (const request of [{ limit: 7, since: middle }, { limit: 9, type: 'post.published' }, { limit: 9, type: 'comment.created' }, { limit: 11 }]) {
-      expect((await walk(withLog, user, request)).pages).toEqual((await walk(everyFeed, user, request)).pages);
+      expect((await walkPages(db.meter, withLog, user, request)).pages).toEqual((await walkPages(db.meter, everyFeed, user, request)).pages);
     }
   }, 60_000);
 
@@ -142,10 +128,10 @@ describe('listPage from the celebrity posts log', () => {
     const { withLog, everyFeed } = services([], 0, SMALL_BUDGET);
 
     // Act
-    const fast = await walk(withLog, user, { limit: 5 });
+    const fast = await walkPages(db.meter, withLog, user, { limit: 5 });
 
     // Assess
-    expect(fast.pages).toEqual((await walk(everyFeed, user, { limit: 5 })).pages);
+    expect(fast.pages).toEqual((await walkPages(db.meter, everyFeed, user, { limit: 5 })).pages);
     expect(fast.requests[0]).toBeGreaterThan(3 + SMALL_BUDGET.maxRequests);
   }, 60_000);
 
@@ -155,8 +141,8 @@ describe('listPage from the celebrity posts log', () => {
     const { withLog, withHeads } = services([], 5);
 
     // Act
-    const fromLogService = await walk(withLog, user, { limit: 4 });
-    const fromHeads = await walk(withHeads, user, { limit: 4 });
+    const fromLogService = await walkPages(db.meter, withLog, user, { limit: 4 });
+    const fromHeads = await walkPages(db.meter, withHeads, user, { limit: 4 });
 
     // Assess: the same pages in the same requests as the feed heads alone
     expect(fromLogService).toEqual(fromHeads);

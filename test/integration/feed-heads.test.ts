@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { decodeCursor } from '../../src/core/cursor.js';
-import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
+import { InboxService } from '../../src/core/inbox-service.js';
 import type { StoredNotification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { markAt } from '../../src/core/read-state.js';
@@ -15,6 +14,7 @@ import {
   repositoriesOn,
   seedFollowingCeleb,
   startTestDynamo,
+  walkPages,
   TEST_CURSOR_SECRET,
   TEST_FEED_SHARDS,
   type Repositories,
@@ -82,20 +82,6 @@ async function seed(celebrityCount: number, postsEach: number, own = 10): Promis
   return { user, celebrities };
 }
 
-/** Every page of a walk with cursors, and the requests of each page. */
-async function walk(service: InboxService, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
-  const pages: string[][] = [];
-  const requests: number[] = [];
-  let cursor: string | null = null;
-  do {
-    db.meter.reset();
-    const page = await service.listPage(user, { ...request, ...(cursor ? { cursor: decodeCursor(cursor, TEST_CURSOR_SECRET) } : {}) });
-    requests.push(db.meter.snapshot().requests);
-    pages.push(page.items.map((item) => item.id));
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return { pages, requests };
-}
 
 describe('listPage with feed heads', () => {
   it('gives the same pages as querying every feed, in at most 4 + ceil(k/100) + contributing feeds requests', async () => {
@@ -104,8 +90,8 @@ describe('listPage with feed heads', () => {
     const { withHeads, everyFeed } = services();
 
     // Act
-    const fast = await walk(withHeads, user, { limit: 20 });
-    const reference = await walk(everyFeed, user, { limit: 20 });
+    const fast = await walkPages(db.meter, withHeads, user, { limit: 20 });
+    const reference = await walkPages(db.meter, everyFeed, user, { limit: 20 });
 
     // Assess: identical pages, every id once, newest first
     expect(fast.pages).toEqual(reference.pages);
@@ -125,7 +111,7 @@ describe('listPage with feed heads', () => {
 
     // Act / Assess
     for (const request of [{ limit: 7, since: middle }, { limit: 9, type: 'post.published' }, { limit: 9, type: 'comment.created' }, { limit: 11 }]) {
-      expect((await walk(withHeads, user, request)).pages).toEqual((await walk(everyFeed, user, request)).pages);
+      expect((await walkPages(db.meter, withHeads, user, request)).pages).toEqual((await walkPages(db.meter, everyFeed, user, request)).pages);
     }
   }, 120_000);
 
@@ -153,7 +139,7 @@ describe('listPage with feed heads', () => {
     // Assess: followed list, own page, read state, one BatchGetItem of heads; no feed query
     expect(page.items).toHaveLength(20);
     expect(db.meter.snapshot().requests).toBe(4);
-    const pages = (await walk(withHeads, user, { limit: 20 })).pages.flat();
+    const pages = (await walkPages(db.meter, withHeads, user, { limit: 20 })).pages.flat();
     expect(pages).toHaveLength(31);
     expect(pages[30]).toBe(oldPost.id);
   });

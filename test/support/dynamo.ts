@@ -6,7 +6,8 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { keys } from '../../src/core/keys.js';
-import { InboxService } from '../../src/core/inbox-service.js';
+import { decodeCursor } from '../../src/core/cursor.js';
+import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
 import type { Clock } from '../../src/core/ports/clock.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
@@ -88,4 +89,19 @@ export async function seedFollowingCeleb(client: DynamoDBDocumentClient, graphTa
       Item: { ...keys.followingCeleb(user.tenantId, user.userId, celebrityId), followedAt: new Date(followedAtMs).toISOString() },
     }),
   );
+}
+
+/** Every page of a walk with cursors, and the DynamoDB requests `meter` counted for each page. */
+export async function walkPages(meter: RequestMeter, service: InboxService, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
+  const pages: string[][] = [];
+  const requests: number[] = [];
+  let cursor: string | null = null;
+  do {
+    meter.reset();
+    const page = await service.listPage(user, { ...request, ...(cursor ? { cursor: decodeCursor(cursor, TEST_CURSOR_SECRET) } : {}) });
+    requests.push(meter.snapshot().requests);
+    pages.push(page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return { pages, requests };
 }

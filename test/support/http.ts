@@ -1,5 +1,6 @@
 /** A small typed HTTP client for end-to-end tests. */
 import { createServer } from 'node:net';
+import type { Notification } from '../../src/core/notification.js';
 
 export interface HttpAnswer {
   status: number;
@@ -43,4 +44,16 @@ export function isErrorBody(body: unknown): body is ErrorBody {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const error = (body as { error: unknown }).error;
   return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+}
+
+/** The body of GET /notifications. */
+export interface PageBody {
+  items: Notification[];
+  nextCursor: string | null;
+}
+/** The body of GET /notifications/counts. */
+export interface CountsBody {
+  unread: number;
+  unseen: number;
+  capped: boolean;
 }

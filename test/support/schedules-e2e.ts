@@ -3,15 +3,41 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import type { EventEnvelope } from '../../src/core/events.js';
 import type { Notification } from '../../src/core/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
-import type { LocalRuntime } from '../../src/local/runtime.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../src/local/runtime.js';
+import { localSettingsFromEnv, type LocalSettings } from '../../src/local/settings.js';
 import { putEntry } from './events.js';
 import { call } from './http.js';
 import { pollUntil, type PollOptions } from './poll-until.js';
+import type { TestSocket } from './ws-client.js';
 
 export const PIPELINE_POLL: PollOptions = { attempts: 400, intervalMs: 25 };
 
 export function eventsClientOf(runtime: LocalRuntime): EventBridgeClient {
   return new EventBridgeClient({ endpoint: runtime.endpoints.events, region: 'us-east-1', credentials: { accessKeyId: 'any', secretAccessKey: 'any' } });
+}
+
+export interface E2eRuntime {
+  dataDir: string;
+  runtime: LocalRuntime;
+  events: EventBridgeClient;
+}
+
+/** A fresh data directory, the local runtime on free ports with the suite's settings, and an EventBridge client to it. */
+export async function startE2eRuntime(dirPrefix: string, settings: Partial<LocalSettings> = {}, options: LocalRuntimeOptions = {}): Promise<E2eRuntime> {
+  const dataDir = await mkdtemp(join(tmpdir(), dirPrefix));
+  const runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, ...settings }, options);
+  return { dataDir, runtime, events: eventsClientOf(runtime) };
+}
+
+/** Closes the sockets, the client and the runtime and removes the data directory; tolerates a start that failed half-way. */
+export async function stopE2eRuntime(started: Partial<E2eRuntime>, sockets: readonly TestSocket[] = []): Promise<void> {
+  await Promise.all(sockets.map((socket) => socket.close()));
+  started.events?.destroy();
+  await started.runtime?.close();
+  if (started.dataDir) await rm(started.dataDir, { recursive: true, force: true });
 }
 
 export async function publish(events: EventBridgeClient, detailType: string, ...details: EventEnvelope[]): Promise<void> {
