@@ -6,7 +6,7 @@ import { createCelebrityPromotionHandler } from '../handlers/celebrity-promotion
 import { promotionConfigFromEnv, type Env, type PromotionConfig } from './config.js';
 import { sqsClient } from './parts-queues.js';
 import { followGraphRepository } from './follow-graph.js';
-import { createParts, documentClient, type Parts } from './parts.js';
+import { createParts, type Parts } from './parts.js';
 
 export function composePromotion(parts: Parts, config: PromotionConfig) {
   const service = new CelebrityPromotionService({
