@@ -4,7 +4,7 @@
  * Also the upgrade backfill from the FOLLOWING_CELEBS edges (`npm run migrate`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forEachBounded } from '../../core/bounded-parallel.js';
 import { followedPackAttribute, followedPackChunk } from '../../core/followed-pack.js';
 import { FOLLOWING_CELEBS_SUFFIX, keys, type TableKey } from '../../core/keys.js';
@@ -164,5 +164,25 @@ export async function backfillFollowedCelebrityPacks(client: DynamoDBDocumentCli
     start = output.LastEvaluatedKey;
     await options.onPage?.(report, start);
   } while (start);
+  return report;
+}
+
+/** The Graph item that says the backfill ran to the end on this table. */
+export const FOLLOWED_PACK_MIGRATION = 'followed-celebs-pack';
+
+/** Marks the backfill done (a later start skips it). */
+export async function markFollowedPackBackfillDone(client: DynamoDBDocumentClient, graphTable: string, report: PackBackfillReport, nowMs = Date.now()): Promise<void> {
+  await client.send(new PutCommand({ TableName: graphTable, Item: { ...keys.migrationMarker(FOLLOWED_PACK_MIGRATION), doneAt: new Date(nowMs).toISOString(), packed: report.packed, full: report.full } }));
+}
+
+/**
+ * The local runtime at start: the backfill unless the marker says it ran, then the marker. A fresh
+ * data dir costs one GetItem and one empty Scan; a 0.1.0 data dir gets its packs once.
+ */
+export async function ensureFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport | undefined> {
+  const marker = await client.send(new GetCommand({ TableName: graphTable, Key: keys.migrationMarker(FOLLOWED_PACK_MIGRATION), ConsistentRead: true }));
+  if (marker.Item) return undefined;
+  const report = await backfillFollowedCelebrityPacks(client, graphTable, options);
+  await markFollowedPackBackfillDone(client, graphTable, report);
   return report;
 }
