@@ -84,6 +84,8 @@ function assertIdentifierMatching(kind: string, value: string, pattern: RegExp):
 }
 
 const CONNECTION_PREFIX = 'C#';
+const PRESENCE_SK = 'PRESENCE';
+
 /** Ends every FOLLOWING_CELEBS partition key (the upgrade backfill filters a Scan with it). */
 export const FOLLOWING_CELEBS_SUFFIX = '#FOLLOWING_CELEBS';
 const FOLLOWED_CELEBS_PACK_SUFFIX = '#FOLLOWED_CELEBS_PACK';
@@ -93,7 +95,6 @@ function packChunkKey(packPartition: string, chunk: number): TableKey {
   if (!Number.isInteger(chunk) || chunk < 0 || chunk >= FOLLOWED_PACK_CHUNKS) throw new RangeError(`pack chunk out of range: ${chunk}`);
   return { pk: packPartition, sk: `${PACK_CHUNK_PREFIX}${chunk}` };
 }
-const PRESENCE_SK = 'PRESENCE';
 
 /** The connection id in a `C#<connectionId>` sort key (connection and online-subscription items). */
 export function connectionIdFromSortKey(sk: string): string | undefined {

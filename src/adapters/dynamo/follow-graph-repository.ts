@@ -1,7 +1,8 @@
 /**
  * Graph table, write side of the follow graph: follower items, follower counts and tier (PROFILE),
- * FOLLOWING_CELEBS items and their packed copy (src/core/followed-pack.ts). Works on DynamoDB and on dynalite (which has no transactions), so the
- * count is made retry-safe with a `counted` flag on the follower item instead of a transaction.
+ * FOLLOWING_CELEBS items and their packed copy (src/core/followed-pack.ts). Works on DynamoDB and on
+ * dynalite (which has no transactions), so the count is made retry-safe with a `counted` flag on the
+ * follower item instead of a transaction.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';

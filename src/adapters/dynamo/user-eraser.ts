@@ -255,7 +255,7 @@ export class UserEraser {
     const ownRecordId = this.recordKey.id;
     const items = output.Items ?? [];
     // Followers' packs name the user by an attribute name: REMOVE it, the chunk stays theirs.
-    const packs = table === 'graph' ? items.filter((item) => isOthersFollowedPack(item, this.subject)) : [];
+    const packs = new Set(table === 'graph' ? items.filter((item) => isOthersFollowedPack(item, this.subject)) : []);
     let packEntries = 0;
     for (const item of packs) {
       if (followedPackAttributeNamingUser(item, this.subject) === undefined) continue;
@@ -264,7 +264,7 @@ export class UserEraser {
     }
     countRemoved(record.report, table, 'followedCelebritiesPackEntry', packEntries);
     // The checkpoint's own scan cursor may name the user: the record is never a match.
-    const named = items.filter((item) => item.id !== ownRecordId && !packs.includes(item) && itemNamesUser(item, this.subject));
+    const named = items.filter((item) => item.id !== ownRecordId && !packs.has(item) && itemNamesUser(item, this.subject));
     const plain: Item[] = [];
     for (const item of named) {
       const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
