@@ -7,6 +7,7 @@ import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
@@ -139,11 +140,13 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
       await inbox.writeInboxItems(writes);
       await batchPutAll(client, tables.graph, profiles);
       const followedAt = new Date(now - 7_200_000).toISOString();
+      const followGraph = new FollowGraphRepository(client, tables.graph);
       for (const [index, k] of FOLLOWED.entries()) {
         const reader = readers[index]!;
         const own = Array.from({ length: 50 }, (_, i) => ({ ...post('own', i, now - 3_600_000 + i * 60_000), id: notificationId({ tenantId: TENANT, type: 'mention.created', eventId: `own-${i}`, recipient: reader.userId, timeMs: now - 3_600_000 + i * 60_000 }) }));
         await inbox.writeInboxItems(own.map((item) => ({ source: { kind: 'own', ...reader }, item })));
-        await batchPutAll(client, tables.graph, celebrities.slice(0, k).map((celebrityId) => ({ ...keys.followingCeleb(TENANT, reader.userId, celebrityId), followedAt })));
+        // The edges and their pack, as a follow writes them.
+        await followGraph.putFollowedCelebrities(celebrities.slice(0, k).map((celebrityId) => ({ ...reader, celebrityId, followedAt })));
       }
 
       // Act / Assess: both designs, same data, interleaved per k.

@@ -5,6 +5,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
@@ -192,11 +193,8 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
         const user: UserRef = { tenantId: TENANT, userId: `reader-k${k}` };
         await inbox.writeInboxItems(recentItems(user.userId, 50, 'own').map((stored) => ({ source: { kind: 'own', ...user }, item: stored })));
         const followedAt = new Date(Date.now() - 7_200_000).toISOString();
-        await batchPutAll(
-          client,
-          tables.graph,
-          Array.from({ length: k }, (_, c) => ({ ...keys.followingCeleb(TENANT, user.userId, `celeb-${c}`), followedAt })),
-        );
+        // The edges and their pack, as a follow writes them.
+        await new FollowGraphRepository(client, tables.graph).putFollowedCelebrities(Array.from({ length: k }, (_, c) => ({ ...user, celebrityId: `celeb-${c}`, followedAt })));
         const pages: { ms: number; totals: MeterTotals }[] = [];
         for (let i = 0; i < SAMPLES; i += 1) pages.push(await metered(meter, () => service.listPage(user, { limit: 20 })));
         const page = await service.listPage(user, { limit: 100 });

@@ -75,9 +75,11 @@ export interface FanOutTableAccess {
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
  *   post is logged in its author's recent-posts log (PutItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
- *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower, Query of
+ *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
+ *   UpdateItem of its followed-celebrities pack chunk, Query of
  *   the followee's recent-posts log (Inbox table) to backfill posts the follow raced.
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
+ *   pack chunk UpdateItem (REMOVE of the celebrity),
  *   PROFILE GetItem when the edge was not counted.
  */
 export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect' | 'retraction'>): FanOutTableAccess {
@@ -178,7 +180,8 @@ export class NotificationPipeline extends Construct {
       });
       worker
         // First page: PROFILE GetItem and, if the flip is still pending, its conditional UpdateItem;
-        // then one Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items.
+        // then one Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items and
+        // UpdateItem of each follower's pack chunk.
         .readTable(tables.tables.graph, ['dynamodb:Query', 'dynamodb:GetItem'])
         .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'])
         .addEnvironment(ENV.CELEBRITY_THRESHOLD, String(props.celebrityThreshold))

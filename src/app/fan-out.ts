@@ -8,7 +8,6 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
 import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
-import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
@@ -26,6 +25,7 @@ import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
+import { followGraphRepository } from './follow-graph.js';
 import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
 import { retractionRepository } from './inbox.js';
 import { RetractionService } from '../core/retraction.js';
@@ -44,7 +44,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
   const url = (queue: FanOutQueue) => config.queueUrls[queue]!;
   return new FanOutService({
     preferences: preferencesCache(parts, config),
-    graph: parts.once('follow-graph-repository', () => new FollowGraphRepository(documentClient(parts), config.graphTable)),
+    graph: followGraphRepository(parts, config.graphTable),
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),

@@ -1,16 +1,16 @@
 /** Composition of the celebrity promotion function: one page of a new celebrity's followers per job. */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { CelebrityPromotionService } from '../core/celebrity-promotion.js';
 import { createCelebrityPromotionHandler } from '../handlers/celebrity-promotion-handler.js';
 import { promotionConfigFromEnv, type Env, type PromotionConfig } from './config.js';
 import { sqsClient } from './parts-queues.js';
-import { createParts, documentClient, type Parts } from './parts.js';
+import { followGraphRepository } from './follow-graph.js';
+import { createParts, type Parts } from './parts.js';
 
 export function composePromotion(parts: Parts, config: PromotionConfig) {
   const service = new CelebrityPromotionService({
-    graph: parts.once('follow-graph-repository', () => new FollowGraphRepository(documentClient(parts), config.graphTable)),
+    graph: followGraphRepository(parts, config.graphTable),
     queue: new SqsPromotionQueue(sqsClient(parts), config.promotionQueueUrl),
     celebrityThreshold: config.celebrityThreshold,
   });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { assertIdentifier, keys, keySegment, tenantKeyPrefix, userPartition, type TableKey } from './keys.js';
 import type { TableName } from '../table-specs.js';
+import { followedPackAttribute } from './followed-pack.js';
 
 export interface ErasureSubject {
   tenantId: string;
@@ -43,6 +44,7 @@ export function userPartitions(subject: ErasureSubject, feedShards: number): Use
     // Their followers: the edges go with the account (its count goes with its PROFILE).
     { table: 'graph', pk: keys.followersPartition(tenantId, userId), kind: 'followerEdge' },
     { table: 'graph', pk: keys.followingCelebsPartition(tenantId, userId), kind: 'followedCelebrity' },
+    { table: 'graph', pk: keys.followedCelebsPackPartition(tenantId, userId), kind: 'followedCelebritiesPack' },
     { table: 'graph', pk: keys.profile(tenantId, userId).pk, kind: 'profileOrPreferences' },
   ];
 }
@@ -122,6 +124,25 @@ export function followeeProfileOfOutgoingEdge(item: Record<string, unknown>, sub
   return keys.profileOfFollowersPartition(pk);
 }
 
+/**
+ * A chunk of ANOTHER user's followed-celebrities pack (Graph, src/core/followed-pack.ts) names the
+ * user by an attribute name, not a key or a value: answers that attribute (the eraser REMOVEs it,
+ * the chunk stays). Undefined for any other item; the user's own pack goes with their partitions.
+ */
+export function followedPackAttributeNamingUser(item: Record<string, unknown>, subject: ErasureSubject): string | undefined {
+  const pk = item.pk;
+  if (typeof pk !== 'string' || !keys.isFollowedCelebsPackPartition(pk) || !pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`)) return undefined;
+  if (pk === keys.followedCelebsPackPartition(subject.tenantId, subject.userId)) return undefined;
+  const attribute = followedPackAttribute(subject.userId);
+  return Object.hasOwn(item, attribute) ? attribute : undefined;
+}
+
+/** A chunk of another user's followed-celebrities pack: never deleted whole by a scan (its values are times, its sk `C#<n>` may equal an id). */
+export function isOthersFollowedPack(item: Record<string, unknown>, subject: ErasureSubject): boolean {
+  const pk = item.pk;
+  return typeof pk === 'string' && keys.isFollowedCelebsPackPartition(pk) && pk !== keys.followedCelebsPackPartition(subject.tenantId, subject.userId);
+}
+
 /** What one erasure removed, by table and kind; `followCountsLowered` = followees whose count went down by one. */
 export interface ErasureReport {
   removed: Record<string, number>;
@@ -156,6 +177,7 @@ export function scannedItemKind(table: TableName, item: Record<string, unknown>)
   if (key.startsWith('CONN#')) return 'connectionReverse';
   if (key.includes('#ONLINE#')) return 'onlineSubscription';
   if (key.endsWith('#FOLLOWERS')) return 'followingEdge';
-  if (key.endsWith('#FOLLOWING_CELEBS')) return 'followerOfCelebrity';
+  if (keys.isFollowingCelebsPartition(key)) return 'followerOfCelebrity';
+  if (keys.isFollowedCelebsPackPartition(key)) return 'followedCelebritiesPack';
   return table === 'inbox' ? 'itemNamingUser' : 'item';
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { InvalidIdentifierError } from './errors.js';
 import { TYPE_NAME_PATTERN } from './ids.js';
+import { FOLLOWED_PACK_CHUNKS } from './followed-pack.js';
 
 /**
  * Tenant ids, user ids and actor ids: any value an identity provider issues (`auth0|64f1c2`,
@@ -85,6 +86,16 @@ function assertIdentifierMatching(kind: string, value: string, pattern: RegExp):
 const CONNECTION_PREFIX = 'C#';
 const PRESENCE_SK = 'PRESENCE';
 
+/** Ends every FOLLOWING_CELEBS partition key (the upgrade backfill filters a Scan with it). */
+export const FOLLOWING_CELEBS_SUFFIX = '#FOLLOWING_CELEBS';
+const FOLLOWED_CELEBS_PACK_SUFFIX = '#FOLLOWED_CELEBS_PACK';
+const PACK_CHUNK_PREFIX = 'C#';
+
+function packChunkKey(packPartition: string, chunk: number): TableKey {
+  if (!Number.isInteger(chunk) || chunk < 0 || chunk >= FOLLOWED_PACK_CHUNKS) throw new RangeError(`pack chunk out of range: ${chunk}`);
+  return { pk: packPartition, sk: `${PACK_CHUNK_PREFIX}${chunk}` };
+}
+
 /** The connection id in a `C#<connectionId>` sort key (connection and online-subscription items). */
 export function connectionIdFromSortKey(sk: string): string | undefined {
   return sk.startsWith(CONNECTION_PREFIX) ? sk.slice(CONNECTION_PREFIX.length) : undefined;
@@ -159,10 +170,33 @@ export const keys = {
 
   /** Graph: one item per celebrity that `userId` follows (sk = celebrity id, holds followedAt). */
   followingCelebsPartition: (tenantId: string, userId: string): string =>
-    `${userPartition(tenantId, userId)}#FOLLOWING_CELEBS`,
+    `${userPartition(tenantId, userId)}${FOLLOWING_CELEBS_SUFFIX}`,
   followingCeleb: (tenantId: string, userId: string, celebrityId: string): TableKey => ({
     pk: keys.followingCelebsPartition(tenantId, userId),
     sk: assertIdentifier('celebrityId', celebrityId),
+  }),
+
+  /** Graph: the packed copy of the user's FOLLOWING_CELEBS (src/core/followed-pack.ts), one Query reads it all. */
+  followedCelebsPackPartition: (tenantId: string, userId: string): string =>
+    `${userPartition(tenantId, userId)}${FOLLOWED_CELEBS_PACK_SUFFIX}`,
+  /** Graph: one chunk item of the pack (`C#<chunk>`); its attributes `@<celebrityId>` hold followedAt (epoch ms). */
+  followedCelebsPack: (tenantId: string, userId: string, chunk: number): TableKey =>
+    packChunkKey(keys.followedCelebsPackPartition(tenantId, userId), chunk),
+  /**
+   * The chunk key next to a FOLLOWING_CELEBS partition (the upgrade backfill knows only the edge's pk,
+   * whose segments may be hashed); undefined for any other pk.
+   */
+  followedCelebsPackOfEdgePartition: (followingCelebsPk: string, chunk: number): TableKey | undefined =>
+    followingCelebsPk.endsWith(FOLLOWING_CELEBS_SUFFIX)
+      ? packChunkKey(`${followingCelebsPk.slice(0, -FOLLOWING_CELEBS_SUFFIX.length)}${FOLLOWED_CELEBS_PACK_SUFFIX}`, chunk)
+      : undefined,
+  isFollowingCelebsPartition: (pk: string): boolean => pk.endsWith(FOLLOWING_CELEBS_SUFFIX),
+  isFollowedCelebsPackPartition: (pk: string): boolean => pk.endsWith(FOLLOWED_CELEBS_PACK_SUFFIX),
+
+  /** Graph: an upgrade's done marker (not tenant-led: written by the operator's migration, never by a tenant role). */
+  migrationMarker: (name: string): TableKey => ({
+    pk: `MIGRATION#${assertIdentifierMatching('migration', name, /^[a-z0-9-]{1,64}$/)}`,
+    sk: 'MIGRATION',
   }),
 
   /** Connections: one item per live connection of a user (`C#<connectionId>`), TTL just over 2 h. */

@@ -18,6 +18,7 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { composePreferences } from '../app/preferences.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
+import { ensureFollowedCelebrityPacks } from '../adapters/dynamo/followed-celebs-pack.js';
 import { createContractFilesRoute } from './contract-files.js';
 import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
@@ -134,6 +135,11 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
   const parts = createParts({ logger, clock, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
+  // A data dir from 0.1.0 has FOLLOWING_CELEBS edges but no packs: build them once, before any consumer runs.
+  const backfill = await ensureFollowedCelebrityPacks(documentClient(parts), dynamo.tableNames.graph, {
+    onFull: (writes) => logger.warn('followed-celebrities pack chunk full (400 KB DynamoDB item limit): follows kept as edges only', { follows: writes.length }),
+  });
+  if (backfill && backfill.packed > 0) logger.info('followed-celebrities packs built from FOLLOWING_CELEBS edges', { ...backfill });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });

@@ -1,8 +1,9 @@
 /**
  * Erasing a user end to end on the local runtime (real PutEvents, REST, WebSocket, scheduler): a
  * user with inbox items, read marks, single reads, a connection, follows both ways, a celebrity feed,
- * preferences and a pending schedule is erased; no table holds an item naming them, counts stay
- * right, an event published a moment before leaves nothing; killed halfway and rerun, or run twice,
+ * preferences and a pending schedule is erased; no table holds an item naming them (nor an attribute:
+ * their followers' followed-celebrities packs), counts stay right, an event published a moment
+ * before leaves nothing; killed halfway and rerun, or run twice,
  * it ends the same; replaying the archive afterwards brings nothing back.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagem
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { UserEraser, type UserEraserOptions } from '../../src/adapters/dynamo/user-eraser.js';
 import { totalRemoved } from '../../src/core/erasure.js';
 import { keys } from '../../src/core/keys.js';
@@ -120,6 +122,9 @@ describe('npm run erase (UserEraser) on the local runtime', () => {
     const socket = await seedErasedUser();
     expect((await itemsNamingErased()).length).toBeGreaterThan(10);
     expect([await followerCount('fay'), await followerCount('gus')]).toEqual([1, 2]);
+    // Their followers' packs name them by an attribute (`@<id>`), not by a key or a value.
+    const followedBy = async (userId: string) => (await new GraphRepository(runtime.documentClient, runtime.dynamo.tableNames.graph).listFollowedCelebrities(user(userId))).map((celebrity) => celebrity.celebrityId);
+    expect([await followedBy('gus'), await followedBy('hal')]).toEqual([[ERASED], [ERASED]]);
 
     // Act: an event a moment before the erasure; the first run crashes after its third batch; the rerun resumes.
     await publish(events, 'mention.created', aMention({ recipients: [ERASED, 'hal'] }));
@@ -140,6 +145,8 @@ describe('npm run erase (UserEraser) on the local runtime', () => {
 
     // Assess
     expect(await itemsNamingErased()).toEqual([]);
+    expect([await followedBy('gus'), await followedBy('hal')]).toEqual([[], []]);
+    expect(resumed.removed['graph.followedCelebritiesPackEntry']).toBe(2);
     expect([await followerCount('fay'), await followerCount('gus'), await followerCount('hal')]).toEqual([0, 1, 0]);
     expect(runtime.scheduler.list().filter((schedule) => schedule.payload.includes(ERASED))).toEqual([]);
     await pollUntil(() => socket.isClosed, POLL, 'connection closed');

@@ -31,8 +31,8 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  *   BatchWriteItem; a celebrity post's newest feed id = UpdateItem of PROFILE; delivery jobs to both priority queues (the event may override the priority).
  *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
  * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
- *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item, a promotion job.
- * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count and tier, GetItem
+ *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item (UpdateItem of its pack chunk), a promotion job.
+ * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count, tier and pack chunk, GetItem
  *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
  * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
@@ -88,7 +88,7 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
   const access: Record<string, () => string[]> = {
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
     Authorizer: () => [],
-    // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem), next page job.
+    // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem edges, UpdateItem pack chunks), next page job.
     // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages.
     CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.

@@ -1,11 +1,11 @@
 /** Integration-test plumbing: dynalite in memory on a random port, a metered document client, seeders. */
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { keys } from '../../src/core/keys.js';
 import { decodeCursor } from '../../src/core/cursor.js';
 import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
 import type { Clock } from '../../src/core/ports/clock.js';
@@ -81,14 +81,9 @@ export function serviceOn(repositories: Repositories, clock: Clock, options: { f
   });
 }
 
-/** Graph item: `user` follows `celebrityId` since `followedAtMs` (what follow.created writes for a celebrity). */
+/** Graph items: `user` follows `celebrityId` since `followedAtMs` (the edge and its pack entry, what follow.created writes for a celebrity). */
 export async function seedFollowingCeleb(client: DynamoDBDocumentClient, graphTable: string, user: UserRef, celebrityId: string, followedAtMs: number): Promise<void> {
-  await client.send(
-    new PutCommand({
-      TableName: graphTable,
-      Item: { ...keys.followingCeleb(user.tenantId, user.userId, celebrityId), followedAt: new Date(followedAtMs).toISOString() },
-    }),
-  );
+  await new FollowGraphRepository(client, graphTable).putFollowedCelebrities([{ ...user, celebrityId, followedAt: new Date(followedAtMs).toISOString() }]);
 }
 
 /** Every page of a walk with cursors, and the DynamoDB requests `meter` counted for each page. */

@@ -1,15 +1,27 @@
 /**
  * Graph table, write side of the follow graph: follower items, follower counts and tier (PROFILE),
- * FOLLOWING_CELEBS items. Works on DynamoDB and on dynalite (which has no transactions), so the
- * count is made retry-safe with a `counted` flag on the follower item instead of a transaction.
+ * FOLLOWING_CELEBS items and their packed copy (src/core/followed-pack.ts). Works on DynamoDB and on
+ * dynalite (which has no transactions), so the count is made retry-safe with a `counted` flag on the
+ * follower item instead of a transaction.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph, FollowOutcome, TierChange } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/keys.js';
+import { followedAtMs, followedPackChunk } from '../../core/followed-pack.js';
 import { EMPTY_FEED_HEAD } from '../../core/ports/inbox.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
+import { FollowedPackFullError, removePackEntry, setPackEntries } from './followed-celebs-pack.js';
 import { GraphRepository } from './graph-repository.js';
+
+export interface FollowGraphRepositoryOptions extends BatchOptions {
+  /**
+   * A follow whose pack chunk is at DynamoDB's 400 KB item limit: the edge is stored, the inbox does
+   * not merge that celebrity's feed. Given (the apps log a WARN), the write goes on; absent, it
+   * throws FollowedPackFullError.
+   */
+  onPackFull?: (entries: readonly FollowedCelebrityEntry[], error: FollowedPackFullError) => void;
+}
 
 function profileOf(item: Record<string, unknown> | undefined): AccountProfile {
   return { followerCount: Number(item?.followerCount ?? 0), tier: item?.tier === 'celebrity' ? 'celebrity' : 'ordinary' };
@@ -24,7 +36,7 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
   constructor(
     client: DynamoDBDocumentClient,
     tableName: string,
-    private readonly batchOptions: BatchOptions = {},
+    private readonly batchOptions: FollowGraphRepositoryOptions = {},
   ) {
     super(client, tableName);
   }
@@ -175,14 +187,35 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     return { followers, ...(next !== undefined ? { next } : {}) };
   }
 
-  /** putFollowedCelebrities: BatchWriteItem of FOLLOWING_CELEBS items (idempotent puts). */
+  /**
+   * putFollowedCelebrities: BatchWriteItem of the FOLLOWING_CELEBS edges (idempotent puts), THEN one
+   * UpdateItem `SET @<celebrity> = followedAt ms` per entry on its pack chunk (8 in flight). A crash
+   * between the two leaves the pack behind; the SQS retry of the follow or promotion page writes both.
+   */
   async putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void> {
     const items = entries.map((entry) => ({ ...keys.followingCeleb(entry.tenantId, entry.userId, entry.celebrityId), followedAt: entry.followedAt }));
     await batchPutAll(this.client, this.tableName, items, this.batchOptions);
+    const writes = entries.map((entry) => ({
+      key: keys.followedCelebsPack(entry.tenantId, entry.userId, followedPackChunk(entry.celebrityId)),
+      celebrityId: entry.celebrityId,
+      followedAtMs: followedAtMs(entry.followedAt),
+      entry,
+    }));
+    const full = await setPackEntries(this.client, this.tableName, writes, this.batchOptions.parallelism);
+    if (full.length === 0) return;
+    const missed = new Set(full.map((write) => JSON.stringify([write.key.pk, write.celebrityId])));
+    const unpacked = writes.filter((write) => missed.has(JSON.stringify([write.key.pk, write.celebrityId]))).map((write) => write.entry);
+    const error = new FollowedPackFullError(full[0]!.key.pk, full.map((write) => write.celebrityId));
+    if (!this.batchOptions.onPackFull) throw error;
+    this.batchOptions.onPackFull(unpacked, error);
   }
 
-  /** removeFollowedCelebrity: one DeleteItem (a no-op when the user did not follow a celebrity). */
+  /**
+   * removeFollowedCelebrity: DeleteItem of the edge, then REMOVE of the pack attribute (conditional on
+   * the chunk existing, so an unfollow of a never-packed user creates nothing); no-ops when absent.
+   */
   async removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void> {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.followingCeleb(tenantId, userId, celebrityId) }));
+    await removePackEntry(this.client, this.tableName, keys.followedCelebsPack(tenantId, userId, followedPackChunk(celebrityId)), celebrityId);
   }
 }

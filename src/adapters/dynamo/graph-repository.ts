@@ -1,6 +1,7 @@
 /** Graph table: followers, followed celebrities, profiles (follower counts, tier, newest feed id). */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/keys.js';
+import { celebrityIdOfPackAttribute } from '../../core/followed-pack.js';
 import { queryPages } from './query-pages.js';
 import { batchGetAll } from './batch.js';
 import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
@@ -30,18 +31,25 @@ export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsRead
     return heads;
   }
 
-  /** listFollowedCelebrities: one query of the user's FOLLOWING_CELEBS partition (paged if large). */
+  /**
+   * listFollowedCelebrities: ONE Query of the user's packed list (src/core/followed-pack.ts), 8 small
+   * items whatever k is (paged only past 1 MB, k in the tens of thousands); order is unspecified.
+   * The FOLLOWING_CELEBS edges stay the source of truth (export, erasure) and are not read here.
+   */
   async listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]> {
     const celebrities: FollowedCelebrity[] = [];
     const pages = queryPages(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.followingCelebsPartition(user.tenantId, user.userId) },
-      // Small items: about 1 MB per page holds ~20,000 follows, so k = 5,000 is one request.
-      ProjectionExpression: 'sk, followedAt',
+      ExpressionAttributeValues: { ':pk': keys.followedCelebsPackPartition(user.tenantId, user.userId) },
     });
     for await (const page of pages) {
-      for (const item of page) celebrities.push({ celebrityId: item.sk as string, followedAt: item.followedAt as string });
+      for (const chunk of page) {
+        for (const [name, value] of Object.entries(chunk)) {
+          const celebrityId = celebrityIdOfPackAttribute(name);
+          if (celebrityId !== undefined && typeof value === 'number') celebrities.push({ celebrityId, followedAt: new Date(value).toISOString() });
+        }
+      }
     }
     return celebrities;
   }

@@ -9,10 +9,11 @@
  * 3. connections: each open connection is closed (API Gateway DeleteConnection) and its reverse item deleted;
  * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
  *    every other item kind of that partition, connections and presence, feed shards, posts log,
- *    followers, followed celebrities, profile and preferences;
+ *    followers, followed celebrities (edges and pack), profile and preferences;
  * 5. one Scan per table for the items elsewhere that name the user (their follow edges in other
  *    users' FOLLOWERS partitions, whose counts go down by one; items they authored in other inboxes;
- *    online subscriptions; holds, rate windows and traces; idempotency records holding their id);
+ *    online subscriptions; holds, rate windows and traces; idempotency records holding their id;
+ *    their `@<id>` attribute in followers' followed-celebrities pack chunks, REMOVEd);
  * 6. pending schedules whose payload names the user.
  *
  * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
@@ -26,6 +27,8 @@ import {
   emptyErasureReport,
   erasureRecordId,
   followeeProfileOfOutgoingEdge,
+  followedPackAttributeNamingUser,
+  isOthersFollowedPack,
   itemNamesUser,
   scannedItemKind,
   userPartitions,
@@ -37,6 +40,7 @@ import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
 import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
+import { removePackEntry } from './followed-celebs-pack.js';
 
 /** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
 export interface ScheduleStore {
@@ -249,8 +253,18 @@ export class UserEraser {
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
     const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
     const ownRecordId = this.recordKey.id;
+    const items = output.Items ?? [];
+    // Followers' packs name the user by an attribute name: REMOVE it, the chunk stays theirs.
+    const packs = new Set(table === 'graph' ? items.filter((item) => isOthersFollowedPack(item, this.subject)) : []);
+    let packEntries = 0;
+    for (const item of packs) {
+      if (followedPackAttributeNamingUser(item, this.subject) === undefined) continue;
+      await removePackEntry(this.options.client, this.options.tables.graph, { pk: String(item.pk), sk: String(item.sk) }, this.subject.userId);
+      packEntries += 1;
+    }
+    countRemoved(record.report, table, 'followedCelebritiesPackEntry', packEntries);
     // The checkpoint's own scan cursor may name the user: the record is never a match.
-    const named = (output.Items ?? []).filter((item) => item.id !== ownRecordId && itemNamesUser(item, this.subject));
+    const named = items.filter((item) => item.id !== ownRecordId && !packs.has(item) && itemNamesUser(item, this.subject));
     const plain: Item[] = [];
     for (const item of named) {
       const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
@@ -264,7 +278,7 @@ export class UserEraser {
     }
     await this.deleteKeys(table, plain);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: SCAN_PAGE_UNITS + named.length, finished: output.LastEvaluatedKey === undefined };
+    return { units: SCAN_PAGE_UNITS + named.length + packEntries, finished: output.LastEvaluatedKey === undefined };
   }
 
   private scanInput(table: TableName): ScanCommandInput {

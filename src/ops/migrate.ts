@@ -1,0 +1,94 @@
+/**
+ * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Today one step: builds every user's
+ * followed-celebrities pack (src/core/followed-pack.ts) from their FOLLOWING_CELEBS edges, with one
+ * Scan of the Graph table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
+ * last page it printed), and it ends the same. Locally it works on the running runtime of DATA_DIR
+ * (which also runs it by itself at start); on AWS give `--graph-table`.
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backfillFollowedCelebrityPacks, markFollowedPackBackfillDone, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
+import { localSettingsFromEnv } from '../local/settings.js';
+import { localTarget, parseNumberFlag } from './targets.js';
+
+/** Runs the backfill to the end and marks it done (the local runtime then skips it at start). */
+export async function migrateFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport> {
+  const report = await backfillFollowedCelebrityPacks(client, graphTable, options);
+  await markFollowedPackBackfillDone(client, graphTable, report);
+  return report;
+}
+
+/** `--start-key`: a page key as printed by a previous run (JSON of pk and sk). */
+export function parseStartKey(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error(`--start-key must be the JSON key a previous run printed, got ${JSON.stringify(value)}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || typeof (parsed as { pk?: unknown }).pk !== 'string' || typeof (parsed as { sk?: unknown }).sk !== 'string') {
+    throw new Error('--start-key must be a JSON object with string pk and sk');
+  }
+  const { pk, sk } = parsed as { pk: string; sk: string };
+  return { pk, sk };
+}
+
+export function formatPackBackfillReport(report: PackBackfillReport): string {
+  return [
+    `followed-celebrities packs: ${report.packed} follows packed from ${report.scanned} graph items in ${report.pages} Scan pages`,
+    `  skipped (no followedAt)   ${report.skipped}`,
+    `  not packed (chunk full)   ${report.full}`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'graph-table': { type: 'string' },
+      region: { type: 'string' },
+      'start-key': { type: 'string' },
+      'page-limit': { type: 'string' },
+      parallelism: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stderr.write('usage: npm run --silent migrate -- [--graph-table <table> [--region <r>]] [--start-key <json>] [--page-limit <n>] [--parallelism <n>] [--json]\n');
+    process.exit(2);
+  }
+  const options: PackBackfillOptions = {
+    ...(values['start-key'] !== undefined ? { startKey: parseStartKey(values['start-key']) } : {}),
+    ...(values['page-limit'] !== undefined ? { pageLimit: parseNumberFlag('page-limit', values['page-limit'], 1) } : {}),
+    ...(values.parallelism !== undefined ? { parallelism: parseNumberFlag('parallelism', values.parallelism, 1) } : {}),
+    onPage: (progress, nextKey) => {
+      if (nextKey) process.stderr.write(`page ${progress.pages}: ${progress.packed} packed; resume with --start-key '${JSON.stringify(nextKey)}'\n`);
+    },
+    onFull: (writes) => process.stderr.write(`WARN ${writes.length} follow(s) not packed: their chunk is at the 400 KB DynamoDB item limit (${writes.map((write) => write.key.pk).join(', ')})\n`),
+  };
+  let client: DynamoDBDocumentClient;
+  let graphTable: string;
+  let destroy: () => void;
+  if (values['graph-table']) {
+    const dynamo = new DynamoDBClient(values.region ? { region: values.region } : {});
+    client = DynamoDBDocumentClient.from(dynamo);
+    graphTable = values['graph-table'];
+    destroy = () => dynamo.destroy();
+  } else {
+    const target = await localTarget(localSettingsFromEnv().dataDir);
+    if (!target.tables) throw new Error('the local runtime info has no table names');
+    client = target.documentClient;
+    graphTable = target.tables.graph;
+    destroy = () => target.destroy();
+  }
+  try {
+    const report = await migrateFollowedCelebrityPacks(client, graphTable, options);
+    process.stdout.write(`${values.json ? JSON.stringify(report, null, 2) : formatPackBackfillReport(report)}\n`);
+  } finally {
+    destroy();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,154 @@
+/**
+ * The packed followed-celebrities list on dynalite: follow, repeated follow, unfollow, unfollow of
+ * an unknown user, 600 follows read in ONE request, hostile ids, the 400 KB limit, and the upgrade
+ * backfill from 0.1.0 edges (run twice).
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
+import { backfillFollowedCelebrityPacks, ensureFollowedCelebrityPacks, FollowedPackFullError, FOLLOWED_PACK_MIGRATION } from '../../src/adapters/dynamo/followed-celebs-pack.js';
+import { FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/followed-pack.js';
+import { keys } from '../../src/core/keys.js';
+import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
+import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+
+let db: TestDynamo;
+let graph: FollowGraphRepository;
+const AT = '2026-01-01T00:00:00.000Z';
+const LATER = '2026-02-01T12:34:56.789Z';
+const fan = (userId: string): UserRef => ({ tenantId: 'acme', userId });
+const follows = (user: UserRef, celebrityIds: readonly string[], followedAt = AT) => celebrityIds.map((celebrityId) => ({ ...user, celebrityId, followedAt }));
+const byId = (list: readonly FollowedCelebrity[]) => [...list].sort((a, b) => (a.celebrityId < b.celebrityId ? -1 : a.celebrityId > b.celebrityId ? 1 : 0));
+
+beforeAll(async () => {
+  db = await startTestDynamo();
+  graph = new FollowGraphRepository(db.client, db.dynamo.tableNames.graph, { sleep: async () => undefined });
+});
+afterAll(async () => db?.close());
+
+async function packChunks(user: UserRef): Promise<Record<string, unknown>[]> {
+  const output = await db.client.send(new QueryCommand({ TableName: db.dynamo.tableNames.graph, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followedCelebsPackPartition(user.tenantId, user.userId) } }));
+  return output.Items ?? [];
+}
+
+describe('the followed-celebrities pack (FollowGraphRepository)', () => {
+  it('writes the edge and the pack; a repeated follow changes nothing; an unfollow removes both', async () => {
+    // Prepare
+    const user = fan('p-fan');
+
+    // Act
+    await graph.putFollowedCelebrities(follows(user, ['star', 'idol']));
+    await graph.putFollowedCelebrities(follows(user, ['star']));
+    const both = await graph.listFollowedCelebrities(user);
+    await graph.removeFollowedCelebrity('acme', user.userId, 'idol');
+    await graph.removeFollowedCelebrity('acme', user.userId, 'idol');
+
+    // Assess
+    expect(byId(both)).toEqual([{ celebrityId: 'idol', followedAt: AT }, { celebrityId: 'star', followedAt: AT }]);
+    expect(await graph.listFollowedCelebrities(user)).toEqual([{ celebrityId: 'star', followedAt: AT }]);
+    const edge = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.graph, Key: keys.followingCeleb('acme', user.userId, 'idol') }));
+    expect(edge.Item).toBeUndefined();
+  });
+
+  it('unfollows for a user without a pack without creating an empty chunk', async () => {
+    await graph.removeFollowedCelebrity('acme', 'p-never', 'star');
+    expect(await packChunks(fan('p-never'))).toEqual([]);
+    expect(await graph.listFollowedCelebrities(fan('p-never'))).toEqual([]);
+  });
+
+  it('reads 600 follows spread over every chunk in ONE Query', async () => {
+    // Prepare
+    const user = fan('p-many');
+    const celebrities = Array.from({ length: 600 }, (_, i) => `celeb-${i}`);
+    await graph.putFollowedCelebrities(follows(user, celebrities, LATER));
+
+    // Act
+    db.meter.reset();
+    const listed = await graph.listFollowedCelebrities(user);
+
+    // Assess
+    expect(db.meter.snapshot().byCommand).toEqual({ QueryCommand: 1 });
+    expect(listed.map((celebrity) => celebrity.celebrityId).sort()).toEqual([...celebrities].sort());
+    expect(new Set(listed.map((celebrity) => celebrity.followedAt))).toEqual(new Set([LATER]));
+    expect((await packChunks(user)).map((chunk) => chunk.sk).sort()).toEqual(Array.from({ length: FOLLOWED_PACK_CHUNKS }, (_, chunk) => `C#${chunk}`));
+  });
+
+  it('keeps odd ids apart: prototype keys, @, #, tabs, unicode, 256 characters', async () => {
+    // Prepare
+    const user = fan('p-odd');
+    const odd = ['__proto__', 'constructor', '@x', '@', 'pk', 'a#b', '#c', 'tab\there', 'line\nbreak', '🙂 ünï', 'x'.repeat(256), '🙂'.repeat(128), ':v0', '#a0'];
+
+    // Act
+    await graph.putFollowedCelebrities(follows(user, odd));
+    await graph.removeFollowedCelebrity('acme', user.userId, '@x');
+
+    // Assess
+    const expected = odd.filter((id) => id !== '@x');
+    expect(byId(await graph.listFollowedCelebrities(user))).toEqual(byId(expected.map((celebrityId) => ({ celebrityId, followedAt: AT }))));
+    expect(Object.getPrototypeOf((await packChunks(user))[0])).toBe(Object.prototype);
+  });
+
+  it('backfills packs from 0.1.0 edges, idempotently, and the local start runs it once', async () => {
+    // Prepare: edges only, as 0.1.0 wrote them (a hashed-segment user id too), and a non-edge item
+    const longUser = fan('ü'.repeat(200));
+    const oldFans = [fan('b-one'), fan('b-two'), longUser];
+    await batchPutAll(db.client, db.dynamo.tableNames.graph, [
+      ...oldFans.flatMap((user, u) => Array.from({ length: 30 + u }, (_, i) => ({ ...keys.followingCeleb('acme', user.userId, `old-${i}`), followedAt: LATER }))),
+      { ...keys.followingCeleb('acme', 'b-bad', 'star'), followedAt: 'not a time' },
+    ]);
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...keys.profile('acme', 'old-1'), followerCount: 3 } }));
+
+    // Act
+    const first = await backfillFollowedCelebrityPacks(db.client, db.dynamo.tableNames.graph, { pageLimit: 200 });
+    const second = await backfillFollowedCelebrityPacks(db.client, db.dynamo.tableNames.graph);
+    const atStart = await ensureFollowedCelebrityPacks(db.client, db.dynamo.tableNames.graph);
+    const atRestart = await ensureFollowedCelebrityPacks(db.client, db.dynamo.tableNames.graph);
+
+    // Assess
+    expect(first.skipped).toBe(1);
+    expect(first.pages).toBeGreaterThan(1);
+    expect(second.packed).toBe(first.packed);
+    expect(atStart?.packed).toBe(first.packed);
+    expect(atRestart).toBeUndefined();
+    for (const [u, user] of oldFans.entries()) {
+      const listed = await graph.listFollowedCelebrities(user);
+      expect(byId(listed)).toEqual(byId(Array.from({ length: 30 + u }, (_, i) => ({ celebrityId: `old-${i}`, followedAt: LATER }))));
+    }
+    const marker = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.graph, Key: keys.migrationMarker(FOLLOWED_PACK_MIGRATION) }));
+    expect(marker.Item?.doneAt).toEqual(expect.any(String));
+  });
+  it('reports a follow whose chunk is over the 400 KB item limit instead of retrying it', async () => {
+    // Prepare: one chunk written close to 400 KB (a filler the reader ignores: not a time), room for about one more long id
+    const user = fan('p-full');
+    const chunk = followedPackChunk('full-target');
+    const key = keys.followedCelebsPack('acme', user.userId, chunk);
+    const fillerName = '@filler';
+    const room = 400;
+    const fillerBytes = 409_600 - room - ['pk', key.pk, 'sk', key.sk, fillerName].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...key, [fillerName]: 'x'.repeat(fillerBytes) } }));
+    const filler: string[] = [];
+    for (let i = 0; filler.length < 3; i += 1) {
+      const id = `${'f'.repeat(250)}-${i}`;
+      if (followedPackChunk(id) === chunk) filler.push(id);
+    }
+    const reported: string[] = [];
+    const warned = new FollowGraphRepository(db.client, db.dynamo.tableNames.graph, { onPackFull: (entries) => reported.push(...entries.map((entry) => entry.celebrityId)) });
+
+    // Act
+    const thrown = await graph.putFollowedCelebrities(follows(user, filler)).catch((error: unknown) => error);
+    await warned.putFollowedCelebrities(follows(user, [...filler, 'other-chunk-star']));
+
+    // Assess: what fits is stored, the rest is named; the edges hold every follow
+    expect(thrown).toBeInstanceOf(FollowedPackFullError);
+    expect((thrown as Error).message).toContain('400 KB');
+    // The batch of three failed as a whole; one by one, the first still fit in the room left.
+    expect(reported).toHaveLength(filler.length - 1);
+    const listed = new Set((await graph.listFollowedCelebrities(user)).map((celebrity) => celebrity.celebrityId));
+    expect(listed.has('other-chunk-star')).toBe(true);
+    expect(reported.every((id) => !listed.has(id))).toBe(true);
+    expect(listed.size + reported.length).toBe(filler.length + 1);
+    const edges = await db.client.send(new QueryCommand({ TableName: db.dynamo.tableNames.graph, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingCelebsPartition('acme', user.userId) } }));
+    expect(edges.Items).toHaveLength(filler.length + 1);
+  });
+});
