@@ -3,6 +3,7 @@
  * baseline in the same run; fan-out wall time against BatchWriting the same pre-built items
  * directly; and a celebrity post's writes for F = 100,000 (S shard writes, follower list never read).
  */
+import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
@@ -122,6 +123,7 @@ author's recent-posts log (one PutItem).
         inbox,
         arrivals,
         postsLog: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
+        celebrityPostsIndex: new DynamoCelebrityPostsLog(client, dynamo.tableNames.inbox),
         deliveryQueue: jobs,
         promotionQueue: { enqueue: async () => undefined },
         settings: { celebrityThreshold: 10_000, feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 },
