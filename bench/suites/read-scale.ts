@@ -117,7 +117,8 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
     const graph = new GraphRepository(client, tables.graph);
     const readState = new ReadStateRepository(client, tables.readMarks);
     const common = { inbox, celebrities: graph, readState, clock: systemClock, cursorSecret: 'bench', feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 };
-    const withLog = new InboxService({ ...common, feedHeads: graph, celebrityPosts: new DynamoCelebrityPostsLog(client, tables.inbox) });
+    const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
+    const withLog = new InboxService({ ...common, feedHeads: graph, celebrityPosts: postsLog });
     const withHeads = new InboxService({ ...common, feedHeads: graph });
     const everyFeed = new InboxService(common);
     const results: BenchResult[] = [];
@@ -138,6 +139,8 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
         profiles.push({ ...keys.profile(TENANT, celebrityId), tier: 'celebrity', followerCount: 10_000, newestFeedId: newest });
       });
       await inbox.writeInboxItems(writes);
+      // The count index, as the fan-out writes it after the log items.
+      await postsLog.indexPosts(writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [{ tenantId: TENANT, shard: source.shard, authorId: source.authorId, id: item.id, type: item.type, expiresAt: item.expiresAt }] : [])));
       await batchPutAll(client, tables.graph, profiles);
       const followedAt = new Date(now - 7_200_000).toISOString();
       const followGraph = new FollowGraphRepository(client, tables.graph);

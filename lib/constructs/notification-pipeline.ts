@@ -73,7 +73,8 @@ export interface FanOutTableAccess {
  * - a type that notifies (audience not `none`): mutes are one BatchGetItem of preferences per page,
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
- *   post is logged in its author's recent-posts log (PutItem on the Inbox table).
+ *   post is logged in its author's recent-posts log (PutItem on the Inbox table); a celebrity post's
+ *   key goes into the count index slots (UpdateItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
  *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
  *   UpdateItem of its followed-celebrities pack chunk, Query of
@@ -93,8 +94,9 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
-    // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type.
-    inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type;
+    // a celebrity post adds its key to the count index slots (UpdateItem).
+    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] : type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],

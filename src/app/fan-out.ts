@@ -4,6 +4,7 @@
  * the type can send to are required (`fanOutQueueNeeds`, the derivation the CDK app grants from);
  * a queue it never uses gets a port that throws if called, so a wiring mistake fails loudly.
  */
+import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
@@ -48,6 +49,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
     arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
     postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
+    celebrityPostsIndex: parts.once('celebrity-posts-log', () => new DynamoCelebrityPostsLog(documentClient(parts), config.inboxTable)),
     deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,

@@ -17,14 +17,17 @@ export const POSTS_LOG_MIN_FOLLOWED = 100;
 export interface PostsLogBudget {
   /** Log items a page read evaluates per request. */
   pageItems: number;
-  /** Log keys a count evaluates per request. */
-  countItems: number;
+  /** Count index slot items in a count's first request (each next request reads 4x as many). */
+  countSlots: number;
   /** Requests a scan may spend before it gives up for the feed heads (a sparse follower of a busy tenant). */
   maxRequests: number;
 }
 
-/** A page of 20 at 25% density fits in one request; 100 unread at 33% density too (keys only). */
-export const DEFAULT_POSTS_LOG_BUDGET: PostsLogBudget = { pageItems: 100, countItems: 300, maxRequests: 3 };
+/**
+ * A page of 20 at 25% density fits in one request; 16 slots of a tenant posting 2 per second hold
+ * ~300 posts, 100 unread at 33% density (a quiet tenant's sparse slots: 16, 64, 256 slots).
+ */
+export const DEFAULT_POSTS_LOG_BUDGET: PostsLogBudget = { pageItems: 100, countSlots: 16, maxRequests: 3 };
 
 export interface PostsLogScope {
   log: CelebrityPostsReader;
@@ -83,11 +86,11 @@ export async function pageFromPostsLog(scope: PostsLogScope, own: readonly Store
 }
 
 /**
- * Counts from the own ids above the read mark (queried in parallel with the first log request) and
- * the followed posts above max(read mark, followedAt), newest first, stopping once both answers are
- * capped or no unseen id can follow; undefined past the budget.
+ * Counts from the own ids above the read mark (queried in parallel with the first index request) and
+ * the followed posts above max(read mark, followedAt) from the count index, newest slots first,
+ * stopping once both answers are capped or no unseen id can follow; undefined past the budget.
+ * `gone`: ids the counts leave out though above the read mark (archived, deleted, retracted, not yet arrived).
  */
-/** `gone`: ids the counts leave out though above the read mark (archived, deleted, retracted, not yet arrived). */
 export async function countsFromPostsLog(
   scope: PostsLogScope,
   state: ReadState,
@@ -95,7 +98,7 @@ export async function countsFromPostsLog(
   gone: (id: string) => boolean = () => false,
 ): Promise<Counts | undefined> {
   const { floors, after } = floorsOf(scope, state.readMark ?? undefined);
-  const scan = scope.log.scanPostKeys(scope.user.tenantId, scope.shard, { after }, scope.budget.countItems)[Symbol.asyncIterator]();
+  const scan = scope.log.scanPostKeys(scope.user.tenantId, scope.shard, after, scope.budget.countSlots)[Symbol.asyncIterator]();
   const [ownIds, first] = await Promise.all([ownIdsAboveReadMark(), scan.next()]);
   const ids = new Set(ownIds);
   let requests = 0;

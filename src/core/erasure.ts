@@ -167,6 +167,11 @@ export function totalRemoved(report: ErasureReport): number {
   return Object.values(report.removed).reduce((sum, count) => sum + count, 0);
 }
 
+/** A slot of a celebrity posts count index (`T#<tenant>#CPX#S<n>`): it holds many authors' posts, so only the user's are removed. */
+export function isCelebrityPostsIndexItem(item: Record<string, unknown>): boolean {
+  return typeof item.pk === 'string' && /#CPX#S\d+$/.test(item.pk);
+}
+
 /** The kind of an item found by a scan, for the report. */
 export function scannedItemKind(table: TableName, item: Record<string, unknown>): string {
   const key = String(item.pk ?? item.id ?? '');

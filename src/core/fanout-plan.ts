@@ -2,6 +2,7 @@
  * Pure fan-out planning: what to write and what to enqueue for one validated event. No I/O, so the
  * rules (ids, TTL, shards, job sizes) are unit-tested without a table or a queue.
  */
+import type { CelebrityPostIndexEntry } from './ports/celebrity-posts.js';
 import type { NotificationType } from './ports/notification-type.js';
 import { sanitizeLinks } from './action-links.js';
 import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob, type RenderedNotification } from './delivery-job.js';
@@ -76,13 +77,15 @@ export function planFeedWrites(
   shardCount: number,
   ttlDays: number,
   arrivalMs: number,
-): { writes: InboxItemToWrite[]; postsLogWrites: InboxItemToWrite[]; notificationId: string } {
+): { writes: InboxItemToWrite[]; postsLogWrites: InboxItemToWrite[]; postsIndexEntries: CelebrityPostIndexEntry[]; notificationId: string } {
   const id = notificationId({ tenantId: event.tenantId, type: event.type, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: arrivalMs });
   const item = stored(rendered, id, expiresAtOf(arrivalMs, ttlDays));
   return {
     writes: allShards(shardCount).map((shard) => ({ source: { kind: 'feed', tenantId: event.tenantId, actorId, shard }, item })),
     // The same item in each shard of the tenant's celebrity posts log (read by users following many celebrities).
     postsLogWrites: allShards(shardCount).map((shard) => ({ source: { kind: 'celebrityPosts', tenantId: event.tenantId, shard, authorId: actorId }, item })),
+    // And its key in each shard's count index (read by counts).
+    postsIndexEntries: allShards(shardCount).map((shard) => ({ tenantId: event.tenantId, shard, authorId: actorId, id, type: item.type, expiresAt: item.expiresAt })),
     notificationId: id,
   };
 }

@@ -8,6 +8,7 @@
  * Ids carry the event's ARRIVAL: stamped once per event (arrival ledger) right before its first
  * write, so an attempt that failed before writing anything is stamped when it finally lands.
  */
+import type { CelebrityPostsIndexWriter } from './ports/celebrity-posts.js';
 import type { GraphEffect, NotificationType } from './ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from './delivery-job.js';
 import type { DeliveryJobQueue } from './ports/queues.js';
@@ -52,6 +53,8 @@ export interface FanOutDeps {
   arrivals: ArrivalLedger;
   /** The author's inbox-mode posts, so a follow that raced a post backfills it. */
   postsLog: RecentPostsLog;
+  /** The tenant's celebrity posts count index (a celebrity post's key per reader shard). */
+  celebrityPostsIndex: CelebrityPostsIndexWriter;
   clock?: Clock;
   deliveryQueue: DeliveryJobQueue;
   promotionQueue: PromotionJobQueue;
@@ -192,12 +195,14 @@ export class FanOutService {
     const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
     summary.audienceTier = profile.tier;
     if (profile.tier === 'celebrity') {
-      // The follower list is never read: cost is 2S writes (feed + posts log shards), one head update and one job, whatever the follower count.
+      // The follower list is never read: cost is 3S writes (feed, posts log and count index shards), one head update and one job, whatever the follower count.
       // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
       // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
       // Feed shards and the tenant's celebrity posts log shards in one write (BatchWriteItem, 25 rows per call).
       await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.postsLogWrites]);
+      // After the log items, so a count that sees a key finds the post; a retry sets the same attributes.
+      await this.deps.celebrityPostsIndex.indexPosts(feed.postsIndexEntries);
       // After the items exist, so a reader that sees the head finds the post.
       await this.deps.graph.advanceNewestFeedId(event.tenantId, accountId, feed.notificationId);
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);

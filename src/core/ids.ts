@@ -10,6 +10,8 @@ import { decodeTime, encodeTime } from 'ulid';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_LENGTH = 16;
+/** Characters of an id that carry its time (milliseconds). */
+export const ID_TIME_LENGTH = 10;
 export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
 /** A notification type name (`mention.created`): the catalog's, the filters' and the keys' one rule. */
@@ -37,17 +39,17 @@ export function notificationId(input: NotificationIdInput): string {
     .digest();
   let random = '';
   for (let i = 0; i < RANDOM_LENGTH; i += 1) random += CROCKFORD[digest[i]! & 31];
-  return encodeTime(input.timeMs, 10) + random;
+  return encodeTime(input.timeMs, ID_TIME_LENGTH) + random;
 }
 
 /** The greatest id that can carry time `timeMs`: every id at or before that instant is <= it. */
 export function idUpperBoundAt(timeMs: number): string {
-  return encodeTime(timeMs, 10) + 'Z'.repeat(RANDOM_LENGTH);
+  return encodeTime(timeMs, ID_TIME_LENGTH) + 'Z'.repeat(RANDOM_LENGTH);
 }
 
 /** The smallest id that can carry time `timeMs`: every id at or after that instant is >= it. */
 export function idLowerBoundAt(timeMs: number): string {
-  return encodeTime(timeMs, 10) + '0'.repeat(RANDOM_LENGTH);
+  return encodeTime(timeMs, ID_TIME_LENGTH) + '0'.repeat(RANDOM_LENGTH);
 }
 
 export function timeOfId(id: string): number {

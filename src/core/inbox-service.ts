@@ -7,7 +7,7 @@ import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
 import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
 import { notificationId } from './ids.js';
 import { readerShard } from './feed-shards.js';
-import { idLowerBoundAt, idUpperBoundAt } from './ids.js';
+import { ID_TIME_LENGTH, idLowerBoundAt, idUpperBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import { isExpired, type Notification, type StoredNotification } from './notification.js';
@@ -134,12 +134,12 @@ function itemFilter(
   types: readonly string[] | undefined,
   queryType: string | undefined,
   state: ReadState,
-  retracted: ReadonlySet<string>,
+  retracted: RetractedIds,
   nowMs: number,
 ): ((item: StoredNotification) => boolean) | undefined {
   const archived = filter.archived ?? false;
   const typeSet = types !== undefined && queryType === undefined ? new Set(types) : undefined;
-  if (filter.read === undefined && !archived && typeSet === undefined && retracted.size === 0 && !hasItemExceptions(state)) return undefined;
+  if (filter.read === undefined && !archived && typeSet === undefined && retracted.isEmpty && !hasItemExceptions(state)) return undefined;
   // A snoozed notification's comeback is written ahead, under an id of its return time: not arrived yet.
   const arrived = idUpperBoundAt(nowMs);
   return (item) =>
@@ -151,16 +151,53 @@ function itemFilter(
     (typeSet === undefined || typeSet.has(item.type));
 }
 
-/** This user's notification ids of the retracted events: own inbox ids and the followed feeds' ids. */
-export function retractedIds(user: UserRef, celebrities: readonly FollowedCelebrity[], retractions: readonly Retraction[]): ReadonlySet<string> {
-  const ids = new Set<string>();
-  for (const retraction of retractions) {
-    ids.add(recipientNotificationId(user.tenantId, retraction.type, retraction.eventId, user.userId, retraction.arrivalMs));
-    for (const celebrity of celebrities) {
-      ids.add(notificationId({ tenantId: user.tenantId, type: retraction.type, eventId: retraction.eventId, recipient: feedRecipient(celebrity.celebrityId), timeMs: retraction.arrivalMs }));
+/**
+ * This user's notification ids of the retracted events: own inbox ids (one per retraction) and the
+ * followed feeds' ids. A feed id is one hash per (retraction, celebrity): computed only for a
+ * retraction whose arrival millisecond (the ids' time prefix) an asked id carries, once per read, so a
+ * read's cost does not grow with retractions x followed celebrities.
+ */
+export class RetractedIds {
+  private readonly own: ReadonlySet<string>;
+  private readonly byTimePrefix = new Map<string, Retraction[]>();
+  private readonly feedIds = new Map<Retraction, ReadonlySet<string>>();
+
+  constructor(
+    private readonly user: UserRef,
+    private readonly celebrities: readonly FollowedCelebrity[],
+    retractions: readonly Retraction[],
+  ) {
+    this.own = new Set(retractions.map((retraction) => recipientNotificationId(user.tenantId, retraction.type, retraction.eventId, user.userId, retraction.arrivalMs)));
+    for (const retraction of retractions) {
+      const prefix = idLowerBoundAt(retraction.arrivalMs).slice(0, ID_TIME_LENGTH);
+      this.byTimePrefix.set(prefix, [...(this.byTimePrefix.get(prefix) ?? []), retraction]);
     }
   }
-  return ids;
+
+  /** Retracted ids the own inbox can hold: at most one per retraction. */
+  get ownCount(): number {
+    return this.own.size;
+  }
+
+  get isEmpty(): boolean {
+    return this.own.size === 0;
+  }
+
+  has(id: string): boolean {
+    if (this.own.has(id)) return true;
+    const candidates = this.byTimePrefix.get(id.slice(0, ID_TIME_LENGTH));
+    return candidates !== undefined && candidates.some((retraction) => this.feedIdsOf(retraction).has(id));
+  }
+
+  private feedIdsOf(retraction: Retraction): ReadonlySet<string> {
+    let ids = this.feedIds.get(retraction);
+    if (!ids) {
+      const { tenantId } = this.user;
+      ids = new Set(this.celebrities.map((celebrity) => notificationId({ tenantId, type: retraction.type, eventId: retraction.eventId, recipient: feedRecipient(celebrity.celebrityId), timeMs: retraction.arrivalMs })));
+      this.feedIds.set(retraction, ids);
+    }
+    return ids;
+  }
 }
 
 export class InboxService {
@@ -232,7 +269,7 @@ export class InboxService {
     // Feed heads are read only when the posts log cannot answer (a read independent of k otherwise).
     let allFeedsLoad: Promise<FeedView[]> | undefined;
     const allFeeds = () => (allFeedsLoad ??= this.feedViews(user, celebrities, (floor) => maxId(since, floor)));
-    const retracted = retractedIds(user, celebrities, retractions);
+    const retracted = new RetractedIds(user, celebrities, retractions);
     const scan = async (before: string | undefined, own: StoredNotification[]): Promise<StoredNotification[]> => {
       // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
       const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
@@ -379,10 +416,10 @@ export class InboxService {
     const tabExcluded = request.excludeTypes ?? [];
     // Feeds leave out muted types and the tab's; the own inbox only the tab's (it never got muted ones).
     const muted = [...new Set([...mutedTypes, ...tabExcluded])];
-    const retracted = retractedIds(user, celebrities, retractions);
+    const retracted = new RetractedIds(user, celebrities, retractions);
     const arrived = idUpperBoundAt(nowMs);
     const gone = (id: string) => id > arrived || retracted.has(id) || isHidden(id, state) || isArchived(id, state);
-    const limit = countQueryLimit(state) + retracted.size;
+    const limit = countQueryLimit(state) + retracted.ownCount;
     const readMark = state.readMark ?? undefined;
     const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
     const ownUnreadIds = () =>

@@ -261,6 +261,20 @@ export const keys = {
   /** Inbox table: one reader shard of the tenant's celebrity posts log (`T#<tenant>#CP#S<n>` / feed id), TTL like the feeds. */
   celebrityPostsPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CP#S${shard}`,
 
+  /**
+   * Inbox table: one reader shard of the tenant's celebrity posts COUNT INDEX (`T#<tenant>#CPX#S<n>`):
+   * one item per time slot (sk = the slot's 10-character id time prefix, `#<n>` for an overflow item),
+   * holding one attribute per post (name = post id, value = its author, type and expiry), so a count
+   * reads hundreds of posts in a few items.
+   */
+  celebrityPostsIndexPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CPX#S${shard}`,
+  /** The count index partition of a posts log partition (the upgrade backfill knows only the log's keys); undefined for any other pk. */
+  celebrityPostsIndexPartitionOfLog: (logPk: string): string | undefined => (/#CP#S\d+$/.test(logPk) ? logPk.replace(/#CP#S(\d+)$/, '#CPX#S$1') : undefined),
+  celebrityPostsIndexSlot: (indexPk: string, slotPrefix: string, overflow = 0): TableKey => ({
+    pk: indexPk,
+    sk: overflow === 0 ? slotPrefix : `${slotPrefix}#${overflow}`,
+  }),
+
   /** Idempotency table: the user's live-push counter of one rate-limit window (TTL). */
   rateWindowId: (tenantId: string, userId: string, windowStartMs: number): string =>
     `${userPartition(tenantId, userId)}#RATE#${windowStartMs}`,

@@ -4,6 +4,7 @@
  * and the identity provider. No AWS account, no Docker. One `Parts` for the whole runtime, so each
  * shared object (connection repository, preferences cache, inbox service...) exists once.
  */
+import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -140,6 +141,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     onFull: (writes) => logger.warn('followed-celebrities pack chunk full (400 KB DynamoDB item limit): follows kept as edges only', { follows: writes.length }),
   });
   if (backfill && backfill.packed > 0) logger.info('followed-celebrities packs built from FOLLOWING_CELEBS edges', { ...backfill });
+  // And its celebrity posts log has no count index: index the logged posts once.
+  const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
+  if (indexed) logger.info('celebrity posts count index built from the posts log', { indexed });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });

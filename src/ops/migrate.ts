@@ -1,14 +1,16 @@
 /**
- * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Today one step: builds every user's
+ * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Two steps: builds every user's
  * followed-celebrities pack (src/core/followed-pack.ts) from their FOLLOWING_CELEBS edges, with one
- * Scan of the Graph table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
+ * Scan of the Graph table; then indexes every logged celebrity post in the count index
+ * (src/core/celebrity-posts-index.ts), with one Scan of the Inbox table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
  * last page it printed), and it ends the same. Locally it works on the running runtime of DATA_DIR
- * (which also runs it by itself at start); on AWS give `--graph-table`.
+ * (which also runs it by itself at start); on AWS give `--graph-table` and `--inbox-table`.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backfillCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
 import { backfillFollowedCelebrityPacks, markFollowedPackBackfillDone, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { localTarget, parseNumberFlag } from './targets.js';
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       'graph-table': { type: 'string' },
+      'inbox-table': { type: 'string' },
       region: { type: 'string' },
       'start-key': { type: 'string' },
       'page-limit': { type: 'string' },
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stderr.write('usage: npm run --silent migrate -- [--graph-table <table> [--region <r>]] [--start-key <json>] [--page-limit <n>] [--parallelism <n>] [--json]\n');
+    process.stderr.write('usage: npm run --silent migrate -- [--graph-table <table> --inbox-table <table> [--region <r>]] [--start-key <json>] [--page-limit <n>] [--parallelism <n>] [--json]\n');
     process.exit(2);
   }
   const options: PackBackfillOptions = {
@@ -70,8 +73,11 @@ async function main(): Promise<void> {
   };
   let client: DynamoDBDocumentClient;
   let graphTable: string;
+  let inboxTable: string;
   let destroy: () => void;
   if (values['graph-table']) {
+    if (!values['inbox-table']) throw new Error('--inbox-table is required with --graph-table (the count index step)');
+    inboxTable = values['inbox-table'];
     const dynamo = new DynamoDBClient(values.region ? { region: values.region } : {});
     client = DynamoDBDocumentClient.from(dynamo);
     graphTable = values['graph-table'];
@@ -81,11 +87,15 @@ async function main(): Promise<void> {
     if (!target.tables) throw new Error('the local runtime info has no table names');
     client = target.documentClient;
     graphTable = target.tables.graph;
+    inboxTable = target.tables.inbox;
     destroy = () => target.destroy();
   }
   try {
     const report = await migrateFollowedCelebrityPacks(client, graphTable, options);
-    process.stdout.write(`${values.json ? JSON.stringify(report, null, 2) : formatPackBackfillReport(report)}\n`);
+    const indexed = await backfillCelebrityPostsIndex(client, inboxTable);
+    process.stdout.write(
+      values.json ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed }, null, 2)}\n` : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\n`,
+    );
   } finally {
     destroy();
   }

@@ -43,8 +43,9 @@ function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem')];
   if (type.audience !== 'none') {
-    // Inbox: item writes (BatchWriteItem) and the author's recent-posts log entry (PutItem); Graph: the celebrity feed head (UpdateItem).
-    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
+    // Inbox: item writes (BatchWriteItem), the author's recent-posts log entry (PutItem) and the celebrity
+    // posts count index slots (UpdateItem); Graph: the celebrity feed head (UpdateItem).
+    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   // A follow backfills from the followee's recent-posts log: Query of the Inbox table.

@@ -3,6 +3,7 @@
  * dynalite), the real delivery ledger and LiveDelivery: duplicates, crashes between steps, poison
  * records and concurrent batches (ARCHITECTURE.md "Delivery semantics").
  */
+import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeleteItemCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -78,6 +79,7 @@ beforeEach(() => {
       inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
       arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
       postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+      celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
       deliveryQueue: jobs,
       promotionQueue: new RecordingPromotionQueue(),
       settings: { celebrityThreshold: 100, feedShards: 2, inboxTtlDays: 90 },

@@ -1,3 +1,4 @@
+import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -30,6 +31,7 @@ beforeAll(async () => {
     inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
     arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
     postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+    celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
     deliveryQueue: jobs,
     promotionQueue: new RecordingPromotionQueue(),
     settings: { celebrityThreshold: 100, feedShards: 2, inboxTtlDays: 90 },

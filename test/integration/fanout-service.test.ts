@@ -1,3 +1,4 @@
+import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
@@ -27,7 +28,7 @@ const type = (detailType: string): NotificationType => findNotificationType(deta
 
 /** The arrival ledger and the recent-posts log every fan-out service takes. */
 function clockPorts(client: DynamoDBDocumentClient) {
-  return { arrivals: new DynamoArrivalLedger(client, db.dynamo.tableNames.idempotency), postsLog: new DynamoRecentPostsLog(client, db.dynamo.tableNames.inbox) };
+  return { arrivals: new DynamoArrivalLedger(client, db.dynamo.tableNames.idempotency), postsLog: new DynamoRecentPostsLog(client, db.dynamo.tableNames.inbox), celebrityPostsIndex: new DynamoCelebrityPostsLog(client, db.dynamo.tableNames.inbox) };
 }
 
 function serviceOn(client: DynamoDBDocumentClient): { service: FanOutService; graph: FollowGraphRepository } {
@@ -166,10 +167,11 @@ describe('FanOutService, celebrity tier', () => {
 
     // Assess: the profile read, the arrival stamp (one conditional PutItem, 1 WCU), S feed writes
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
-    // The arrival stamp, the feed items with their posts log copies (one call), then the newest feed id on the profile (one small conditional UpdateItem).
-    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: 1 });
-    // S feed items, S posts log items, the arrival stamp and the feed head: 2S + 2 WCU.
-    expect(db.meter.snapshot().writeCapacityUnits).toBe(2 * settings.feedShards + 2);
+    // The arrival stamp, the feed items with their posts log copies (one call), the post's key in the S
+    // count index slots (one small UpdateItem each), then the newest feed id on the profile (one small conditional UpdateItem).
+    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: settings.feedShards + 1 });
+    // S feed items, S posts log items, S index slots (one post each, < 1 KB), the arrival stamp and the feed head: 3S + 2 WCU.
+    expect(db.meter.snapshot().writeCapacityUnits).toBe(3 * settings.feedShards + 2);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });
 

@@ -28,6 +28,7 @@ import {
   erasureRecordId,
   followeeProfileOfOutgoingEdge,
   followedPackAttributeNamingUser,
+  isCelebrityPostsIndexItem,
   isOthersFollowedPack,
   itemNamesUser,
   scannedItemKind,
@@ -36,6 +37,7 @@ import {
   type ErasureSubject,
   type UserPartition,
 } from '../../core/erasure.js';
+import { indexEntriesOfAuthor } from '../../core/celebrity-posts-index.js';
 import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
@@ -267,6 +269,13 @@ export class UserEraser {
     const named = items.filter((item) => item.id !== ownRecordId && !packs.has(item) && itemNamesUser(item, this.subject));
     const plain: Item[] = [];
     for (const item of named) {
+      if (table === 'inbox' && isCelebrityPostsIndexItem(item)) {
+        // Other celebrities' posts share the slot: only the user's attributes go.
+        const authored = indexEntriesOfAuthor(item, this.subject.userId);
+        await this.removeAttributes(table, item, authored);
+        countRemoved(record.report, table, 'celebrityPostIndexEntry', authored.length);
+        continue;
+      }
       const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
       if (followeeProfile) {
         if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
@@ -279,6 +288,21 @@ export class UserEraser {
     await this.deleteKeys(table, plain);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
     return { units: SCAN_PAGE_UNITS + named.length + packEntries, finished: output.LastEvaluatedKey === undefined };
+  }
+
+  /** REMOVE of some attributes of one item (idempotent), in updates of at most 100 names. */
+  private async removeAttributes(table: TableName, item: Item, names: readonly string[]): Promise<void> {
+    for (let start = 0; start < names.length; start += 100) {
+      const chunk = names.slice(start, start + 100);
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tables[table],
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: `REMOVE ${chunk.map((_, index) => `#a${index}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(chunk.map((name, index) => [`#a${index}`, name])),
+        }),
+      );
+    }
   }
 
   private scanInput(table: TableName): ScanCommandInput {
