@@ -74,7 +74,7 @@ async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, r
   const shard = readerShard(user.userId, DEFAULT_FEED_SHARDS);
   const sources: { source: InboxSource; floor?: string }[] = [
     { source: { kind: 'own', ...user } },
-    ...celebrities.map((celebrity) => ({ source: { kind: 'feed' as const, tenantId: user.tenantId, actorId: celebrity.celebrityId, shard }, floor: idLowerBoundAt(Date.parse(celebrity.followedAt)) })),
+    ...celebrities.map((celebrity) => ({ source: { kind: 'feed' as const, tenantId: user.tenantId, actorId: celebrity.celebrityId, shard }, floor: idLowerBoundAt(celebrity.followedAtMs) })),
   ];
   // At most 100 queries in flight: 2,000 at once reset the connection to dynalite on a loaded machine.
   const lists = await mapBounded(sources, 100, ({ source, floor }) => inbox.listUnreadIdsAbove(source, floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark, limit, nowMs));

@@ -57,7 +57,7 @@ function maxId(...ids: (string | undefined)[]): string | undefined {
 
 /** Each followed celebrity's exclusive floor (followedAt) and the log's lower bound for this read. */
 function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: Map<string, string>; after: string | undefined } {
-  const floors = new Map(scope.celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(Date.parse(celebrity.followedAt))]));
+  const floors = new Map(scope.celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(celebrity.followedAtMs)]));
   let lowest: string | undefined;
   for (const floor of floors.values()) if (lowest === undefined || floor < lowest) lowest = floor;
   const ttlFloor = idLowerBoundAt(scope.nowMs - scope.inboxTtlDays * 86_400_000);

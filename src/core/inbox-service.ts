@@ -209,7 +209,7 @@ export class InboxService {
     const feeds = celebrities.map<ViewSource>((celebrity) => ({
       source: { kind: 'feed', tenantId: user.tenantId, actorId: celebrity.celebrityId, shard },
       // Exclusive floor: ids whose time is at or after followedAt belong to the view.
-      floor: idLowerBoundAt(Date.parse(celebrity.followedAt)),
+      floor: idLowerBoundAt(celebrity.followedAtMs),
     }));
     return [{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId } }, ...feeds];
   }

@@ -95,6 +95,6 @@ describe('FollowGraphRepository', () => {
       { tenantId: 'acme', userId: 'fan', celebrityId: 'idol', followedAt: AT },
     ]);
     await graph.removeFollowedCelebrity('acme', 'fan', 'idol');
-    expect(await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'fan' })).toEqual([{ celebrityId: 'star', followedAt: AT }]);
+    expect(await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'fan' })).toEqual([{ celebrityId: 'star', followedAtMs: Date.parse(AT) }]);
   });
 });

@@ -45,8 +45,8 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     await graph.removeFollowedCelebrity('acme', user.userId, 'idol');
 
     // Assess
-    expect(byId(both)).toEqual([{ celebrityId: 'idol', followedAt: AT }, { celebrityId: 'star', followedAt: AT }]);
-    expect(await graph.listFollowedCelebrities(user)).toEqual([{ celebrityId: 'star', followedAt: AT }]);
+    expect(byId(both)).toEqual([{ celebrityId: 'idol', followedAtMs: Date.parse(AT) }, { celebrityId: 'star', followedAtMs: Date.parse(AT) }]);
+    expect(await graph.listFollowedCelebrities(user)).toEqual([{ celebrityId: 'star', followedAtMs: Date.parse(AT) }]);
     const edge = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.graph, Key: keys.followingCeleb('acme', user.userId, 'idol') }));
     expect(edge.Item).toBeUndefined();
   });
@@ -70,7 +70,7 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     // Assess
     expect(db.meter.snapshot().byCommand).toEqual({ QueryCommand: 1 });
     expect(listed.map((celebrity) => celebrity.celebrityId).sort()).toEqual([...celebrities].sort());
-    expect(new Set(listed.map((celebrity) => celebrity.followedAt))).toEqual(new Set([LATER]));
+    expect(new Set(listed.map((celebrity) => celebrity.followedAtMs))).toEqual(new Set([Date.parse(LATER)]));
     expect((await packChunks(user)).map((chunk) => chunk.sk).sort()).toEqual(Array.from({ length: FOLLOWED_PACK_CHUNKS }, (_, chunk) => `C#${chunk}`));
   });
 
@@ -85,7 +85,7 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
 
     // Assess
     const expected = odd.filter((id) => id !== '@x');
-    expect(byId(await graph.listFollowedCelebrities(user))).toEqual(byId(expected.map((celebrityId) => ({ celebrityId, followedAt: AT }))));
+    expect(byId(await graph.listFollowedCelebrities(user))).toEqual(byId(expected.map((celebrityId) => ({ celebrityId, followedAtMs: Date.parse(AT) }))));
     expect(Object.getPrototypeOf((await packChunks(user))[0])).toBe(Object.prototype);
   });
 
@@ -113,7 +113,7 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     expect(atRestart).toBeUndefined();
     for (const [u, user] of oldFans.entries()) {
       const listed = await graph.listFollowedCelebrities(user);
-      expect(byId(listed)).toEqual(byId(Array.from({ length: 30 + u }, (_, i) => ({ celebrityId: `old-${i}`, followedAt: LATER }))));
+      expect(byId(listed)).toEqual(byId(Array.from({ length: 30 + u }, (_, i) => ({ celebrityId: `old-${i}`, followedAtMs: Date.parse(LATER) }))));
     }
     const marker = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.graph, Key: keys.migrationMarker(FOLLOWED_PACK_MIGRATION) }));
     expect(marker.Item?.doneAt).toEqual(expect.any(String));

@@ -12,7 +12,7 @@ const feedId = (celebrityId: string, r: Retraction) => notificationId({ tenantId
 describe('RetractedIds', () => {
   it("holds the user's own id and the followed feeds' ids of each retracted event, nothing else", () => {
     // Prepare
-    const celebrities: FollowedCelebrity[] = ['a', 'b'].map((celebrityId) => ({ celebrityId, followedAt: new Date(T0 - 60_000).toISOString() }));
+    const celebrities: FollowedCelebrity[] = ['a', 'b'].map((celebrityId) => ({ celebrityId, followedAtMs: T0 - 60_000 }));
     const gone = retraction('e1', T0);
     const retracted = new RetractedIds(user, celebrities, [gone, retraction('e2', T0 + 5)]);
 
@@ -29,7 +29,7 @@ describe('RetractedIds', () => {
 
   it('hashes the followed feeds only for an id in a retracted event\'s millisecond, once per read', () => {
     // Prepare: 5,000 followed celebrities, 50 retractions
-    const celebrities: FollowedCelebrity[] = Array.from({ length: 5_000 }, (_, c) => ({ celebrityId: `star-${c}`, followedAt: new Date(T0 - 60_000).toISOString() }));
+    const celebrities: FollowedCelebrity[] = Array.from({ length: 5_000 }, (_, c) => ({ celebrityId: `star-${c}`, followedAtMs: T0 - 60_000 }));
     const mapped = vi.spyOn(celebrities, 'map');
     const retractions = Array.from({ length: 50 }, (_, i) => retraction(`e${i}`, T0 + i * 1_000));
     const retracted = new RetractedIds(user, celebrities, retractions);

@@ -47,7 +47,7 @@ class FakeConnections {
   }
 }
 
-const celebrities = { listFollowedCelebrities: async (_user: UserRef): Promise<FollowedCelebrity[]> => [{ celebrityId: 'star', followedAt: '2026-01-01T00:00:00.000Z' }] };
+const celebrities = { listFollowedCelebrities: async (_user: UserRef): Promise<FollowedCelebrity[]> => [{ celebrityId: 'star', followedAtMs: Date.parse('2026-01-01T00:00:00.000Z') }] };
 
 describe('$connect', () => {
   it('registers the connection for the authorizer identity with its celebrity subscriptions', async () => {

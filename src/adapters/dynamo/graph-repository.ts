@@ -47,7 +47,7 @@ export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsRead
       for (const chunk of page) {
         for (const [name, value] of Object.entries(chunk)) {
           const celebrityId = celebrityIdOfPackAttribute(name);
-          if (celebrityId !== undefined && typeof value === 'number') celebrities.push({ celebrityId, followedAt: new Date(value).toISOString() });
+          if (celebrityId !== undefined && typeof value === 'number') celebrities.push({ celebrityId, followedAtMs: value });
         }
       }
     }

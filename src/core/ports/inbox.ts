@@ -59,8 +59,8 @@ export interface InboxWriter {
 
 export interface FollowedCelebrity {
   celebrityId: string;
-  /** ISO time the user followed; only feed events after it belong to the user's view. */
-  followedAt: string;
+  /** Epoch ms the user followed (as the pack stores it: no date text to build per follow on a hot read); only feed events after it belong to the user's view. */
+  followedAtMs: number;
 }
 
 export interface FollowedCelebritiesReader {
