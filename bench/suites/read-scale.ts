@@ -11,6 +11,7 @@ import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-re
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { queryPages } from '../../src/adapters/dynamo/query-pages.js';
 import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { mapBounded } from '../../src/core/bounded-parallel.js';
 import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
@@ -32,6 +33,8 @@ import { percentile, round, timed, type BenchResult, type BenchSuite } from '../
 const TENANT = 'scale';
 const FOLLOWED = [0, 50, 150, 500, 2_000] as const;
 const POSTS_PER_CELEBRITY = 3;
+/** The followed list alone is also read at this k (the issue: cheap at k = 5,000). */
+const LIST_ONLY_FOLLOWED = 5_000;
 const SAMPLES = 9;
 const ONLINE = (process.env.BENCH_ONLINE ?? '1000,10000,100000').split(',').map(Number);
 /** Simulated PostToConnection latency of the counting pusher. */
@@ -91,8 +94,9 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
 
 - \`inboxPage.*.kK\` / \`counts.*.kK\`: a user with 50 own notifications following K of the tenant's
   ${Math.max(...FOLLOWED)} celebrities, each with ${POSTS_PER_CELEBRITY} posts over the last hour (followed 2 hours ago), as the fan-out
-  writes them: feed shards, celebrity posts log shards, feed heads on the profiles (newest id only,
-  so the heads path queries the contributing feeds). A page of 20 and the counts (capped at 99),
+  writes them: feed shards, celebrity posts log shards and their count index slots, feed heads on
+  the profiles (newest id only, so the heads path queries the contributing feeds); the followed list
+  as a follow writes it (edges and the pack). A page of 20 and the counts (capped at 99),
   ${SAMPLES} samples each, median time; \`*.ms.first.kK\` is the reader's first read (nothing is cached
   between reads: a first read costs what a later one does). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
   reader's shard of the posts log (K = 150 is the sparse case: 7.5% of the log is followed);
@@ -101,6 +105,8 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   (the first design), same data, same run. Target: requests <= 4 + ceil(K/100) + feeds that
   contribute; p50 at K = 500 <= 2x p50 at K = 0 (\`*.p50Ratio.k500\`: median of interleaved
   k = 0 / k = 500 pairs; \`*.p50Ratio.k2000\` the same for K = 2,000).
+- \`followedList.*.kK\`: the followed list alone (the pack, one Query) beside \`followedListEdges.*\`
+  (the edges Query the reads used before), K up to ${LIST_ONLY_FOLLOWED}.
 - \`celebrityLive.*.nN\`: a celebrity with N online subscribers (subscription items as $connect
   writes them, ${ONLINE_SUBSCRIBER_SHARDS} shards), one post: the root job is split per shard, each job pushes one page of at
   most ${CONNECTIONS_PER_JOB} connections and enqueues the next page first. A simulated fleet of
@@ -183,7 +189,7 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
           results.push(
             { name: `inboxPage${name}.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: target },
             { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${SAMPLES}, page of 20` },
-            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > POSTS_LOG_MIN_FOLLOWED ? 'posts log keys above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
+            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > POSTS_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
             { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${SAMPLES}` },
           );
         }
@@ -206,6 +212,28 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
           { name: `inboxPage.p50Ratio.k${k}`, value: round(percentile(pageRatios, 50)), unit: 'x', note: `median of ${pageRatios.length} interleaved pairs k = ${k} / k = 0; target <= 2 at k = 500` },
           { name: `counts.p50Ratio.k${k}`, value: round(percentile(countRatios, 50)), unit: 'x', note: `median of ${countRatios.length} interleaved pairs; target <= 2 at k = 500` },
         );
+      }
+
+      // The followed list alone: the pack (one Query of 8 items) beside the edges (one item per follow), k up to 5,000.
+      for (const k of [...FOLLOWED.filter((followed) => followed !== 150), LIST_ONLY_FOLLOWED]) {
+        const reader: UserRef = k === LIST_ONLY_FOLLOWED ? { tenantId: TENANT, userId: `list-k${k}` } : readers[FOLLOWED.indexOf(k as (typeof FOLLOWED)[number])]!;
+        if (k === LIST_ONLY_FOLLOWED) {
+          const many = Array.from({ length: k }, (_, c) => ({ ...reader, celebrityId: `list-celeb-${c}`, followedAt }));
+          await followGraph.putFollowedCelebrities(many);
+        }
+        const edges = async () => {
+          const items: unknown[] = [];
+          for await (const page of queryPages(client, { TableName: tables.graph, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingCelebsPartition(TENANT, reader.userId) }, ProjectionExpression: 'sk, followedAt' })) items.push(...page);
+          return items;
+        };
+        for (const [name, read] of [['followedList', () => graph.listFollowedCelebrities(reader)], ['followedListEdges', edges]] as const) {
+          await read();
+          const taken = await samples(meter, SAMPLES, read);
+          results.push(
+            { name: `${name}.requests.k${k}`, value: Math.max(...taken.map((sample) => sample.totals.requests)), unit: 'requests', note: name === 'followedList' ? 'the pack: one Query of <= 8 items' : 'baseline: the edges, one item per follow' },
+            { name: `${name}.ms.p50.k${k}`, value: round(percentile(taken.map((sample) => sample.ms), 50)), unit: 'ms', note: `p50 of ${SAMPLES}` },
+          );
+        }
       }
 
       // Celebrity live delivery.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Grant, type PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -134,6 +134,24 @@ export class HandlerFunction extends NodejsFunction {
     this.bindTableName(binding);
     if (actions.length > 0) this.allow([...actions], [binding.table.tableArn]);
     if (actions.length > 0) this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
+    return this;
+  }
+
+  /**
+   * Item writes on that table only for items whose partition key matches one of the patterns (IAM
+   * `dynamodb:LeadingKeys`, StringLike): e.g. UpdateItem of a count index slot, never of an inbox item.
+   */
+  writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[]): this {
+    this.bindTableName(binding);
+    if (actions.length === 0) return this;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...actions],
+        resources: [binding.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] } },
+      }),
+    );
+    this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
     return this;
   }
 

@@ -10,6 +10,7 @@ import type { NotificationType } from '../../src/core/ports/notification-type.js
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/keys.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -62,6 +63,8 @@ const FAN_OUT_TIMEOUT = Duration.minutes(2);
 /** Item reads and writes a fan-out function sends to the Graph and Inbox tables. */
 export interface FanOutTableAccess {
   inbox: readonly TableWriteAction[];
+  /** Writes allowed only on the celebrity posts count index partitions (dynamodb:LeadingKeys). */
+  inboxIndexUpdates: readonly TableWriteAction[];
   inboxReads: readonly TableReadAction[];
   graphReads: readonly TableReadAction[];
   graphWrites: readonly TableWriteAction[];
@@ -95,8 +98,9 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
     // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type;
-    // a celebrity post adds its key to the count index slots (UpdateItem).
-    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] : type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    // a celebrity post adds its key to the count index slots (UpdateItem, on those partitions only).
+    inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    inboxIndexUpdates: notifies ? ['dynamodb:UpdateItem'] : [],
     inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],
@@ -239,6 +243,8 @@ export class NotificationPipeline extends Construct {
       fanOut
         // Inbox items are write-once: puts only, never update or delete.
         .writeTable(tables.tables.inbox, access.inbox)
+        // ...except the count index slots of a celebrity post, updated in place (no other partition).
+        .writeTableKeys(tables.tables.inbox, access.inboxIndexUpdates, [CELEBRITY_POSTS_INDEX_KEY_PATTERN])
         .readTable(tables.tables.inbox, access.inboxReads)
         .readTable(tables.tables.graph, access.graphReads)
         .writeTable(tables.tables.graph, access.graphWrites)

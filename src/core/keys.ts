@@ -46,6 +46,9 @@ export function keySegment(kind: string, value: string): string {
 }
 
 /** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
+/** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
+export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
+
 export function tenantKeyPrefix(tenantId: string): string {
   return `T#${keySegment('tenantId', tenantId)}`;
 }

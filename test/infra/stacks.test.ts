@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlerEntries } from '../../lib/bundling.js';
 import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/keys.js';
 import { restRoutes } from '../../src/handlers/rest/routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { tableSpecs } from '../../src/table-specs.js';
@@ -338,9 +339,14 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
         // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
         // PutItem for a post's recent-posts log entry); follow.created also reads that log (Query).
+        // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : fn.node.id === 'FanOutFollowCreated' ? [...puts, 'dynamodb:Query'] : puts;
+        const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : [...puts, ...(fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
+        const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
+        for (const statement of inboxUpdates) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CELEBRITY_POSTS_INDEX_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Connections')).toEqual([]);
         expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
       }
