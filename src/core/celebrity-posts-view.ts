@@ -39,6 +39,21 @@ export interface PostsLogScope {
   nowMs: number;
   inboxTtlDays: number;
   budget: PostsLogBudget;
+  /** The followed share of the log this reader's last page scan saw: sizes the first request (a guess; a miss only costs a request). */
+  density?: number;
+  /** Told the followed share a page scan saw (when it evaluated enough posts to tell). */
+  onDensity?: (density: number) => void;
+}
+
+/** A page's first log request reads wanted / density x this margin, so a random spread of the followed posts still fills it. */
+const DENSITY_MARGIN = 1.5;
+/** Posts a scan must evaluate before its followed share is worth remembering. */
+const MIN_DENSITY_SAMPLE = 20;
+
+/** Items of the page's first log request: the budget's page, or fewer when the reader's followed share of the log is known to be high. */
+export function firstPageItems(budget: PostsLogBudget, wanted: number, density: number | undefined): number {
+  if (density === undefined || density <= 0) return budget.pageItems;
+  return Math.min(budget.pageItems, Math.max(wanted, Math.ceil((DENSITY_MARGIN * wanted) / density)));
 }
 
 export interface PostsLogPageRange {
@@ -69,19 +84,35 @@ export async function pageFromPostsLog(scope: PostsLogScope, own: readonly Store
   const { floors, after } = floorsOf(scope, range.since);
   const matched: StoredNotification[] = [];
   let requests = 0;
-  for await (const page of scope.log.scanPosts(scope.user.tenantId, scope.shard, { before: range.before, after }, scope.budget.pageItems)) {
+  let evaluated = 0;
+  let followed = 0;
+  const tellDensity = () => {
+    if (evaluated >= MIN_DENSITY_SAMPLE) scope.onDensity?.(followed / evaluated);
+  };
+  // A type filter keeps fewer of the followed posts than the share tells: the budget's page then.
+  const firstItems = firstPageItems(scope.budget, range.wanted, range.type === undefined ? scope.density : undefined);
+  for await (const page of scope.log.scanPosts(scope.user.tenantId, scope.shard, { before: range.before, after }, scope.budget.pageItems, firstItems)) {
     requests += 1;
+    evaluated += page.posts.length;
     for (const { authorId, item } of page.posts) {
       const floor = floors.get(authorId);
       if (floor === undefined || item.id <= floor || isExpired(item, scope.nowMs) || scope.muted.includes(item.type)) continue;
+      followed += 1;
       if (range.type === undefined || item.type === range.type) matched.push(item);
     }
     const merged = mergeNewestFirst([own, matched], range.wanted);
     // Decided once the page is full of ids above everything the log has left in range.
     const full = merged.length >= range.wanted && page.scannedDownTo !== undefined && merged[range.wanted - 1]!.id > page.scannedDownTo;
-    if (full || !page.more) return merged;
-    if (requests >= scope.budget.maxRequests) return undefined;
+    if (full || !page.more) {
+      tellDensity();
+      return merged;
+    }
+    if (requests >= scope.budget.maxRequests) {
+      tellDensity();
+      return undefined;
+    }
   }
+  tellDensity();
   return mergeNewestFirst([own, matched], range.wanted);
 }
 

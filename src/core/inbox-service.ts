@@ -200,7 +200,13 @@ export class RetractedIds {
   }
 }
 
+/** Readers whose followed share of the posts log a container remembers (oldest forgotten first). */
+const MAX_REMEMBERED_DENSITIES = 10_000;
+
 export class InboxService {
+  /** Per reader, the followed share of the posts log their last page scan saw: sizes the next scan's first request only. */
+  private readonly postsLogDensity = new Map<string, number>();
+
   constructor(private readonly deps: InboxServiceDeps) {}
 
   /** The sources that make up a user's inbox view: own partition + one shard per followed celebrity. */
@@ -478,7 +484,14 @@ export class InboxService {
     const log = this.deps.celebrityPosts;
     if (!log || celebrities.length <= (this.deps.postsLogFromFollowed ?? POSTS_LOG_MIN_FOLLOWED)) return undefined;
     const budget = { ...DEFAULT_POSTS_LOG_BUDGET, ...this.deps.postsLogBudget };
-    return { log, user, shard: readerShard(user.userId, this.deps.feedShards), celebrities, muted, nowMs, inboxTtlDays: this.deps.inboxTtlDays, budget };
+    const reader = `${user.tenantId}\u0000${user.userId}`;
+    const density = this.postsLogDensity.get(reader);
+    const onDensity = (seen: number) => {
+      this.postsLogDensity.delete(reader);
+      this.postsLogDensity.set(reader, seen);
+      if (this.postsLogDensity.size > MAX_REMEMBERED_DENSITIES) this.postsLogDensity.delete(this.postsLogDensity.keys().next().value!);
+    };
+    return { log, user, shard: readerShard(user.userId, this.deps.feedShards), celebrities, muted, nowMs, inboxTtlDays: this.deps.inboxTtlDays, budget, onDensity, ...(density !== undefined ? { density } : {}) };
   }
 
   /** Muted types apply to feeds only; none without a reader. */

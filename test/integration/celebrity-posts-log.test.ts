@@ -3,7 +3,7 @@
  * scanned newest first, filtered by the followed set. Every answer is compared with the
  * query-every-feed design; a scan past its budget falls back to the feed heads with the same answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/celebrity-posts-view.js';
@@ -103,6 +103,7 @@ describe('listPage from the celebrity posts log', () => {
     // Prepare
     const user = await dense();
     const { withLog, everyFeed } = services();
+    const scans = vi.spyOn(log, 'scanPosts');
 
     // Act
     const fast = await walkPages(db.meter, withLog, user, { limit: 20 });
@@ -115,6 +116,12 @@ describe('listPage from the celebrity posts log', () => {
     expect([...all].sort().reverse()).toEqual(all);
     expect(fast.requests[0]).toBe(4);
     expect(Math.max(...fast.requests)).toBeLessThanOrEqual(3 + SMALL_BUDGET.maxRequests);
+    // The first page learns the reader's followed share of the log (all of it): later pages' first
+    // requests read about 1.5 x the page instead of the budget's 100, with the same pages.
+    const firstSizes = scans.mock.calls.map((call) => call[4]);
+    scans.mockRestore();
+    expect(firstSizes[0]).toBe(DEFAULT_POSTS_LOG_BUDGET.pageItems);
+    expect(firstSizes.at(-1)).toBeLessThan(DEFAULT_POSTS_LOG_BUDGET.pageItems);
   }, 60_000);
 
   it('keeps since, type filters and muted types, hides posts from before followedAt and of celebrities not followed', async () => {

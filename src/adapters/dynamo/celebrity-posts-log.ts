@@ -29,9 +29,9 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
     private readonly tableName: string,
   ) {}
 
-  /** scanPosts: newest-first Query of the shard in the range, `pageSize` items per request; no guard (the reader filters). */
-  scanPosts(tenantId: string, shard: number, range: IdRange, pageSize: number): AsyncIterable<CelebrityPostsPage<CelebrityPost>> {
-    return this.scan(tenantId, shard, range, pageSize, {}, (item) => ({ authorId: item.authorId as string, item: toStored(item) }));
+  /** scanPosts: newest-first Query of the shard in the range, `firstPageSize` then `pageSize` items per request; no guard (the reader filters). */
+  scanPosts(tenantId: string, shard: number, range: IdRange, pageSize: number, firstPageSize = pageSize): AsyncIterable<CelebrityPostsPage<CelebrityPost>> {
+    return this.scan(tenantId, shard, range, pageSize, firstPageSize, {}, (item) => ({ authorId: item.authorId as string, item: toStored(item) }));
   }
 
   /** scanPostKeys: newest-first Query of the shard's count index from the slot of `after`, growing pages; ids at or below `after` dropped. */
@@ -94,7 +94,15 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
     });
   }
 
-  private async *scan<T>(tenantId: string, shard: number, range: IdRange, pageSize: number, projection: Partial<QueryCommandInput>, toPost: (item: Item) => T): AsyncGenerator<CelebrityPostsPage<T>> {
+  private async *scan<T>(
+    tenantId: string,
+    shard: number,
+    range: IdRange,
+    pageSize: number,
+    firstPageSize: number,
+    projection: Partial<QueryCommandInput>,
+    toPost: (item: Item) => T,
+  ): AsyncGenerator<CelebrityPostsPage<T>> {
     if (range.before !== undefined && range.after !== undefined && range.after >= range.before) return;
     const bounds =
       range.before !== undefined && range.after !== undefined
@@ -109,12 +117,13 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
       KeyConditionExpression: bounds.expression,
       ExpressionAttributeValues: { ':pk': keys.celebrityPostsPartition(tenantId, shard), ...bounds.values },
       ScanIndexForward: false,
-      Limit: pageSize,
       ...projection,
     };
     let exclusiveStartKey: Item | undefined;
+    let limit = Math.max(1, firstPageSize);
     do {
-      const output = await this.client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+      const output = await this.client.send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
+      limit = pageSize;
       const page = output.Items ?? [];
       exclusiveStartKey = output.LastEvaluatedKey;
       const last = page.at(-1)?.sk as string | undefined;

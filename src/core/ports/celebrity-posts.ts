@@ -29,8 +29,8 @@ export interface CelebrityPostsPage<T> {
 }
 
 export interface CelebrityPostsReader {
-  /** Newest-first pages of one shard's posts within the range (exclusive ends), `pageSize` evaluated per request; leaving the loop sends no further request. */
-  scanPosts(tenantId: string, shard: number, range: IdRange, pageSize: number): AsyncIterable<CelebrityPostsPage<CelebrityPost>>;
+  /** Newest-first pages of one shard's posts within the range (exclusive ends), `firstPageSize` (default `pageSize`) then `pageSize` evaluated per request; leaving the loop sends no further request. */
+  scanPosts(tenantId: string, shard: number, range: IdRange, pageSize: number, firstPageSize?: number): AsyncIterable<CelebrityPostsPage<CelebrityPost>>;
   /**
    * The count index's post keys above `after` (exclusive), newest slots first: `firstSlots` slot items
    * in the first request, four times as many in each next one (a quiet tenant's slots hold few posts).
