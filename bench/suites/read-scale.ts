@@ -97,8 +97,9 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   writes them: feed shards, celebrity posts log shards and their count index slots, feed heads on
   the profiles (newest id only, so the heads path queries the contributing feeds); the followed list
   as a follow writes it (edges and the pack). A page of 20 and the counts (capped at 99),
-  ${SAMPLES} samples each, median time; \`*.ms.first.kK\` is the reader's first read (nothing is cached
-  between reads: a first read costs what a later one does). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
+  ${SAMPLES} samples each, median time; \`*.ms.first.kK\` is the reader's first read (no data is cached
+  between reads; only the first page request's size follows the followed share the reader's last page
+  scan saw, so a first read reads the budget's 100 log items). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
   reader's shard of the posts log (K = 150 is the sparse case: 7.5% of the log is followed);
   at or below, the feed heads. \`inboxPageHeads.*\` / \`countsHeads.*\`: feed heads at every K (the
   previous design); \`inboxPageEveryFeed.*\` / \`countsEveryFeed.*\`: one Query per followed feed
