@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { assertIdentifier, keys, keySegment, tenantKeyPrefix, userPartition, type TableKey } from './keys.js';
 import type { TableName } from '../table-specs.js';
 import { followedPackAttribute } from './followed-pack.js';
+import { indexEntriesOfAuthor } from './celebrity-posts-index.js';
 
 export interface ErasureSubject {
   tenantId: string;
@@ -167,9 +168,24 @@ export function totalRemoved(report: ErasureReport): number {
   return Object.values(report.removed).reduce((sum, count) => sum + count, 0);
 }
 
-/** A slot of a celebrity posts count index (`T#<tenant>#CPX#S<n>`): it holds many authors' posts, so only the user's are removed. */
-export function isCelebrityPostsIndexItem(item: Record<string, unknown>): boolean {
-  return typeof item.pk === 'string' && /#CPX#S\d+$/.test(item.pk);
+/**
+ * Items many users share that name the user only by some attributes: another user's followed-
+ * celebrities pack chunk (`@<id>`), a celebrity posts count index slot (the posts the user authored).
+ * Answers the attributes to REMOVE (maybe none) and the report's kind; the item stays. Undefined for
+ * any other item (deleted whole when it names the user).
+ */
+export function sharedItemAttributesNamingUser(table: TableName, item: Record<string, unknown>, subject: ErasureSubject): { attributes: string[]; kind: string } | undefined {
+  const pk = item.pk;
+  if (typeof pk !== 'string') return undefined;
+  if (table === 'graph' && isOthersFollowedPack(item, subject)) {
+    const attribute = followedPackAttributeNamingUser(item, subject);
+    return { attributes: attribute !== undefined ? [attribute] : [], kind: 'followedCelebritiesPackEntry' };
+  }
+  if (table === 'inbox' && keys.isCelebrityPostsIndexPartition(pk)) {
+    const sameTenant = pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`);
+    return { attributes: sameTenant ? indexEntriesOfAuthor(item, subject.userId) : [], kind: 'celebrityPostIndexEntry' };
+  }
+  return undefined;
 }
 
 /** The kind of an item found by a scan, for the report. */

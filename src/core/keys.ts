@@ -45,10 +45,10 @@ export function keySegment(kind: string, value: string): string {
   return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
 }
 
-/** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
 
+/** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
 export function tenantKeyPrefix(tenantId: string): string {
   return `T#${keySegment('tenantId', tenantId)}`;
 }
@@ -271,6 +271,7 @@ export const keys = {
    * reads hundreds of posts in a few items.
    */
   celebrityPostsIndexPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CPX#S${shard}`,
+  isCelebrityPostsIndexPartition: (pk: string): boolean => /#CPX#S\d+$/.test(pk),
   /** The count index partition of a posts log partition (the upgrade backfill knows only the log's keys); undefined for any other pk. */
   celebrityPostsIndexPartitionOfLog: (logPk: string): string | undefined => (/#CP#S\d+$/.test(logPk) ? logPk.replace(/#CP#S(\d+)$/, '#CPX#S$1') : undefined),
   celebrityPostsIndexSlot: (indexPk: string, slotPrefix: string, overflow = 0): TableKey => ({

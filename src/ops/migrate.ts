@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { backfillCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { migrateCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
 import { backfillFollowedCelebrityPacks, markFollowedPackBackfillDone, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { localTarget, parseNumberFlag } from './targets.js';
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   }
   try {
     const report = await migrateFollowedCelebrityPacks(client, graphTable, options);
-    const indexed = await backfillCelebrityPostsIndex(client, inboxTable);
+    const indexed = await migrateCelebrityPostsIndex(client, graphTable, inboxTable);
     process.stdout.write(
       values.json ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed }, null, 2)}\n` : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\n`,
     );

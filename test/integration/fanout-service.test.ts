@@ -1,6 +1,6 @@
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
@@ -181,6 +181,31 @@ describe('FanOutService, celebrity tier', () => {
     expect((await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'newcomer' })).map((celeb) => celeb.celebrityId)).toEqual(['star']);
     await service.process(aNotificationEvent({ type: 'follow.deleted', actor: { id: 'newcomer' }, recipients: [], data: { followeeId: 'star' } }), type('follow.deleted'));
     expect(await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'newcomer' })).toEqual([]);
+  });
+
+  it('indexes a celebrity post once when the fan-out dies between the posts log write and the count index write, then retries', async () => {
+    // Prepare: a celebrity, and a fan-out whose count index writer dies on its first call
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...keys.profile('acme', 'crashy-star'), followerCount: 60, tier: 'celebrity' } }));
+    const { service, graph } = serviceOn(db.client);
+    const index = new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox);
+    const dying = { indexPosts: async () => Promise.reject(new Error('killed before the count index write')) };
+    const killed = new FanOutService({ graph, inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox), ...clockPorts(db.client), celebrityPostsIndex: dying, deliveryQueue: jobs, promotionQueue: promotions, settings });
+    const post = aPostBy('crashy-star');
+
+    // Act: the killed attempt, then the queue's redelivery
+    await expect(killed.process(post, type('post.published'))).rejects.toThrow('killed before');
+    await service.process(post, type('post.published'));
+    await service.process(post, type('post.published'));
+
+    // Assess: every reader shard's index holds the post once, under the id the log holds
+    const logged = await db.client.send(new QueryCommand({ TableName: db.dynamo.tableNames.inbox, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.celebrityPostsPartition('acme', 0) } }));
+    const ids = (logged.Items ?? []).filter((item) => item.authorId === 'crashy-star').map((item) => item.sk as string);
+    expect(ids).toHaveLength(1);
+    for (let shard = 0; shard < settings.feedShards; shard += 1) {
+      const indexed: string[] = [];
+      for await (const page of index.scanPostKeys('acme', shard, undefined, 16)) indexed.push(...page.posts.filter((entry) => entry.authorId === 'crashy-star').map((entry) => entry.id));
+      expect(indexed).toEqual(ids);
+    }
   });
 
   it('queues the promotion pass again when the first enqueue failed (retry of the same event)', async () => {

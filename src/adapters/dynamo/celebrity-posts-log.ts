@@ -4,10 +4,12 @@
  * feed's TTL. The fan-out writes it with the feed shards (InboxSource kind `celebrityPosts`), then
  * the count index (`T#<tenant>#CPX#S<n>`, one item per time slot, one attribute per post).
  */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachBounded } from '../../core/bounded-parallel.js';
 import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBUTES, INDEX_MAX_OVERFLOW, INDEX_SLOT_MS, slotPrefixOfId } from '../../core/celebrity-posts-index.js';
 import { keys } from '../../core/keys.js';
+import { isItemTooLarge } from './item-limits.js';
+import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostKey, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
 import type { IdRange } from '../../core/ports/inbox.js';
 import { toStored } from './inbox-repository.js';
@@ -17,11 +19,6 @@ import type { Item } from './query-pages.js';
 const INDEX_WRITE_PARALLELISM = 8;
 /** Each next index request reads this many times the slots of the one before. */
 const SLOT_GROWTH = 4;
-
-/** DynamoDB's (and dynalite's) answer to an update that would make the item larger than 400 KB. */
-function isItemTooLarge(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationException' && /maximum allowed size/i.test(error.message);
-}
 
 export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityPostsIndexWriter {
   constructor(
@@ -167,12 +164,15 @@ export async function backfillCelebrityPostsIndex(client: DynamoDBDocumentClient
 
 export const CELEBRITY_POSTS_INDEX_MIGRATION = 'celebrity-posts-index';
 
-/** The local runtime at start: the index backfill unless its marker (Graph table, beside the pack's) says it ran; answers the posts indexed, undefined when skipped. */
-export async function ensureCelebrityPostsIndex(client: DynamoDBDocumentClient, graphTable: string, inboxTable: string, nowMs = Date.now()): Promise<number | undefined> {
-  const marker = await client.send(new GetCommand({ TableName: graphTable, Key: keys.migrationMarker(CELEBRITY_POSTS_INDEX_MIGRATION), ConsistentRead: true }));
-  if (marker.Item) return undefined;
+/** The upgrade step run to the end, then marked done (`npm run migrate`): answers the posts indexed. */
+export async function migrateCelebrityPostsIndex(client: DynamoDBDocumentClient, graphTable: string, inboxTable: string): Promise<number> {
   const indexed = await backfillCelebrityPostsIndex(client, inboxTable);
-  await client.send(new PutCommand({ TableName: graphTable, Item: { ...keys.migrationMarker(CELEBRITY_POSTS_INDEX_MIGRATION), doneAt: new Date(nowMs).toISOString(), indexed } }));
+  await markMigrationDone(client, graphTable, CELEBRITY_POSTS_INDEX_MIGRATION, { indexed });
   return indexed;
 }
 
+/** The local runtime at start: the index backfill unless its marker (Graph table, beside the pack's) says it ran; answers the posts indexed, undefined when skipped. */
+export async function ensureCelebrityPostsIndex(client: DynamoDBDocumentClient, graphTable: string, inboxTable: string): Promise<number | undefined> {
+  const done = await runMigrationOnce(client, graphTable, CELEBRITY_POSTS_INDEX_MIGRATION, async () => ({ indexed: await backfillCelebrityPostsIndex(client, inboxTable) }));
+  return done?.indexed;
+}

@@ -4,10 +4,12 @@
  * Also the upgrade backfill from the FOLLOWING_CELEBS edges (`npm run migrate`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forEachBounded } from '../../core/bounded-parallel.js';
 import { followedPackAttribute, followedPackChunk } from '../../core/followed-pack.js';
 import { FOLLOWING_CELEBS_SUFFIX, keys, type TableKey } from '../../core/keys.js';
+import { isItemTooLarge } from './item-limits.js';
+import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
 
 /** One celebrity to put into a chunk item. */
 export interface PackWrite {
@@ -26,10 +28,6 @@ export class FollowedPackFullError extends Error {
   constructor(readonly pk: string, readonly celebrityIds: readonly string[]) {
     super(`followed-celebrities pack chunk of ${pk} is over the 400 KB DynamoDB item limit: ${celebrityIds.length} follow(s) not packed (the FOLLOWING_CELEBS edges keep them)`);
   }
-}
-
-function isItemTooLarge(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationException' && /exceeded the maximum allowed size/i.test(error.message);
 }
 
 /** UpdateItem `SET #a0 = :v0, ...` of one chunk: atomic and idempotent. */
@@ -108,7 +106,7 @@ export function packWriteOfEdge(item: Record<string, unknown>): PackWrite | unde
   return key && Number.isFinite(ms) ? { key, celebrityId: sk, followedAtMs: ms } : undefined;
 }
 
-export interface PackBackfillReport {
+export type PackBackfillReport = {
   /** Items the Scan read (every kind of the graph table). */
   scanned: number;
   /** FOLLOWING_CELEBS edges set into their packs. */
@@ -118,7 +116,7 @@ export interface PackBackfillReport {
   /** FOLLOWING_CELEBS items without a usable followedAt (left as they are). */
   skipped: number;
   pages: number;
-}
+};
 
 export interface PackBackfillOptions {
   /** Scan items per page. */
@@ -172,7 +170,7 @@ export const FOLLOWED_PACK_MIGRATION = 'followed-celebs-pack';
 
 /** Marks the backfill done (a later start skips it). */
 export async function markFollowedPackBackfillDone(client: DynamoDBDocumentClient, graphTable: string, report: PackBackfillReport, nowMs = Date.now()): Promise<void> {
-  await client.send(new PutCommand({ TableName: graphTable, Item: { ...keys.migrationMarker(FOLLOWED_PACK_MIGRATION), doneAt: new Date(nowMs).toISOString(), packed: report.packed, full: report.full } }));
+  await markMigrationDone(client, graphTable, FOLLOWED_PACK_MIGRATION, report, nowMs);
 }
 
 /**
@@ -180,9 +178,5 @@ export async function markFollowedPackBackfillDone(client: DynamoDBDocumentClien
  * data dir costs one GetItem and one empty Scan; a 0.1.0 data dir gets its packs once.
  */
 export async function ensureFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport | undefined> {
-  const marker = await client.send(new GetCommand({ TableName: graphTable, Key: keys.migrationMarker(FOLLOWED_PACK_MIGRATION), ConsistentRead: true }));
-  if (marker.Item) return undefined;
-  const report = await backfillFollowedCelebrityPacks(client, graphTable, options);
-  await markFollowedPackBackfillDone(client, graphTable, report);
-  return report;
+  return runMigrationOnce(client, graphTable, FOLLOWED_PACK_MIGRATION, () => backfillFollowedCelebrityPacks(client, graphTable, options));
 }

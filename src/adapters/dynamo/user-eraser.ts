@@ -27,22 +27,18 @@ import {
   emptyErasureReport,
   erasureRecordId,
   followeeProfileOfOutgoingEdge,
-  followedPackAttributeNamingUser,
-  isCelebrityPostsIndexItem,
-  isOthersFollowedPack,
   itemNamesUser,
   scannedItemKind,
+  sharedItemAttributesNamingUser,
   userPartitions,
   type ErasureReport,
   type ErasureSubject,
   type UserPartition,
 } from '../../core/erasure.js';
-import { indexEntriesOfAuthor } from '../../core/celebrity-posts-index.js';
 import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
 import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
-import { removePackEntry } from './followed-celebs-pack.js';
 
 /** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
 export interface ScheduleStore {
@@ -255,27 +251,23 @@ export class UserEraser {
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
     const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
     const ownRecordId = this.recordKey.id;
-    const items = output.Items ?? [];
-    // Followers' packs name the user by an attribute name: REMOVE it, the chunk stays theirs.
-    const packs = new Set(table === 'graph' ? items.filter((item) => isOthersFollowedPack(item, this.subject)) : []);
-    let packEntries = 0;
-    for (const item of packs) {
-      if (followedPackAttributeNamingUser(item, this.subject) === undefined) continue;
-      await removePackEntry(this.options.client, this.options.tables.graph, { pk: String(item.pk), sk: String(item.sk) }, this.subject.userId);
-      packEntries += 1;
+    // Items shared with other users lose only the user's attributes; the others that name the user go whole.
+    const named: Item[] = [];
+    let sharedUpdated = 0;
+    for (const item of output.Items ?? []) {
+      const shared = sharedItemAttributesNamingUser(table, item, this.subject);
+      if (shared) {
+        if (shared.attributes.length === 0) continue;
+        await this.removeAttributes(table, item, shared.attributes);
+        countRemoved(record.report, table, shared.kind, shared.attributes.length);
+        sharedUpdated += 1;
+      } else if (item.id !== ownRecordId && itemNamesUser(item, this.subject)) {
+        // The checkpoint's own scan cursor may name the user: the record is never a match.
+        named.push(item);
+      }
     }
-    countRemoved(record.report, table, 'followedCelebritiesPackEntry', packEntries);
-    // The checkpoint's own scan cursor may name the user: the record is never a match.
-    const named = items.filter((item) => item.id !== ownRecordId && !packs.has(item) && itemNamesUser(item, this.subject));
     const plain: Item[] = [];
     for (const item of named) {
-      if (table === 'inbox' && isCelebrityPostsIndexItem(item)) {
-        // Other celebrities' posts share the slot: only the user's attributes go.
-        const authored = indexEntriesOfAuthor(item, this.subject.userId);
-        await this.removeAttributes(table, item, authored);
-        countRemoved(record.report, table, 'celebrityPostIndexEntry', authored.length);
-        continue;
-      }
       const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
       if (followeeProfile) {
         if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
@@ -287,21 +279,27 @@ export class UserEraser {
     }
     await this.deleteKeys(table, plain);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: SCAN_PAGE_UNITS + named.length + packEntries, finished: output.LastEvaluatedKey === undefined };
+    return { units: SCAN_PAGE_UNITS + named.length + sharedUpdated, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** REMOVE of some attributes of one item (idempotent), in updates of at most 100 names. */
+  /** REMOVE of some attributes of one scanned item (idempotent), in updates of at most 100 names; an item deleted meanwhile is not recreated. */
   private async removeAttributes(table: TableName, item: Item, names: readonly string[]): Promise<void> {
     for (let start = 0; start < names.length; start += 100) {
       const chunk = names.slice(start, start + 100);
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tables[table],
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: `REMOVE ${chunk.map((_, index) => `#a${index}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(chunk.map((name, index) => [`#a${index}`, name])),
-        }),
-      );
+      try {
+        await this.options.client.send(
+          new UpdateCommand({
+            TableName: this.options.tables[table],
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: `REMOVE ${chunk.map((_, index) => `#a${index}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: Object.fromEntries(chunk.map((name, index) => [`#a${index}`, name])),
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return;
+        throw error;
+      }
     }
   }
 
