@@ -8,8 +8,8 @@
 import { idLowerBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { isExpired, type StoredNotification } from './notification.js';
-import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
-import type { FollowedCelebrity, UserRef } from './ports/inbox.js';
+import type { CelebrityPost, CelebrityPostsPage, CelebrityPostsReader } from './ports/celebrity-posts.js';
+import type { FollowedCelebrity, IdRange, UserRef } from './ports/inbox.js';
 import { COUNT_CAP, countFromIdsAboveReadMark, tallyUnread, type Counts, type ReadState } from './read-state.js';
 
 /** Above this many followed celebrities a read scans the posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
@@ -79,8 +79,51 @@ function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: Ma
   return { floors, after: maxId(lower, lowest, ttlFloor) };
 }
 
-/** The merged page (own + followed posts, newest first, at most `wanted`), or undefined past the budget. */
-export async function pageFromPostsLog(scope: PostsLogScope, own: readonly StoredNotification[], range: PostsLogPageRange): Promise<StoredNotification[] | undefined> {
+/** The range of a page's first log request that is known before the followed list: the followed floors are not (the posts below them are dropped by their floor). */
+export function prefetchRange(range: Pick<PostsLogPageRange, 'before' | 'since'>, nowMs: number, inboxTtlDays: number): IdRange {
+  return { before: range.before, after: maxId(range.since, idLowerBoundAt(nowMs - inboxTtlDays * 86_400_000)) };
+}
+
+/**
+ * A page's first log request sent before the followed list is known (so it travels with the read's
+ * first round instead of after it), in `prefetchRange`: the caller passes it to pageFromPostsLog.
+ * Rejections are kept for the caller; an unused prefetch is only a wasted request.
+ */
+export function prefetchFirstPostsPage(log: CelebrityPostsReader, user: UserRef, shard: number, range: IdRange, firstItems: number): Promise<CelebrityPostsPage<CelebrityPost>> {
+  const iterator = log.scanPosts(user.tenantId, shard, range, firstItems, firstItems)[Symbol.asyncIterator]();
+  const page = iterator.next().then(async (result) => {
+    await iterator.return?.();
+    return result.done === true ? { posts: [], more: false } : result.value;
+  });
+  page.catch(() => undefined);
+  return page;
+}
+
+/**
+ * The log pages of a page read: the prefetched first page (read down to the TTL only), then from its
+ * last id down to `range.after`; or the whole scan when nothing was prefetched.
+ */
+async function* postsPages(scope: PostsLogScope, range: IdRange, firstItems: number, prefetched?: Promise<CelebrityPostsPage<CelebrityPost>>): AsyncGenerator<CelebrityPostsPage<CelebrityPost>> {
+  const { tenantId } = scope.user;
+  if (!prefetched) {
+    yield* scope.log.scanPosts(tenantId, scope.shard, range, scope.budget.pageItems, firstItems);
+    return;
+  }
+  const first = await prefetched;
+  // Below the read's own lower bound (the lowest followedAt) nothing more is in range.
+  const reachedFloor = first.scannedDownTo !== undefined && range.after !== undefined && first.scannedDownTo <= range.after;
+  const more = first.more && !reachedFloor && first.scannedDownTo !== undefined;
+  yield { ...first, more };
+  if (more) yield* scope.log.scanPosts(tenantId, scope.shard, { before: first.scannedDownTo, after: range.after }, scope.budget.pageItems, scope.budget.pageItems);
+}
+
+/** The merged page (own + followed posts, newest first, at most `wanted`), or undefined past the budget; `prefetched`: its first log request, already sent. */
+export async function pageFromPostsLog(
+  scope: PostsLogScope,
+  own: readonly StoredNotification[],
+  range: PostsLogPageRange,
+  prefetched?: Promise<CelebrityPostsPage<CelebrityPost>>,
+): Promise<StoredNotification[] | undefined> {
   const { floors, after } = floorsOf(scope, range.since);
   const matched: StoredNotification[] = [];
   let requests = 0;
@@ -91,7 +134,7 @@ export async function pageFromPostsLog(scope: PostsLogScope, own: readonly Store
   };
   // A type filter keeps fewer of the followed posts than the share tells: the budget's page then.
   const firstItems = firstPageItems(scope.budget, range.wanted, range.type === undefined ? scope.density : undefined);
-  for await (const page of scope.log.scanPosts(scope.user.tenantId, scope.shard, { before: range.before, after }, scope.budget.pageItems, firstItems)) {
+  for await (const page of postsPages(scope, { before: range.before, after }, firstItems, prefetched)) {
     requests += 1;
     evaluated += page.posts.length;
     for (const { authorId, item } of page.posts) {

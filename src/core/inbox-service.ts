@@ -2,7 +2,7 @@
  * The read side of the inbox: pages merged from the user's own partition and the feeds of the
  * celebrities they follow, counts above the marks, and the O(1) read/seen writes.
  */
-import { countsFromPostsLog, DEFAULT_POSTS_LOG_BUDGET, pageFromPostsLog, POSTS_LOG_MIN_FOLLOWED, type PostsLogBudget, type PostsLogScope } from './celebrity-posts-view.js';
+import { countsFromPostsLog, DEFAULT_POSTS_LOG_BUDGET, firstPageItems, pageFromPostsLog, POSTS_LOG_MIN_FOLLOWED, prefetchFirstPostsPage, prefetchRange, type PostsLogBudget, type PostsLogScope } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
 import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
 import { notificationId } from './ids.js';
@@ -11,7 +11,7 @@ import { ID_TIME_LENGTH, idLowerBoundAt, idUpperBoundAt } from './ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import { isExpired, type Notification, type StoredNotification } from './notification.js';
-import type { CelebrityPostsReader } from './ports/celebrity-posts.js';
+import type { CelebrityPost, CelebrityPostsPage, CelebrityPostsReader } from './ports/celebrity-posts.js';
 import type { Clock } from './ports/clock.js';
 import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, Retraction, RetractionsReader, UserRef } from './ports/inbox.js';
 import {
@@ -200,6 +200,11 @@ export class RetractedIds {
   }
 }
 
+/** A reader's key in the container's memory of posts log readers. */
+function readerKey(user: UserRef): string {
+  return `${user.tenantId}\u0000${user.userId}`;
+}
+
 /** Readers whose followed share of the posts log a container remembers (oldest forgotten first). */
 const MAX_REMEMBERED_DENSITIES = 10_000;
 
@@ -241,7 +246,9 @@ export class InboxService {
 
   /**
    * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types (and the
-   * tenant's retractions, cached); round 2: the followed celebrities' feed heads (ceil(k/100)
+   * tenant's retractions, cached), and for a reader this container knows reads the posts log, that
+   * log's first request (then a page is one round); above the threshold, the posts log scan; else
+   * round 2: the followed celebrities' feed heads (ceil(k/100)
    * BatchGetItem); round 3: one BatchGetItem of the feed items the heads place in the page, with a
    * Query of each feed that may hold more there; feed queries in waves when the heads cannot decide.
    * With filters or per-item exceptions, items that do not pass are dropped and the scan goes on
@@ -264,6 +271,8 @@ export class InboxService {
       ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
     });
+    // A reader this container saw read the posts log: its first log request goes in round 1 too.
+    let prefetched = this.prefetchPostsLog(user, { before: request.cursor?.before, since }, wanted, queryType, nowMs);
     const [celebrities, firstOwn, state, muted, retractions] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
       this.deps.inbox.listInboxPage(ownSource, pageQuery(request.cursor?.before)),
@@ -272,6 +281,8 @@ export class InboxService {
       this.retractionsOf(user, nowMs),
     ]);
     const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
+    // Not (or no longer) above the threshold: no prefetch on this reader's next reads.
+    if (!postsLog) this.postsLogDensity.delete(readerKey(user));
     // Feed heads are read only when the posts log cannot answer (a read independent of k otherwise).
     let allFeedsLoad: Promise<FeedView[]> | undefined;
     const allFeeds = () => (allFeedsLoad ??= this.feedViews(user, celebrities, (floor) => maxId(since, floor)));
@@ -279,7 +290,10 @@ export class InboxService {
     const scan = async (before: string | undefined, own: StoredNotification[]): Promise<StoredNotification[]> => {
       // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
       const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
-      const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: queryType }));
+      // The prefetch is the first scan's first request (later rounds scan below it).
+      const first = prefetched;
+      prefetched = undefined;
+      const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: queryType }, first));
       if (fromPostsLog) return fromPostsLog;
       const feeds = (await allFeeds())
         .filter((feed) => {
@@ -479,12 +493,29 @@ export class InboxService {
     return countFromIdsAboveReadMark(ids, state, COUNT_CAP, gone);
   }
 
+  /**
+   * The first log request of a page of a reader whose last page scan (in this container) read the
+   * posts log: sent with the read's first round, so a page is one round trip instead of two. A
+   * reader who no longer follows enough wastes it once (then is forgotten).
+   */
+  private prefetchPostsLog(user: UserRef, range: { before?: string; since?: string }, wanted: number, type: string | undefined, nowMs: number): Promise<CelebrityPostsPage<CelebrityPost>> | undefined {
+    const log = this.deps.celebrityPosts;
+    const density = this.postsLogDensity.get(readerKey(user));
+    if (!log || density === undefined) return undefined;
+    const firstItems = firstPageItems(this.postsLogBudget(), wanted, type === undefined ? density : undefined);
+    return prefetchFirstPostsPage(log, user, readerShard(user.userId, this.deps.feedShards), prefetchRange(range, nowMs, this.deps.inboxTtlDays), firstItems);
+  }
+
+  private postsLogBudget(): PostsLogBudget {
+    return { ...DEFAULT_POSTS_LOG_BUDGET, ...this.deps.postsLogBudget };
+  }
+
   /** The celebrity posts log's view of this read when the user follows more than the threshold; undefined = read the feeds. */
   private postsLogScope(user: UserRef, celebrities: readonly FollowedCelebrity[], muted: readonly string[], nowMs: number): PostsLogScope | undefined {
     const log = this.deps.celebrityPosts;
     if (!log || celebrities.length <= (this.deps.postsLogFromFollowed ?? POSTS_LOG_MIN_FOLLOWED)) return undefined;
-    const budget = { ...DEFAULT_POSTS_LOG_BUDGET, ...this.deps.postsLogBudget };
-    const reader = `${user.tenantId}\u0000${user.userId}`;
+    const budget = this.postsLogBudget();
+    const reader = readerKey(user);
     const density = this.postsLogDensity.get(reader);
     const onDensity = (seen: number) => {
       this.postsLogDensity.delete(reader);

@@ -12,6 +12,7 @@ import type { StoredNotification } from '../../src/core/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
 import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
 import { markAt } from '../../src/core/read-state.js';
+import { decodeCursor } from '../../src/core/cursor.js';
 import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, walkPages, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
 
@@ -147,6 +148,86 @@ describe('listPage from the celebrity posts log', () => {
     // Assess
     expect(fast.pages).toEqual((await walkPages(db.meter, everyFeed, user, { limit: 5 })).pages);
     expect(fast.requests[0]).toBeGreaterThan(3 + SMALL_BUDGET.maxRequests);
+  }, 60_000);
+
+  it("sends a known log reader's first log request with the read's first round, with the same pages", async () => {
+    // Prepare: a service whose followed list and log reads say when they start and end
+    const user = await seed(30, 3);
+    const { everyFeed } = services();
+    const events: string[] = [];
+    const withLog = new InboxService({
+      inbox: repositories.inbox,
+      celebrities: {
+        listFollowedCelebrities: async (reader) => {
+          events.push('followed:start');
+          const followed = await repositories.graph.listFollowedCelebrities(reader);
+          events.push('followed:end');
+          return followed;
+        },
+      },
+      readState: repositories.readState,
+      clock,
+      cursorSecret: TEST_CURSOR_SECRET,
+      feedShards: TEST_FEED_SHARDS,
+      inboxTtlDays: 90,
+      feedHeads: repositories.graph,
+      postsLogFromFollowed: 0,
+      celebrityPosts: {
+        scanPosts: (...args) => {
+          events.push('scan');
+          return log.scanPosts(...args);
+        },
+        scanPostKeys: (...args) => log.scanPostKeys(...args),
+      },
+    });
+
+    // Act: the first read learns that the reader reads the log; the second and a cursor page prefetch
+    const first = await withLog.listPage(user, { limit: 8 });
+    const firstEvents = events.splice(0);
+    const second = await withLog.listPage(user, { limit: 8 });
+    const secondEvents = events.splice(0);
+    const next = await withLog.listPage(user, { limit: 8, cursor: decodeCursor(second.nextCursor!, TEST_CURSOR_SECRET) });
+
+    // Assess: the same pages as querying every feed; the log Query after the followed list, then before it
+    const reference = await everyFeed.listPage(user, { limit: 8 });
+    expect(first).toEqual(reference);
+    expect(second).toEqual(reference);
+    expect(next).toEqual(await everyFeed.listPage(user, { limit: 8, cursor: decodeCursor(reference.nextCursor!, TEST_CURSOR_SECRET) }));
+    expect(firstEvents).toEqual(['followed:start', 'followed:end', 'scan']);
+    expect(secondEvents.indexOf('scan')).toBeLessThan(secondEvents.indexOf('followed:end'));
+  }, 60_000);
+
+  it('stops prefetching for a reader who no longer follows enough celebrities (one wasted log request)', async () => {
+    // Prepare: 30 followed, the log read above 29; the reader reads once (~30 posts after followedAt: its share is learned), then unfollows one
+    const user = await seed(30, 2);
+    const { withHeads } = services();
+    const withLog = new InboxService({
+      inbox: repositories.inbox,
+      celebrities: repositories.graph,
+      readState: repositories.readState,
+      clock,
+      cursorSecret: TEST_CURSOR_SECRET,
+      feedShards: TEST_FEED_SHARDS,
+      inboxTtlDays: 90,
+      feedHeads: repositories.graph,
+      celebrityPosts: log,
+      postsLogFromFollowed: 29,
+    });
+    await withLog.listPage(user, { limit: 4 });
+    await graph.removeFollowedCelebrity(user.tenantId, user.userId, 'star-29');
+    const scans = vi.spyOn(log, 'scanPosts');
+
+    // Act
+    const wasted = await withLog.listPage(user, { limit: 4 });
+    const scansOfWasted = scans.mock.calls.length;
+    const after = await withLog.listPage(user, { limit: 4 });
+    const scansAfter = scans.mock.calls.length - scansOfWasted;
+    scans.mockRestore();
+
+    // Assess: the feed heads' pages both times; one prefetch the first time, none after
+    const reference = await withHeads.listPage(user, { limit: 4 });
+    expect([wasted, after]).toEqual([reference, reference]);
+    expect([scansOfWasted, scansAfter]).toEqual([1, 0]);
   }, 60_000);
 
   it('is not used at or below the follow threshold: those reads take the feed heads', async () => {
