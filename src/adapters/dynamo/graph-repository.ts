@@ -35,8 +35,8 @@ export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsRead
    * listFollowedCelebrities: ONE Query of the user's packed list (src/core/followed-pack.ts), 8 small
    * items of one String Set each whatever k is (paged only past 1 MB, k in the tens of thousands);
    * no projection (on dynalite it costs ~0.3 ms; the dead `@<id>` attributes of the unreleased format
-   * exist only in old dev data dirs and are ignored). A celebrity with
-   * several elements (a race) is listed once, at its LATEST followedAt; order is unspecified.
+   * exist only in old dev data dirs and are ignored). A celebrity with several elements (a race) is
+   * listed once, at its LATEST followedAt; order is unspecified.
    * The FOLLOWING_CELEBS edges stay the source of truth (export, erasure) and are not read here.
    */
   async listFollowedCelebrities(user: UserRef): Promise<FollowedCelebrity[]> {
