@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { assertIdentifier, keys, keySegment, tenantKeyPrefix, userPartition, type TableKey } from './keys.js';
 import type { TableName } from '../table-specs.js';
-import { followedPackAttribute } from './followed-pack.js';
+import { FOLLOWED_PACK_ATTRIBUTE, followedPackElementsOf } from './followed-pack.js';
 import { indexEntriesOfAuthor } from './celebrity-posts-index.js';
 
 export interface ErasureSubject {
@@ -127,18 +127,19 @@ export function followeeProfileOfOutgoingEdge(item: Record<string, unknown>, sub
 
 /**
  * A chunk of ANOTHER user's followed-celebrities pack (Graph, src/core/followed-pack.ts) names the
- * user by an attribute name, not a key or a value: answers that attribute (the eraser REMOVEs it,
- * the chunk stays). Undefined for any other item; the user's own pack goes with their partitions.
+ * user by elements of its String Set `f` (`${followedAtMs}:${userId}`), not by a key or a value:
+ * answers those elements (the eraser DELETEs them, the chunk and the other elements stay). Undefined
+ * for any other item; the user's own pack goes with their partitions.
  */
-export function followedPackAttributeNamingUser(item: Record<string, unknown>, subject: ErasureSubject): string | undefined {
+export function followedPackElementsNamingUser(item: Record<string, unknown>, subject: ErasureSubject): string[] | undefined {
   const pk = item.pk;
   if (typeof pk !== 'string' || !keys.isFollowedCelebsPackPartition(pk) || !pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`)) return undefined;
   if (pk === keys.followedCelebsPackPartition(subject.tenantId, subject.userId)) return undefined;
-  const attribute = followedPackAttribute(subject.userId);
-  return Object.hasOwn(item, attribute) ? attribute : undefined;
+  const elements = followedPackElementsOf(item, subject.userId);
+  return elements.length > 0 ? elements : undefined;
 }
 
-/** A chunk of another user's followed-celebrities pack: never deleted whole by a scan (its values are times, its sk `C#<n>` may equal an id). */
+/** A chunk of another user's followed-celebrities pack: never deleted whole by a scan (its elements name many users, its sk `C#<n>` may equal an id). */
 export function isOthersFollowedPack(item: Record<string, unknown>, subject: ErasureSubject): boolean {
   const pk = item.pk;
   return typeof pk === 'string' && keys.isFollowedCelebsPackPartition(pk) && pk !== keys.followedCelebsPackPartition(subject.tenantId, subject.userId);
@@ -168,18 +169,36 @@ export function totalRemoved(report: ErasureReport): number {
   return Object.values(report.removed).reduce((sum, count) => sum + count, 0);
 }
 
+/** Elements to DELETE from one String Set attribute of a shared item. */
+export interface SetElementsNamingUser {
+  attribute: string;
+  elements: string[];
+}
+
+/** What the eraser takes out of a shared item: attributes to REMOVE, set elements to DELETE; the report's kind. */
+export interface SharedItemPartsNamingUser {
+  attributes: string[];
+  setElements?: SetElementsNamingUser[];
+  kind: string;
+}
+
+/** How many attributes and set elements a shared item loses (what the report counts). */
+export function sharedItemPartCount(parts: SharedItemPartsNamingUser): number {
+  return parts.attributes.length + (parts.setElements ?? []).reduce((sum, set) => sum + set.elements.length, 0);
+}
+
 /**
- * Items many users share that name the user only by some attributes: another user's followed-
- * celebrities pack chunk (`@<id>`), a celebrity posts count index slot (the posts the user authored).
- * Answers the attributes to REMOVE (maybe none) and the report's kind; the item stays. Undefined for
- * any other item (deleted whole when it names the user).
+ * Items many users share that name the user only by some parts: another user's followed-
+ * celebrities pack chunk (elements of its String Set `f`, DELETEd), a celebrity posts count index
+ * slot (attributes of the posts the user authored, REMOVEd). Answers those parts (maybe none) and the
+ * report's kind; the item stays. Undefined for any other item (deleted whole when it names the user).
  */
-export function sharedItemAttributesNamingUser(table: TableName, item: Record<string, unknown>, subject: ErasureSubject): { attributes: string[]; kind: string } | undefined {
+export function sharedItemAttributesNamingUser(table: TableName, item: Record<string, unknown>, subject: ErasureSubject): SharedItemPartsNamingUser | undefined {
   const pk = item.pk;
   if (typeof pk !== 'string') return undefined;
   if (table === 'graph' && isOthersFollowedPack(item, subject)) {
-    const attribute = followedPackAttributeNamingUser(item, subject);
-    return { attributes: attribute !== undefined ? [attribute] : [], kind: 'followedCelebritiesPackEntry' };
+    const elements = followedPackElementsNamingUser(item, subject);
+    return { attributes: [], ...(elements ? { setElements: [{ attribute: FOLLOWED_PACK_ATTRIBUTE, elements }] } : {}), kind: 'followedCelebritiesPackEntry' };
   }
   if (table === 'inbox' && keys.isCelebrityPostsIndexPartition(pk)) {
     const sameTenant = pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`);

@@ -182,7 +182,7 @@ export const keys = {
   /** Graph: the packed copy of the user's FOLLOWING_CELEBS (src/core/followed-pack.ts), one Query reads it all. */
   followedCelebsPackPartition: (tenantId: string, userId: string): string =>
     `${userPartition(tenantId, userId)}${FOLLOWED_CELEBS_PACK_SUFFIX}`,
-  /** Graph: one chunk item of the pack (`C#<chunk>`); its attributes `@<celebrityId>` hold followedAt (epoch ms). */
+  /** Graph: one chunk item of the pack (`C#<chunk>`); its String Set `f` holds `<followedAt ms>:<celebrityId>` elements. */
   followedCelebsPack: (tenantId: string, userId: string, chunk: number): TableKey =>
     packChunkKey(keys.followedCelebsPackPartition(tenantId, userId), chunk),
   /**

@@ -122,7 +122,7 @@ describe('npm run erase (UserEraser) on the local runtime', () => {
     const socket = await seedErasedUser();
     expect((await itemsNamingErased()).length).toBeGreaterThan(10);
     expect([await followerCount('fay'), await followerCount('gus')]).toEqual([1, 2]);
-    // Their followers' packs name them by an attribute (`@<id>`), not by a key or a value.
+    // Their followers' packs name them by String Set elements (`<ms>:<id>`), not by a key or a value.
     const followedBy = async (userId: string) => (await new GraphRepository(runtime.documentClient, runtime.dynamo.tableNames.graph).listFollowedCelebrities(user(userId))).map((celebrity) => celebrity.celebrityId);
     expect([await followedBy('gus'), await followedBy('hal')]).toEqual([[ERASED], [ERASED]]);
 

@@ -1,14 +1,16 @@
 /**
- * The packed followed-celebrities list on dynalite: follow, repeated follow, unfollow, unfollow of
- * an unknown user, 600 follows read in ONE request, hostile ids, the 400 KB limit, and the upgrade
- * backfill from 0.1.0 edges (run twice).
+ * The packed followed-celebrities list (one String Set per chunk) on dynalite: follow, repeated
+ * follow, unfollow, unfollow of an unknown user, duplicate elements (latest wins), an unfollow that
+ * crashes between the pack and the edge, 600 follows read in ONE request, hostile ids, the 400 KB
+ * limit, erasure of one celebrity from a fan's chunk, and the upgrade backfill from 0.1.0 edges (run twice).
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { backfillFollowedCelebrityPacks, ensureFollowedCelebrityPacks, FollowedPackFullError, FOLLOWED_PACK_MIGRATION } from '../../src/adapters/dynamo/followed-celebs-pack.js';
-import { FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/followed-pack.js';
+import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
+import { FOLLOWED_PACK_ATTRIBUTE, FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/followed-pack.js';
 import { keys } from '../../src/core/keys.js';
 import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
@@ -26,6 +28,15 @@ beforeAll(async () => {
   graph = new FollowGraphRepository(db.client, db.dynamo.tableNames.graph, { sleep: async () => undefined });
 });
 afterAll(async () => db?.close());
+
+/** The stored elements of a user's pack, every chunk, sorted. */
+async function packElements(user: UserRef): Promise<string[]> {
+  return (await packChunks(user)).flatMap((chunk) => [...((chunk[FOLLOWED_PACK_ATTRIBUTE] as Set<string> | undefined) ?? [])]).sort();
+}
+
+async function edgeOf(user: UserRef, celebrityId: string): Promise<Record<string, unknown> | undefined> {
+  return (await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.graph, Key: keys.followingCeleb(user.tenantId, user.userId, celebrityId), ConsistentRead: true }))).Item;
+}
 
 async function packChunks(user: UserRef): Promise<Record<string, unknown>[]> {
   const output = await db.client.send(new QueryCommand({ TableName: db.dynamo.tableNames.graph, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followedCelebsPackPartition(user.tenantId, user.userId) } }));
@@ -51,9 +62,62 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     expect(edge.Item).toBeUndefined();
   });
 
+  it('stores one String Set element per follow, `${followedAtMs}:${celebrityId}`, and nothing else', async () => {
+    const user = fan('p-format');
+    await graph.putFollowedCelebrities(follows(user, ['star', 'a:b']));
+    await graph.putFollowedCelebrities(follows(user, ['star']));
+    expect(await packElements(user)).toEqual([`${Date.parse(AT)}:a:b`, `${Date.parse(AT)}:star`]);
+    for (const chunk of await packChunks(user)) expect(Object.keys(chunk).sort()).toEqual(['f', 'pk', 'sk']);
+  });
+
+  it('lists a celebrity with several elements (a race) once, at its latest followedAt; an unfollow removes them all', async () => {
+    // Prepare: two follows of one celebrity with different times (what a race can leave), and a neighbour
+    const user = fan('p-race');
+    await graph.putFollowedCelebrities(follows(user, ['star', 'idol'], AT));
+    await graph.putFollowedCelebrities(follows(user, ['star'], LATER));
+
+    // Act
+    const listed = await graph.listFollowedCelebrities(user);
+    await graph.removeFollowedCelebrity('acme', user.userId, 'star');
+
+    // Assess
+    expect(byId(listed)).toEqual([{ celebrityId: 'idol', followedAtMs: Date.parse(AT) }, { celebrityId: 'star', followedAtMs: Date.parse(LATER) }]);
+    expect(await packElements(user)).toEqual([`${Date.parse(AT)}:idol`]);
+    expect(await graph.listFollowedCelebrities(user)).toEqual([{ celebrityId: 'idol', followedAtMs: Date.parse(AT) }]);
+    expect(await edgeOf(user, 'star')).toBeUndefined();
+  });
+
+  it('an unfollow that crashes after the pack DELETE keeps the edge; the retry deletes it', async () => {
+    // Prepare: a client whose edge DeleteItem dies (a kill between the two writes)
+    const user = fan('p-crash');
+    await graph.putFollowedCelebrities(follows(user, ['star', 'idol']));
+    const dying = { send: (command: unknown) => (command instanceof DeleteCommand ? Promise.reject(new Error('killed before the edge delete')) : db.client.send(command as UpdateCommand)) } as unknown as DynamoDBDocumentClient;
+    const crashing = new FollowGraphRepository(dying, db.dynamo.tableNames.graph);
+
+    // Act
+    const crashed = await crashing.removeFollowedCelebrity('acme', user.userId, 'star').catch((error: unknown) => error);
+    const afterCrash = { listed: await graph.listFollowedCelebrities(user), edge: await edgeOf(user, 'star') };
+    db.meter.reset();
+    await graph.removeFollowedCelebrity('acme', user.userId, 'star');
+    const retryRequests = db.meter.snapshot().byCommand;
+
+    // Assess: the pack no longer lists it, the edge (source of truth) is still there; the retry finishes
+    expect((crashed as Error).message).toContain('killed');
+    expect(afterCrash.listed).toEqual([{ celebrityId: 'idol', followedAtMs: Date.parse(AT) }]);
+    expect(afterCrash.edge).toBeDefined();
+    expect(retryRequests).toEqual({ GetItemCommand: 1, DeleteItemCommand: 1 });
+    expect(await edgeOf(user, 'star')).toBeUndefined();
+    expect(await packElements(user)).toEqual([`${Date.parse(AT)}:idol`]);
+  });
+
   it('unfollows for a user without a pack without creating an empty chunk', async () => {
     await graph.removeFollowedCelebrity('acme', 'p-never', 'star');
     expect(await packChunks(fan('p-never'))).toEqual([]);
+    // A chunk without that celebrity is read, not written.
+    await graph.putFollowedCelebrities(follows(fan('p-other'), ['star']));
+    db.meter.reset();
+    await graph.removeFollowedCelebrity('acme', 'p-other', 'not-followed');
+    expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, DeleteItemCommand: 1 });
     expect(await graph.listFollowedCelebrities(fan('p-never'))).toEqual([]);
   });
 
@@ -74,19 +138,54 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     expect((await packChunks(user)).map((chunk) => chunk.sk).sort()).toEqual(Array.from({ length: FOLLOWED_PACK_CHUNKS }, (_, chunk) => `C#${chunk}`));
   });
 
-  it('keeps odd ids apart: prototype keys, @, #, tabs, unicode, 256 characters', async () => {
+  it('keeps odd ids apart: prototype keys, @, #, :, tabs, unicode, 256 characters', async () => {
     // Prepare
     const user = fan('p-odd');
-    const odd = ['__proto__', 'constructor', '@x', '@', 'pk', 'a#b', '#c', 'tab\there', 'line\nbreak', '🙂 ünï', 'x'.repeat(256), '🙂'.repeat(128), ':v0', '#a0'];
+    const odd = ['__proto__', 'constructor', '@x', '@', 'pk', 'a#b', '#c', 'tab\there', 'line\nbreak', '🙂 ünï', 'x'.repeat(256), '🙂'.repeat(128), ':v0', '#a0', ':', 'a:b', '1:2', '::', `${Date.parse(AT)}:star`];
 
     // Act
     await graph.putFollowedCelebrities(follows(user, odd));
     await graph.removeFollowedCelebrity('acme', user.userId, '@x');
+    await graph.removeFollowedCelebrity('acme', user.userId, ':');
 
     // Assess
-    const expected = odd.filter((id) => id !== '@x');
+    const expected = odd.filter((id) => id !== '@x' && id !== ':');
     expect(byId(await graph.listFollowedCelebrities(user))).toEqual(byId(expected.map((celebrityId) => ({ celebrityId, followedAtMs: Date.parse(AT) }))));
     expect(Object.getPrototypeOf((await packChunks(user))[0])).toBe(Object.prototype);
+  });
+
+  it('erasure DELETEs only the erased celebrity\'s elements from another user\'s chunk', async () => {
+    // Prepare: a fan follows the erased user and a neighbour in the same chunk, plus a race duplicate
+    const tenantId = 'pack-erase';
+    const fanRef: UserRef = { tenantId, userId: 'fan' };
+    const neighbour = Array.from({ length: 400 }, (_, i) => `n-${i}`).find((id) => followedPackChunk(id) === followedPackChunk('erin'))!;
+    await graph.putFollowedCelebrities(follows(fanRef, ['erin', neighbour, 'erin2', 'far-away'], AT));
+    await graph.putFollowedCelebrities(follows(fanRef, ['erin'], LATER));
+
+    // Act
+    const report = await new UserEraser({ client: db.client, tables: db.dynamo.tableNames, feedShards: 1, graceMs: 0, tombstoneTtlSeconds: 60 }, { tenantId, userId: 'erin' }).run();
+
+    // Assess
+    expect(report.removed['graph.followedCelebritiesPackEntry']).toBe(2);
+    expect(byId(await graph.listFollowedCelebrities(fanRef)).map((celebrity) => celebrity.celebrityId)).toEqual(['erin2', 'far-away', neighbour].sort());
+    expect(await packElements(fanRef)).toEqual([`${Date.parse(AT)}:erin2`, `${Date.parse(AT)}:far-away`, `${Date.parse(AT)}:${neighbour}`].sort());
+  });
+
+  it('ignores the unreleased attribute format (`@<id>`): the v2 backfill packs the edges again', async () => {
+    // Prepare: a chunk as the unreleased format wrote it, its edge, and the old marker
+    const user = fan('p-v1');
+    const chunk = keys.followedCelebsPack('acme', user.userId, followedPackChunk('star'));
+    await db.client.send(new UpdateCommand({ TableName: db.dynamo.tableNames.graph, Key: chunk, UpdateExpression: 'SET #a = :ms', ExpressionAttributeNames: { '#a': '@star' }, ExpressionAttributeValues: { ':ms': Date.parse(AT) } }));
+    const before = await graph.listFollowedCelebrities(user);
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...keys.followingCeleb('acme', user.userId, 'star'), followedAt: AT } }));
+
+    // Act
+    await backfillFollowedCelebrityPacks(db.client, db.dynamo.tableNames.graph);
+
+    // Assess
+    expect(FOLLOWED_PACK_MIGRATION).toBe('followed-celebs-pack-v2');
+    expect(before).toEqual([]);
+    expect(await graph.listFollowedCelebrities(user)).toEqual([{ celebrityId: 'star', followedAtMs: Date.parse(AT) }]);
   });
 
   it('backfills packs from 0.1.0 edges, idempotently, and the local start runs it once', async () => {

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { followedPackAttributeNamingUser, isOthersFollowedPack, scannedItemKind, userPartitions } from '../../src/core/erasure.js';
-import { celebrityIdOfPackAttribute, FOLLOWED_PACK_CHUNKS, followedAtMs, followedPackAttribute, followedPackChunk } from '../../src/core/followed-pack.js';
+import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, userPartitions } from '../../src/core/erasure.js';
+import {
+  decodeFollowedPack,
+  decodeFollowedPackElement,
+  encodeFollowedPackElement,
+  FOLLOWED_PACK_ATTRIBUTE,
+  FOLLOWED_PACK_CHUNKS,
+  followedAtMs,
+  followedPackChunk,
+  followedPackElementsOf,
+} from '../../src/core/followed-pack.js';
 import { keys, tenantKeyPrefix } from '../../src/core/keys.js';
 import { parseStartKey } from '../../src/ops/migrate.js';
 
@@ -18,15 +27,40 @@ describe('the followed-celebrities pack', () => {
     expect(Math.max(...counts)).toBeLessThan(1_150);
   });
 
-  it('names an attribute per celebrity that round-trips and is never a key name or __proto__', () => {
-    for (const id of ['star', '__proto__', '@x', 'pk', 'a#b', 'tab\there', '🙂']) {
-      const name = followedPackAttribute(id);
-      expect(name.startsWith('@')).toBe(true);
-      expect(celebrityIdOfPackAttribute(name)).toBe(id);
+  it('encodes one set element per follow, time first, that round-trips for odd ids', () => {
+    const odd = ['star', '__proto__', 'constructor', ':', 'a:b', '::', '1:2', 'tab\there', 'line\nbreak', '@x', 'pk', 'a#b', '🙂 ünï', 'x'.repeat(256), '🙂'.repeat(128)];
+    for (const id of odd) {
+      const element = encodeFollowedPackElement(id, 1_767_225_600_000);
+      expect(element.startsWith('1767225600000:')).toBe(true);
+      expect(decodeFollowedPackElement(element)).toEqual({ celebrityId: id, followedAtMs: 1_767_225_600_000 });
     }
-    expect([celebrityIdOfPackAttribute('pk'), celebrityIdOfPackAttribute('sk'), celebrityIdOfPackAttribute('@')]).toEqual([undefined, undefined, undefined]);
+    expect(decodeFollowedPackElement(encodeFollowedPackElement('early', -1_000))).toEqual({ celebrityId: 'early', followedAtMs: -1_000 });
+    expect(() => encodeFollowedPackElement('star', 1.5)).toThrow(RangeError);
+    expect(() => encodeFollowedPackElement('', 1)).toThrow(RangeError);
     expect(followedAtMs('2026-01-01T00:00:00.000Z')).toBe(Date.UTC(2026, 0, 1));
     expect(() => followedAtMs('yesterday')).toThrow(RangeError);
+  });
+
+  it('skips a damaged element instead of throwing', () => {
+    const damaged = ['', 'star', ':star', '12:', 'x1:star', '1e3:star', '1.5:star', ' 1:star', '99999999999999999:star', '--1:star', 42, null, { celebrityId: 'star' }];
+    for (const element of damaged) expect(decodeFollowedPackElement(element)).toBeUndefined();
+    const chunk = { ...keys.followedCelebsPack('acme', 'fan', 0), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['nonsense', '5:ok', ':bad']) };
+    expect(decodeFollowedPack([chunk])).toEqual([{ celebrityId: 'ok', followedAtMs: 5 }]);
+    // The unreleased attribute format (`@<id>` = ms) is dead: ignored, never read as a follow.
+    expect(decodeFollowedPack([{ ...keys.followedCelebsPack('acme', 'fan', 1), '@star': 5, f: 'not a set' }])).toEqual([]);
+  });
+
+  it('lists a celebrity with several elements (a race) once, at its LATEST followedAt', () => {
+    const chunks = [
+      { [FOLLOWED_PACK_ATTRIBUTE]: new Set(['100:star', '300:star', '200:star', '100:idol']) },
+      { [FOLLOWED_PACK_ATTRIBUTE]: new Set(['50:star', '7:__proto__']) },
+    ];
+    const listed = decodeFollowedPack(chunks).sort((a, b) => a.celebrityId.localeCompare(b.celebrityId));
+    expect(listed).toEqual([{ celebrityId: '__proto__', followedAtMs: 7 }, { celebrityId: 'idol', followedAtMs: 100 }, { celebrityId: 'star', followedAtMs: 300 }]);
+    // The unfollow names every element of the celebrity, and only those (a prefix of another id is not it).
+    const chunk = { [FOLLOWED_PACK_ATTRIBUTE]: new Set(['100:star', '300:star', '100:star:2', '100:sta', 'junk']) };
+    expect(followedPackElementsOf(chunk, 'star').sort()).toEqual(['100:star', '300:star']);
+    expect(followedPackElementsOf({}, 'star')).toEqual([]);
   });
 
   it('keys chunks in a tenant-led partition next to the edges, and only chunks 0 to 7', () => {
@@ -39,16 +73,20 @@ describe('the followed-celebrities pack', () => {
     expect(() => keys.migrationMarker('Bad#Name')).toThrow();
   });
 
-  it('erases the user\'s own pack whole and only their attribute from a follower\'s pack', () => {
+  it('erases the user\'s own pack whole and only their elements from a follower\'s pack', () => {
     const erin = { tenantId: 'acme', userId: 'erin' };
     expect(userPartitions(erin, 1)).toContainEqual({ table: 'graph', pk: keys.followedCelebsPackPartition('acme', 'erin'), kind: 'followedCelebritiesPack' });
-    const fansChunk = { ...keys.followedCelebsPack('acme', 'fan', 2), '@erin': 1, '@other': 2 };
-    expect(followedPackAttributeNamingUser(fansChunk, erin)).toBe('@erin');
-    expect(followedPackAttributeNamingUser(fansChunk, { tenantId: 'acme', userId: 'nobody' })).toBeUndefined();
-    expect(followedPackAttributeNamingUser(fansChunk, { tenantId: 'other', userId: 'erin' })).toBeUndefined();
+    const fansChunk = { ...keys.followedCelebsPack('acme', 'fan', 2), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['1:erin', '3:erin', '2:other', '4:erin2', '5:erin:x']) };
+    expect(followedPackElementsNamingUser(fansChunk, erin)?.sort()).toEqual(['1:erin', '3:erin']);
+    expect(followedPackElementsNamingUser(fansChunk, { tenantId: 'acme', userId: 'nobody' })).toBeUndefined();
+    expect(followedPackElementsNamingUser(fansChunk, { tenantId: 'other', userId: 'erin' })).toBeUndefined();
+    const shared = sharedItemAttributesNamingUser('graph', fansChunk, erin);
+    expect(shared).toEqual({ attributes: [], setElements: [{ attribute: 'f', elements: expect.arrayContaining(['1:erin', '3:erin']) }], kind: 'followedCelebritiesPackEntry' });
+    expect(sharedItemPartCount(shared!)).toBe(2);
+    expect(sharedItemPartCount(sharedItemAttributesNamingUser('graph', fansChunk, { tenantId: 'acme', userId: 'nobody' })!)).toBe(0);
     expect(isOthersFollowedPack(fansChunk, { tenantId: 'acme', userId: 'C#2' })).toBe(true);
-    const ownChunk = { ...keys.followedCelebsPack('acme', 'erin', 0), '@star': 1 };
-    expect([isOthersFollowedPack(ownChunk, erin), followedPackAttributeNamingUser(ownChunk, erin)]).toEqual([false, undefined]);
+    const ownChunk = { ...keys.followedCelebsPack('acme', 'erin', 0), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['1:star']) };
+    expect([isOthersFollowedPack(ownChunk, erin), followedPackElementsNamingUser(ownChunk, erin)]).toEqual([false, undefined]);
     expect(scannedItemKind('graph', ownChunk)).toBe('followedCelebritiesPack');
   });
 

@@ -189,8 +189,9 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
 
   /**
    * putFollowedCelebrities: BatchWriteItem of the FOLLOWING_CELEBS edges (idempotent puts), THEN one
-   * UpdateItem `SET @<celebrity> = followedAt ms` per entry on its pack chunk (8 in flight). A crash
-   * between the two leaves the pack behind; the SQS retry of the follow or promotion page writes both.
+   * UpdateItem `ADD f :elements` (`${followedAtMs}:${celebrityId}`, up to 100) per pack chunk (8 in
+   * flight), no read. A crash between the two leaves the pack behind; the SQS retry of the follow or
+   * promotion page writes both (the same elements again: a set holds each once).
    */
   async putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void> {
     const items = entries.map((entry) => ({ ...keys.followingCeleb(entry.tenantId, entry.userId, entry.celebrityId), followedAt: entry.followedAt }));
@@ -211,11 +212,14 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
   }
 
   /**
-   * removeFollowedCelebrity: DeleteItem of the edge, then REMOVE of the pack attribute (conditional on
-   * the chunk existing, so an unfollow of a never-packed user creates nothing); no-ops when absent.
+   * removeFollowedCelebrity, in this order: GetItem of the celebrity's pack chunk (ConsistentRead,
+   * only `f`), UpdateItem `DELETE f :elements` of EVERY element of that celebrity (conditional on the
+   * chunk existing, so an unfollow of a never-packed user creates nothing), THEN DeleteItem of the
+   * edge. Crash-safe: a retry finds the edge still there (and deletes what is left) or nothing left;
+   * barring a racing follow, the pack never names a celebrity whose edge is gone. No-ops when absent.
    */
   async removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.followingCeleb(tenantId, userId, celebrityId) }));
     await removePackEntry(this.client, this.tableName, keys.followedCelebsPack(tenantId, userId, followedPackChunk(celebrityId)), celebrityId);
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.followingCeleb(tenantId, userId, celebrityId) }));
   }
 }

@@ -1,12 +1,12 @@
 /**
- * Writes of the packed followed-celebrities list (src/core/followed-pack.ts): SET / REMOVE of one
- * top-level attribute per celebrity on its chunk item, with no read, so a retry is harmless.
- * Also the upgrade backfill from the FOLLOWING_CELEBS edges (`npm run migrate`).
+ * Writes of the packed followed-celebrities list (src/core/followed-pack.ts): `ADD f :elements` of
+ * String Set elements on a chunk item, with no read, so a retry is harmless; `DELETE f :elements` of
+ * named elements. Also the upgrade backfill from the FOLLOWING_CELEBS edges (`npm run migrate`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { forEachBounded } from '../../core/bounded-parallel.js';
-import { followedPackAttribute, followedPackChunk } from '../../core/followed-pack.js';
+import { encodeFollowedPackElement, FOLLOWED_PACK_ATTRIBUTE, followedPackChunk, followedPackElementsOf } from '../../core/followed-pack.js';
 import { FOLLOWING_CELEBS_SUFFIX, keys, type TableKey } from '../../core/keys.js';
 import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
@@ -18,8 +18,8 @@ export interface PackWrite {
   followedAtMs: number;
 }
 
-/** Attributes per UpdateItem when several entries share a chunk (backfill): a short expression, a few KB of names. */
-const ATTRIBUTES_PER_UPDATE = 100;
+/** Set elements per UpdateItem: a bounded request (up to ~27 KB of 256-character ids). */
+const ELEMENTS_PER_UPDATE = 100;
 const DEFAULT_PACK_PARALLELISM = 8;
 
 /** A chunk item is full: DynamoDB's 400 KB item limit (see src/core/followed-pack.ts for what that holds). */
@@ -30,48 +30,50 @@ export class FollowedPackFullError extends Error {
   }
 }
 
-/** UpdateItem `SET #a0 = :v0, ...` of one chunk: atomic and idempotent. */
-async function setAttributes(client: DynamoDBDocumentClient, tableName: string, key: TableKey, entries: ReadonlyArray<readonly [string, number]>): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, number> = {};
-  const sets = entries.map(([celebrityId, ms], index) => {
-    names[`#a${index}`] = followedPackAttribute(celebrityId);
-    values[`:v${index}`] = ms;
-    return `#a${index} = :v${index}`;
-  });
-  await client.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+/** UpdateItem `ADD f :elements` of one chunk: atomic, and idempotent (a set holds an element once). */
+async function addElements(client: DynamoDBDocumentClient, tableName: string, key: TableKey, writes: readonly PackWrite[]): Promise<void> {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: 'ADD #f :elements',
+      ExpressionAttributeNames: { '#f': FOLLOWED_PACK_ATTRIBUTE },
+      ExpressionAttributeValues: { ':elements': new Set(writes.map((write) => encodeFollowedPackElement(write.celebrityId, write.followedAtMs))) },
+    }),
+  );
 }
 
 /**
- * Puts every write into its chunk: one UpdateItem per chunk item (up to 100 attributes each; the
- * last write of a celebrity wins), `parallelism` in flight. Answers the writes that did not fit (item
- * full); they are tried one by one first, so whatever fits is stored.
+ * Puts every write into its chunk: one UpdateItem per chunk item (up to 100 elements each),
+ * `parallelism` in flight. Answers the writes that did not fit (item full); they are tried one by
+ * one first, so whatever fits is stored.
  */
 export async function setPackEntries(client: DynamoDBDocumentClient, tableName: string, writes: readonly PackWrite[], parallelism = DEFAULT_PACK_PARALLELISM): Promise<PackWrite[]> {
-  const byChunk = new Map<string, { key: TableKey; entries: Map<string, number> }>();
+  const byChunk = new Map<string, { key: TableKey; writes: Map<string, PackWrite> }>();
   for (const write of writes) {
     const id = JSON.stringify([write.key.pk, write.key.sk]);
     let group = byChunk.get(id);
-    if (!group) byChunk.set(id, (group = { key: write.key, entries: new Map() }));
-    group.entries.set(write.celebrityId, write.followedAtMs);
+    if (!group) byChunk.set(id, (group = { key: write.key, writes: new Map() }));
+    // One write per element: a repeated element would only repeat the same set member.
+    group.writes.set(encodeFollowedPackElement(write.celebrityId, write.followedAtMs), write);
   }
-  const updates = [...byChunk.values()].flatMap(({ key, entries }) => {
-    const all = [...entries];
-    return Array.from({ length: Math.ceil(all.length / ATTRIBUTES_PER_UPDATE) }, (_, index) => ({ key, entries: all.slice(index * ATTRIBUTES_PER_UPDATE, (index + 1) * ATTRIBUTES_PER_UPDATE) }));
+  const updates = [...byChunk.values()].flatMap(({ key, writes: byElement }) => {
+    const all = [...byElement.values()];
+    return Array.from({ length: Math.ceil(all.length / ELEMENTS_PER_UPDATE) }, (_, index) => ({ key, writes: all.slice(index * ELEMENTS_PER_UPDATE, (index + 1) * ELEMENTS_PER_UPDATE) }));
   });
   const full: PackWrite[] = [];
-  await forEachBounded(updates, parallelism, async ({ key, entries }) => {
+  await forEachBounded(updates, parallelism, async ({ key, writes: batch }) => {
     try {
-      await setAttributes(client, tableName, key, entries);
+      await addElements(client, tableName, key, batch);
     } catch (error) {
       if (!isItemTooLarge(error)) throw error;
-      for (const entry of entries) {
+      for (const write of batch) {
         try {
-          if (entries.length > 1) await setAttributes(client, tableName, key, [entry]);
+          if (batch.length > 1) await addElements(client, tableName, key, [write]);
           else throw error;
         } catch (single) {
           if (!isItemTooLarge(single)) throw single;
-          full.push({ key, celebrityId: entry[0], followedAtMs: entry[1] });
+          full.push(write);
         }
       }
     }
@@ -79,22 +81,40 @@ export async function setPackEntries(client: DynamoDBDocumentClient, tableName: 
   return full;
 }
 
-/** REMOVE of one celebrity's attribute; a chunk that does not exist stays absent (no empty item is created). */
-export async function removePackEntry(client: DynamoDBDocumentClient, tableName: string, key: TableKey, celebrityId: string): Promise<void> {
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'REMOVE #c',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#c': followedPackAttribute(celebrityId) },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return;
-    throw error;
+/**
+ * `DELETE f :elements` of the named elements (up to 100 per UpdateItem); a chunk that does not exist
+ * stays absent (conditional on the item: no empty item is created). Deleting an absent element is a no-op.
+ */
+export async function deletePackElements(client: DynamoDBDocumentClient, tableName: string, key: TableKey, elements: readonly string[]): Promise<void> {
+  for (let start = 0; start < elements.length; start += ELEMENTS_PER_UPDATE) {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'DELETE #f :elements',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#f': FOLLOWED_PACK_ATTRIBUTE },
+          ExpressionAttributeValues: { ':elements': new Set(elements.slice(start, start + ELEMENTS_PER_UPDATE)) },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return;
+      throw error;
+    }
   }
+}
+
+/**
+ * Removes one celebrity from its chunk: GetItem (ConsistentRead, only `f`) to learn its elements
+ * (one normally, several after a race), then `DELETE f :elements` of all of them. Nothing stored, nothing written.
+ */
+export async function removePackEntry(client: DynamoDBDocumentClient, tableName: string, key: TableKey, celebrityId: string): Promise<void> {
+  const output = await client.send(
+    new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ProjectionExpression: '#f', ExpressionAttributeNames: { '#f': FOLLOWED_PACK_ATTRIBUTE } }),
+  );
+  const elements = output.Item ? followedPackElementsOf(output.Item, celebrityId) : [];
+  if (elements.length > 0) await deletePackElements(client, tableName, key, elements);
 }
 
 /** The pack write of one FOLLOWING_CELEBS edge item (pk, sk = celebrity id, followedAt); undefined for any other item. */
@@ -109,7 +129,7 @@ export function packWriteOfEdge(item: Record<string, unknown>): PackWrite | unde
 export type PackBackfillReport = {
   /** Items the Scan read (every kind of the graph table). */
   scanned: number;
-  /** FOLLOWING_CELEBS edges set into their packs. */
+  /** FOLLOWING_CELEBS edges added to their packs. */
   packed: number;
   /** Edges that did not fit (a chunk at 400 KB). */
   full: number;
@@ -132,9 +152,9 @@ export interface PackBackfillOptions {
 }
 
 /**
- * Upgrade from 0.1.0 (edges, no pack): one Scan of the graph table, every FOLLOWING_CELEBS edge SET
- * into its pack chunk. Idempotent (SET of the same value), so running it twice, or alongside live
- * follows, ends the same; an unfollow racing it may leave its entry packed until the next unfollow.
+ * Upgrade from 0.1.0 (edges, no pack): one Scan of the graph table, every FOLLOWING_CELEBS edge ADDed
+ * as an element of its pack chunk. Idempotent (the same element), so running it twice, or alongside
+ * live follows, ends the same; an unfollow racing it may leave its element packed until the next unfollow.
  */
 export async function backfillFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport> {
   const report: PackBackfillReport = { scanned: 0, packed: 0, full: 0, skipped: 0, pages: 0 };
@@ -165,8 +185,12 @@ export async function backfillFollowedCelebrityPacks(client: DynamoDBDocumentCli
   return report;
 }
 
-/** The Graph item that says the backfill ran to the end on this table. */
-export const FOLLOWED_PACK_MIGRATION = 'followed-celebs-pack';
+/**
+ * The Graph item that says the backfill ran to the end on this table. v2: the String Set format; a
+ * data dir packed by the unreleased attribute format (`@<id>` attributes, marker
+ * 'followed-celebs-pack') is backfilled again, and its old attributes are dead (readers ignore them).
+ */
+export const FOLLOWED_PACK_MIGRATION = 'followed-celebs-pack-v2';
 
 /** Marks the backfill done (a later start skips it). */
 export async function markFollowedPackBackfillDone(client: DynamoDBDocumentClient, graphTable: string, report: PackBackfillReport, nowMs = Date.now()): Promise<void> {

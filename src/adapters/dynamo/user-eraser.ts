@@ -13,7 +13,8 @@
  * 5. one Scan per table for the items elsewhere that name the user (their follow edges in other
  *    users' FOLLOWERS partitions, whose counts go down by one; items they authored in other inboxes;
  *    online subscriptions; holds, rate windows and traces; idempotency records holding their id;
- *    their `@<id>` attribute in followers' followed-celebrities pack chunks, REMOVEd);
+ *    their elements of followers' followed-celebrities pack chunks, DELETEd from the set, and their
+ *    count index slot attributes, REMOVEd);
  * 6. pending schedules whose payload names the user.
  *
  * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
@@ -30,9 +31,11 @@ import {
   itemNamesUser,
   scannedItemKind,
   sharedItemAttributesNamingUser,
+  sharedItemPartCount,
   userPartitions,
   type ErasureReport,
   type ErasureSubject,
+  type SharedItemPartsNamingUser,
   type UserPartition,
 } from '../../core/erasure.js';
 import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
@@ -251,15 +254,16 @@ export class UserEraser {
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
     const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
     const ownRecordId = this.recordKey.id;
-    // Items shared with other users lose only the user's attributes; the others that name the user go whole.
+    // Items shared with other users lose only the user's attributes or set elements; the others that name the user go whole.
     const named: Item[] = [];
     let sharedUpdated = 0;
     for (const item of output.Items ?? []) {
       const shared = sharedItemAttributesNamingUser(table, item, this.subject);
       if (shared) {
-        if (shared.attributes.length === 0) continue;
-        await this.removeAttributes(table, item, shared.attributes);
-        countRemoved(record.report, table, shared.kind, shared.attributes.length);
+        const parts = sharedItemPartCount(shared);
+        if (parts === 0) continue;
+        await this.removeSharedParts(table, item, shared);
+        countRemoved(record.report, table, shared.kind, parts);
         sharedUpdated += 1;
       } else if (item.id !== ownRecordId && itemNamesUser(item, this.subject)) {
         // The checkpoint's own scan cursor may name the user: the record is never a match.
@@ -282,18 +286,46 @@ export class UserEraser {
     return { units: SCAN_PAGE_UNITS + named.length + sharedUpdated, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** REMOVE of some attributes of one scanned item (idempotent), in updates of at most 100 names; an item deleted meanwhile is not recreated. */
-  private async removeAttributes(table: TableName, item: Item, names: readonly string[]): Promise<void> {
-    for (let start = 0; start < names.length; start += 100) {
-      const chunk = names.slice(start, start + 100);
+  /**
+   * REMOVE of some attributes and DELETE of some set elements of one scanned item (idempotent), in
+   * updates of at most 100 of them; an item deleted meanwhile is not recreated.
+   */
+  private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<void> {
+    const actions = [
+      ...parts.attributes.map((name) => ({ name, element: undefined })),
+      ...(parts.setElements ?? []).flatMap(({ attribute, elements }) => elements.map((element) => ({ name: attribute, element }))),
+    ];
+    for (let start = 0; start < actions.length; start += 100) {
+      const chunk = actions.slice(start, start + 100);
+      const names: Record<string, string> = {};
+      const nameIndex = new Map<string, string>();
+      const placeholder = (name: string): string => {
+        let token = nameIndex.get(name);
+        if (token === undefined) nameIndex.set(name, (token = `#a${nameIndex.size}`));
+        names[token] = name;
+        return token;
+      };
+      const removes = chunk.filter((action) => action.element === undefined).map((action) => placeholder(action.name));
+      const deletes = new Map<string, Set<string>>();
+      for (const { name, element } of chunk) {
+        if (element === undefined) continue;
+        const token = placeholder(name);
+        deletes.set(token, (deletes.get(token) ?? new Set()).add(element));
+      }
+      const values = Object.fromEntries([...deletes.values()].map((elements, index) => [`:s${index}`, elements]));
+      const clauses = [
+        ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+        ...(deletes.size > 0 ? [`DELETE ${[...deletes.keys()].map((token, index) => `${token} :s${index}`).join(', ')}`] : []),
+      ];
       try {
         await this.options.client.send(
           new UpdateCommand({
             TableName: this.options.tables[table],
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: `REMOVE ${chunk.map((_, index) => `#a${index}`).join(', ')}`,
+            UpdateExpression: clauses.join(' '),
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: Object.fromEntries(chunk.map((name, index) => [`#a${index}`, name])),
+            ExpressionAttributeNames: names,
+            ...(deletes.size > 0 ? { ExpressionAttributeValues: values } : {}),
           }),
         );
       } catch (error) {
