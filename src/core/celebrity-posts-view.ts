@@ -70,13 +70,40 @@ function maxId(...ids: (string | undefined)[]): string | undefined {
   return highest;
 }
 
+/** A followed celebrity's exclusive id floor (its followedAt), encoded on first use: a read meets ~100 authors, not k. */
+class FollowedFloors {
+  private readonly followedAtMs: Map<string, number>;
+  private readonly encoded = new Map<string, string>();
+
+  constructor(celebrities: readonly FollowedCelebrity[]) {
+    this.followedAtMs = new Map(celebrities.map((celebrity) => [celebrity.celebrityId, celebrity.followedAtMs]));
+  }
+
+  /** The lowest floor (the earliest followedAt); undefined when nobody is followed. */
+  lowest(): string | undefined {
+    let earliest: number | undefined;
+    for (const ms of this.followedAtMs.values()) if (earliest === undefined || ms < earliest) earliest = ms;
+    return earliest === undefined ? undefined : idLowerBoundAt(earliest);
+  }
+
+  /** The author's floor; undefined when the author is not followed. */
+  get(authorId: string): string | undefined {
+    let floor = this.encoded.get(authorId);
+    if (floor === undefined) {
+      const ms = this.followedAtMs.get(authorId);
+      if (ms === undefined) return undefined;
+      floor = idLowerBoundAt(ms);
+      this.encoded.set(authorId, floor);
+    }
+    return floor;
+  }
+}
+
 /** Each followed celebrity's exclusive floor (followedAt) and the log's lower bound for this read. */
-function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: Map<string, string>; after: string | undefined } {
-  const floors = new Map(scope.celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(celebrity.followedAtMs)]));
-  let lowest: string | undefined;
-  for (const floor of floors.values()) if (lowest === undefined || floor < lowest) lowest = floor;
+function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: FollowedFloors; after: string | undefined } {
+  const floors = new FollowedFloors(scope.celebrities);
   const ttlFloor = idLowerBoundAt(scope.nowMs - scope.inboxTtlDays * 86_400_000);
-  return { floors, after: maxId(lower, lowest, ttlFloor) };
+  return { floors, after: maxId(lower, floors.lowest(), ttlFloor) };
 }
 
 /** The range of a page's first log request that is known before the followed list: the followed floors are not (the posts below them are dropped by their floor). */
