@@ -80,10 +80,10 @@ export interface FanOutTableAccess {
  *   key goes into the count index slots (UpdateItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
  *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
- *   UpdateItem of its followed-celebrities pack chunk, Query of
+ *   UpdateItem (ADD of a String Set element) of its followed-celebrities pack chunk, Query of
  *   the followee's recent-posts log (Inbox table) to backfill posts the follow raced.
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
- *   pack chunk UpdateItem (REMOVE of the celebrity),
+ *   pack chunk GetItem then UpdateItem (DELETE of the celebrity's set elements),
  *   PROFILE GetItem when the edge was not counted.
  */
 export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect' | 'retraction'>): FanOutTableAccess {
