@@ -41,6 +41,10 @@ const POSTS_PER_CELEBRITY = 3;
 /** The followed list alone is also read at this k (the issue: cheap at k = 5,000). */
 const LIST_ONLY_FOLLOWED = 5_000;
 const SAMPLES = 9;
+/** Samples of the current design's reads (cheap; a p50 of 9 moves with one GC pause). */
+const CURRENT_SAMPLES = 25;
+/** Interleaved (k = 0, k = K) pairs behind each ratio. */
+const RATIO_PAIRS = 41;
 const ONLINE = (process.env.BENCH_ONLINE ?? '1000,10000,100000').split(',').map(Number);
 /** Simulated PostToConnection latency of the counting pusher. */
 const PUSH_LATENCY_MS = 10;
@@ -163,10 +167,10 @@ async function childProcessRatios(): Promise<BenchResult[]> {
       celebrityPosts: new DynamoCelebrityPostsLog(client, tables.inbox),
     });
     for (let i = 0; i < 3; i += 1) await interleavedRatios(service, reader0, reader500, 1);
-    const ratios = await interleavedRatios(service, reader0, reader500, SAMPLES * 2);
+    const ratios = await interleavedRatios(service, reader0, reader500, RATIO_PAIRS);
     return [
-      { name: 'inboxPage.p50Ratio.childProcess.k500', value: ratios.page, unit: 'x', note: `dynalite in a child process; median of ${SAMPLES * 2} interleaved pairs` },
-      { name: 'counts.p50Ratio.childProcess.k500', value: ratios.counts, unit: 'x', note: `dynalite in a child process; median of ${SAMPLES * 2} interleaved pairs` },
+      { name: 'inboxPage.p50Ratio.childProcess.k500', value: ratios.page, unit: 'x', note: `dynalite in a child process; median of ${RATIO_PAIRS} interleaved pairs` },
+      { name: 'counts.p50Ratio.childProcess.k500', value: ratios.counts, unit: 'x', note: `dynalite in a child process; median of ${RATIO_PAIRS} interleaved pairs` },
     ];
   } finally {
     client.destroy();
@@ -187,7 +191,7 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   writes them: feed shards, celebrity posts log shards and their count index slots, feed heads on
   the profiles (newest id only, so the heads path queries the contributing feeds); the followed list
   as a follow writes it (edges and the pack). A page of 20 and the counts (capped at 99),
-  ${SAMPLES} samples each, median time; \`*.ms.first.kK\` is the reader's first read (no data is cached
+  ${CURRENT_SAMPLES} samples each (${SAMPLES} for the previous designs), median time; \`*.ms.first.kK\` is the reader's first read (no data is cached
   between reads; only the first page request's size follows the followed share the reader's last page
   scan saw, so a first read reads the budget's 100 log items, and a later page sends that request with
   its first round). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
@@ -251,17 +255,18 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
         ];
         for (const { name, page, counts: countsOf } of designs) {
           await page();
-          const pages = await samples(meter, SAMPLES, page);
-          const counts = await samples(meter, SAMPLES, countsOf);
+          const taken = name === '' ? CURRENT_SAMPLES : SAMPLES;
+          const pages = await samples(meter, taken, page);
+          const counts = await samples(meter, taken, countsOf);
           const pageMs = round(percentile(pages.map((sample) => sample.ms), 50));
           p50.set(`${name}page${k}`, pageMs);
           p50.set(`${name}counts${k}`, round(percentile(counts.map((sample) => sample.ms), 50)));
           const target = name === '' ? `target <= ${budget} (4 + ceil(k/100) + ${contributing} contributing feeds)` : name === 'Heads' ? 'feed heads: 3 + ceil(k/100) + contributing feeds' : 'first design: 3 + k';
           results.push(
             { name: `inboxPage${name}.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: target },
-            { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${SAMPLES}, page of 20` },
+            { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${taken}, page of 20` },
             { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > POSTS_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
-            { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${SAMPLES}` },
+            { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${taken}` },
           );
         }
       }
@@ -269,10 +274,10 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
       const reader0 = readers[0]!;
       for (const k of [500, 2_000]) {
         const readerK = readers[FOLLOWED.indexOf(k as (typeof FOLLOWED)[number])]!;
-        const ratios = await interleavedRatios(withLog, reader0, readerK, SAMPLES * 2);
+        const ratios = await interleavedRatios(withLog, reader0, readerK, RATIO_PAIRS);
         results.push(
-          { name: `inboxPage.p50Ratio.k${k}`, value: ratios.page, unit: 'x', note: `median of ${SAMPLES * 2} interleaved pairs k = ${k} / k = 0; target <= 2 at k = 500` },
-          { name: `counts.p50Ratio.k${k}`, value: ratios.counts, unit: 'x', note: `median of ${SAMPLES * 2} interleaved pairs; target <= 2 at k = 500` },
+          { name: `inboxPage.p50Ratio.k${k}`, value: ratios.page, unit: 'x', note: `median of ${RATIO_PAIRS} interleaved pairs k = ${k} / k = 0; target <= 2 at k = 500` },
+          { name: `counts.p50Ratio.k${k}`, value: ratios.counts, unit: 'x', note: `median of ${RATIO_PAIRS} interleaved pairs; target <= 2 at k = 500` },
         );
       }
 
