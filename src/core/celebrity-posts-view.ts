@@ -139,9 +139,11 @@ async function* postsPages(scope: PostsLogScope, range: IdRange, firstItems: num
   const first = await prefetched;
   // Below the read's own lower bound (the lowest followedAt) nothing more is in range.
   const reachedFloor = first.scannedDownTo !== undefined && range.after !== undefined && first.scannedDownTo <= range.after;
-  const more = first.more && !reachedFloor && first.scannedDownTo !== undefined;
-  yield { ...first, more };
-  if (more) yield* scope.log.scanPosts(tenantId, scope.shard, { before: first.scannedDownTo, after: range.after }, scope.budget.pageItems, scope.budget.pageItems);
+  yield { ...first, more: first.more && !reachedFloor };
+  if (!first.more || reachedFloor) return;
+  // More in range but no id to continue below (a page that kept no item): the whole range again, nothing skipped.
+  const before = first.scannedDownTo ?? range.before;
+  yield* scope.log.scanPosts(tenantId, scope.shard, { before, after: range.after }, scope.budget.pageItems, scope.budget.pageItems);
 }
 
 /** The merged page (own + followed posts, newest first, at most `wanted`), or undefined past the budget; `prefetched`: its first log request, already sent. */
@@ -163,8 +165,10 @@ export async function pageFromPostsLog(
   const firstItems = firstPageItems(scope.budget, range.wanted, range.type === undefined ? scope.density : undefined);
   for await (const page of postsPages(scope, { before: range.before, after }, firstItems, prefetched)) {
     requests += 1;
-    evaluated += page.posts.length;
     for (const { authorId, item } of page.posts) {
+      // A prefetched page also holds posts below this read's lower bound: not part of the share.
+      if (after !== undefined && item.id <= after) continue;
+      evaluated += 1;
       const floor = floors.get(authorId);
       if (floor === undefined || item.id <= floor || isExpired(item, scope.nowMs) || scope.muted.includes(item.type)) continue;
       followed += 1;

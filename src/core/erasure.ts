@@ -139,6 +139,13 @@ export function followedPackElementsNamingUser(item: Record<string, unknown>, su
   return elements.length > 0 ? elements : undefined;
 }
 
+/** The attribute `@<userId>` of the unreleased one-attribute-per-celebrity pack (dev data dirs): erased too, though no read uses it. */
+function legacyPackAttributesNamingUser(item: Record<string, unknown>, subject: ErasureSubject): string[] {
+  const attribute = `@${subject.userId}`;
+  const sameTenant = typeof item.pk === 'string' && item.pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`);
+  return sameTenant && Object.hasOwn(item, attribute) ? [attribute] : [];
+}
+
 /** A chunk of another user's followed-celebrities pack: never deleted whole by a scan (its elements name many users, its sk `C#<n>` may equal an id). */
 export function isOthersFollowedPack(item: Record<string, unknown>, subject: ErasureSubject): boolean {
   const pk = item.pk;
@@ -198,7 +205,7 @@ export function sharedItemAttributesNamingUser(table: TableName, item: Record<st
   if (typeof pk !== 'string') return undefined;
   if (table === 'graph' && isOthersFollowedPack(item, subject)) {
     const elements = followedPackElementsNamingUser(item, subject);
-    return { attributes: [], ...(elements ? { setElements: [{ attribute: FOLLOWED_PACK_ATTRIBUTE, elements }] } : {}), kind: 'followedCelebritiesPackEntry' };
+    return { attributes: legacyPackAttributesNamingUser(item, subject), ...(elements ? { setElements: [{ attribute: FOLLOWED_PACK_ATTRIBUTE, elements }] } : {}), kind: 'followedCelebritiesPackEntry' };
   }
   if (table === 'inbox' && keys.isCelebrityPostsIndexPartition(pk)) {
     const sameTenant = pk.startsWith(`${tenantKeyPrefix(subject.tenantId)}#`);

@@ -11,9 +11,9 @@
  * split at its FIRST ':'. An element that does not decode is skipped, never thrown.
  *
  * Capacity: a chunk is one item, at most 400 KB; an element is 14 bytes (13 digits and ':') plus the
- * id's UTF-8 bytes, so a chunk holds about 12,000 elements of 20-character ids or about 1,500 of
- * 256-character ids: 8 chunks hold about 95,000 or about 12,000 follows (spread by a hash, the
- * fullest chunk sets the limit).
+ * id's UTF-8 bytes, so a chunk holds about 12,000 elements of 20-character ASCII ids or about 1,500
+ * of 256-character ASCII ids (about 500 of 256 three-byte characters): 8 chunks hold about 95,000,
+ * 12,000 or 4,000 follows (spread by a hash, the fullest chunk sets the limit).
  */
 import { createHash } from 'node:crypto';
 import type { FollowedCelebrity } from './ports/inbox.js';

@@ -71,7 +71,7 @@ function postIndexEntries(tenantId: string, celebrityId: string, post: StoredNot
  * In a tenant of its own: `celebrityCount` celebrities with `postsEach` posts over two hours (some
  * before the follow an hour after T0), the user following the first `followed` of them, `own` own items.
  */
-async function seed(celebrityCount: number, postsEach: number, followed = celebrityCount, own = 10): Promise<UserRef> {
+async function seed(celebrityCount: number, postsEach: number, followed = celebrityCount, own = 10, followedAtOf: (c: number) => number = () => T0 + 60 * MINUTE): Promise<UserRef> {
   seeded += 1;
   const user: UserRef = { tenantId: `log-${seeded}`, userId: `reader-${seeded}` };
   const ownItems = Array.from({ length: own }, (_, i) => aNotification(T0 + i * 7 * MINUTE, { tenantId: user.tenantId, recipient: user.userId, eventId: `own-${i}` }));
@@ -92,12 +92,57 @@ async function seed(celebrityCount: number, postsEach: number, followed = celebr
       await log.indexPosts(posts.flatMap((post) => postIndexEntries(user.tenantId, celebrityId, post)));
       if (c >= followed) return;
       for (const post of posts) await graph.advanceNewestFeedId(user.tenantId, celebrityId, post.id);
-      await seedFollowingCeleb(db.client, db.dynamo.tableNames.graph, user, celebrityId, T0 + 60 * MINUTE);
+      await seedFollowingCeleb(db.client, db.dynamo.tableNames.graph, user, celebrityId, followedAtOf(c));
     }),
   );
   return user;
 }
 
+
+/** The log service, each page read, its followed list and log reads noting when they start (and end) in `events`. */
+function instrumentedService(events: string[]): InboxService {
+  const service = new InboxService({
+    inbox: repositories.inbox,
+    celebrities: {
+      listFollowedCelebrities: async (reader) => {
+        events.push('followed:start');
+        const followed = await repositories.graph.listFollowedCelebrities(reader);
+        events.push('followed:end');
+        return followed;
+      },
+    },
+    readState: repositories.readState,
+    clock,
+    cursorSecret: TEST_CURSOR_SECRET,
+    feedShards: TEST_FEED_SHARDS,
+    inboxTtlDays: 90,
+    feedHeads: repositories.graph,
+    postsLogFromFollowed: 0,
+    celebrityPosts: {
+      scanPosts: (...args) => {
+        events.push('scan');
+        return log.scanPosts(...args);
+      },
+      scanPostKeys: (...args) => log.scanPostKeys(...args),
+    },
+  });
+  const listPage = service.listPage.bind(service);
+  service.listPage = (reader, request) => {
+    events.push('read');
+    return listPage(reader, request);
+  };
+  return service;
+}
+
+/** Per page read: whether its first log Query started before its followed list came back. */
+function prefetchedReads(events: readonly string[]): boolean[] {
+  const reads: string[][] = [];
+  for (const event of events) {
+    if (event === 'read') reads.push([]);
+    else reads.at(-1)?.push(event);
+  }
+  return reads.map((read) => read.includes('scan') && read.indexOf('scan') < read.indexOf('followed:end'));
+}
 
 describe('listPage from the celebrity posts log', () => {
   it('gives the same pages as querying every feed, each in 4 requests when the log is dense', async () => {
@@ -155,31 +200,7 @@ describe('listPage from the celebrity posts log', () => {
     const user = await seed(30, 3);
     const { everyFeed } = services();
     const events: string[] = [];
-    const withLog = new InboxService({
-      inbox: repositories.inbox,
-      celebrities: {
-        listFollowedCelebrities: async (reader) => {
-          events.push('followed:start');
-          const followed = await repositories.graph.listFollowedCelebrities(reader);
-          events.push('followed:end');
-          return followed;
-        },
-      },
-      readState: repositories.readState,
-      clock,
-      cursorSecret: TEST_CURSOR_SECRET,
-      feedShards: TEST_FEED_SHARDS,
-      inboxTtlDays: 90,
-      feedHeads: repositories.graph,
-      postsLogFromFollowed: 0,
-      celebrityPosts: {
-        scanPosts: (...args) => {
-          events.push('scan');
-          return log.scanPosts(...args);
-        },
-        scanPostKeys: (...args) => log.scanPostKeys(...args),
-      },
-    });
+    const withLog = instrumentedService(events);
 
     // Act: the first read learns that the reader reads the log; the second and a cursor page prefetch
     const first = await withLog.listPage(user, { limit: 8 });
@@ -187,14 +208,37 @@ describe('listPage from the celebrity posts log', () => {
     const second = await withLog.listPage(user, { limit: 8 });
     const secondEvents = events.splice(0);
     const next = await withLog.listPage(user, { limit: 8, cursor: decodeCursor(second.nextCursor!, TEST_CURSOR_SECRET) });
+    const nextEvents = events.splice(0);
 
     // Assess: the same pages as querying every feed; the log Query after the followed list, then before it
     const reference = await everyFeed.listPage(user, { limit: 8 });
     expect(first).toEqual(reference);
     expect(second).toEqual(reference);
     expect(next).toEqual(await everyFeed.listPage(user, { limit: 8, cursor: decodeCursor(reference.nextCursor!, TEST_CURSOR_SECRET) }));
-    expect(firstEvents).toEqual(['followed:start', 'followed:end', 'scan']);
-    expect(secondEvents.indexOf('scan')).toBeLessThan(secondEvents.indexOf('followed:end'));
+    expect(firstEvents).toEqual(['read', 'followed:start', 'followed:end', 'scan']);
+    expect(prefetchedReads(secondEvents)).toEqual([true]);
+    expect(prefetchedReads(nextEvents)).toEqual([true]);
+  }, 60_000);
+
+  it('gives the same pages with the prefetch whatever bounds the read: followedAt spread over two hours, since, one type, 20 of 30 followed, cursor pages', async () => {
+    // Prepare: followedAt from T0 to T0 + 116 min (the prefetch reads below most of them), 20 of 30 followed
+    const user = await seed(30, 4, 20, 10, (c) => T0 + c * 4 * MINUTE);
+    const { everyFeed } = services();
+    const events: string[] = [];
+    const withLog = instrumentedService(events);
+    const middle = (await everyFeed.listPage(user, { limit: 40 })).items[20]!.id;
+    // The first read teaches the service that this reader reads the log
+    await withLog.listPage(user, { limit: 10 });
+
+    // Act / Assess: every walk (cursor pages included) equals querying every feed, and every read
+    // of it sent its log Query before its followed list came back
+    for (const request of [{ limit: 6 }, { limit: 5, since: middle }, { limit: 6, type: 'post.published' }, { limit: 7, type: 'comment.created' }]) {
+      events.length = 0;
+      const fast = await walkPages(db.meter, withLog, user, request);
+      expect(fast.pages).toEqual((await walkPages(db.meter, everyFeed, user, request)).pages);
+      expect(fast.pages.length).toBeGreaterThan(1);
+      expect(prefetchedReads(events)).toEqual(fast.pages.map(() => true));
+    }
   }, 60_000);
 
   it('stops prefetching for a reader who no longer follows enough celebrities (one wasted log request)', async () => {

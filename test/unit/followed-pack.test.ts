@@ -85,6 +85,10 @@ describe('the followed-celebrities pack', () => {
     expect(sharedItemPartCount(shared!)).toBe(2);
     expect(sharedItemPartCount(sharedItemAttributesNamingUser('graph', fansChunk, { tenantId: 'acme', userId: 'nobody' })!)).toBe(0);
     expect(isOthersFollowedPack(fansChunk, { tenantId: 'acme', userId: 'C#2' })).toBe(true);
+    // A chunk of the unreleased attribute format (dev data dirs) loses the user's `@<id>` attribute too
+    const legacyChunk = { ...keys.followedCelebsPack('acme', 'fan', 3), '@erin': 1, '@other': 2 };
+    expect(sharedItemAttributesNamingUser('graph', legacyChunk, erin)).toEqual({ attributes: ['@erin'], kind: 'followedCelebritiesPackEntry' });
+    expect(sharedItemAttributesNamingUser('graph', legacyChunk, { tenantId: 'other', userId: 'erin' })).toEqual({ attributes: [], kind: 'followedCelebritiesPackEntry' });
     const ownChunk = { ...keys.followedCelebsPack('acme', 'erin', 0), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['1:star']) };
     expect([isOthersFollowedPack(ownChunk, erin), followedPackElementsNamingUser(ownChunk, erin)]).toEqual([false, undefined]);
     expect(scannedItemKind('graph', ownChunk)).toBe('followedCelebritiesPack');

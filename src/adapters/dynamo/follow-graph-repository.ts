@@ -219,7 +219,9 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
    * barring a racing follow, the pack never names a celebrity whose edge is gone. No-ops when absent.
    */
   async removeFollowedCelebrity(tenantId: string, userId: string, celebrityId: string): Promise<void> {
+    // The edge key first: an invalid id is refused before any request.
+    const edge = keys.followingCeleb(tenantId, userId, celebrityId);
     await removePackEntry(this.client, this.tableName, keys.followedCelebsPack(tenantId, userId, followedPackChunk(celebrityId)), celebrityId);
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.followingCeleb(tenantId, userId, celebrityId) }));
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: edge }));
   }
 }

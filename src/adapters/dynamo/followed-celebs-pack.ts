@@ -18,7 +18,7 @@ export interface PackWrite {
   followedAtMs: number;
 }
 
-/** Set elements per UpdateItem: a bounded request (up to ~27 KB of 256-character ids). */
+/** Set elements per UpdateItem: a bounded request (up to ~27 KB of 256-character ASCII ids, ~78 KB of 3-byte UTF-8 ones). */
 const ELEMENTS_PER_UPDATE = 100;
 const DEFAULT_PACK_PARALLELISM = 8;
 
