@@ -36,8 +36,9 @@ beforeAll(async () => {
 });
 afterAll(async () => db.close());
 
-function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxService; withHeads: InboxService; everyFeed: InboxService } {
-  const common = {
+/** What every service of these tests shares. */
+function commonDeps(muted: readonly string[] = []) {
+  return {
     inbox: repositories.inbox,
     celebrities: repositories.graph,
     readState: repositories.readState,
@@ -47,6 +48,10 @@ function services(muted: readonly string[] = [], postsLogFromFollowed = 0, posts
     inboxTtlDays: 90,
     mutedTypes: { mutedTypesOf: async () => muted },
   };
+}
+
+function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxService; withHeads: InboxService; everyFeed: InboxService } {
+  const common = commonDeps(muted);
   return {
     withLog: new InboxService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
     withHeads: new InboxService({ ...common, feedHeads: repositories.graph }),
@@ -102,7 +107,7 @@ async function seed(celebrityCount: number, postsEach: number, followed = celebr
 /** The log service, each page read, its followed list and log reads noting when they start (and end) in `events`. */
 function instrumentedService(events: string[]): InboxService {
   const service = new InboxService({
-    inbox: repositories.inbox,
+    ...commonDeps(),
     celebrities: {
       listFollowedCelebrities: async (reader) => {
         events.push('followed:start');
@@ -111,11 +116,6 @@ function instrumentedService(events: string[]): InboxService {
         return followed;
       },
     },
-    readState: repositories.readState,
-    clock,
-    cursorSecret: TEST_CURSOR_SECRET,
-    feedShards: TEST_FEED_SHARDS,
-    inboxTtlDays: 90,
     feedHeads: repositories.graph,
     postsLogFromFollowed: 0,
     celebrityPosts: {
@@ -244,19 +244,7 @@ describe('listPage from the celebrity posts log', () => {
   it('stops prefetching for a reader who no longer follows enough celebrities (one wasted log request)', async () => {
     // Prepare: 30 followed, the log read above 29; the reader reads once (~30 posts after followedAt: its share is learned), then unfollows one
     const user = await seed(30, 2);
-    const { withHeads } = services();
-    const withLog = new InboxService({
-      inbox: repositories.inbox,
-      celebrities: repositories.graph,
-      readState: repositories.readState,
-      clock,
-      cursorSecret: TEST_CURSOR_SECRET,
-      feedShards: TEST_FEED_SHARDS,
-      inboxTtlDays: 90,
-      feedHeads: repositories.graph,
-      celebrityPosts: log,
-      postsLogFromFollowed: 29,
-    });
+    const { withLog, withHeads } = services([], 29);
     await withLog.listPage(user, { limit: 4 });
     await graph.removeFollowedCelebrity(user.tenantId, user.userId, 'star-29');
     const scans = vi.spyOn(log, 'scanPosts');
