@@ -214,6 +214,40 @@ export function sharedItemAttributesNamingUser(table: TableName, item: Record<st
   return undefined;
 }
 
+/** Parts of a shared item one UpdateItem takes out at most (a short expression). */
+const SHARED_PARTS_PER_UPDATE = 100;
+
+/** One UpdateItem of a shared item: `REMOVE` of attributes, `DELETE` of set elements (names and values as placeholders). */
+export interface SharedPartsUpdate {
+  expression: string;
+  names: Record<string, string>;
+  values?: Record<string, Set<string>>;
+}
+
+/** The updates that take the parts out of a shared item, at most SHARED_PARTS_PER_UPDATE parts each. */
+export function sharedPartsUpdates(parts: SharedItemPartsNamingUser): SharedPartsUpdate[] {
+  const all = [
+    ...parts.attributes.map((attribute) => ({ attribute, element: undefined })),
+    ...(parts.setElements ?? []).flatMap(({ attribute, elements }) => elements.map((element) => ({ attribute, element }))),
+  ];
+  const updates: SharedPartsUpdate[] = [];
+  for (let start = 0; start < all.length; start += SHARED_PARTS_PER_UPDATE) {
+    const removes = new Set<string>();
+    const deletes = new Map<string, Set<string>>();
+    for (const { attribute, element } of all.slice(start, start + SHARED_PARTS_PER_UPDATE)) {
+      if (element === undefined) removes.add(attribute);
+      else deletes.set(attribute, (deletes.get(attribute) ?? new Set()).add(element));
+    }
+    const names: Record<string, string> = {};
+    const removeTokens = [...removes].map((attribute, index) => ((names[`#r${index}`] = attribute), `#r${index}`));
+    const deleteClauses = [...deletes.keys()].map((attribute, index) => ((names[`#d${index}`] = attribute), `#d${index} :d${index}`));
+    const values = Object.fromEntries([...deletes.values()].map((elements, index) => [`:d${index}`, elements]));
+    const clauses = [...(removeTokens.length > 0 ? [`REMOVE ${removeTokens.join(', ')}`] : []), ...(deleteClauses.length > 0 ? [`DELETE ${deleteClauses.join(', ')}`] : [])];
+    updates.push({ expression: clauses.join(' '), names, ...(deletes.size > 0 ? { values } : {}) });
+  }
+  return updates;
+}
+
 /** The kind of an item found by a scan, for the report. */
 export function scannedItemKind(table: TableName, item: Record<string, unknown>): string {
   const key = String(item.pk ?? item.id ?? '');

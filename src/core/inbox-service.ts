@@ -4,10 +4,10 @@
  */
 import { countsFromPostsLog, DEFAULT_POSTS_LOG_BUDGET, firstPageItems, pageFromPostsLog, POSTS_LOG_MIN_FOLLOWED, prefetchFirstPostsPage, prefetchRange, type PostsLogBudget, type PostsLogScope } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
-import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
-import { notificationId } from './ids.js';
 import { readerShard } from './feed-shards.js';
-import { ID_TIME_LENGTH, idLowerBoundAt, idUpperBoundAt } from './ids.js';
+import { idLowerBoundAt, idUpperBoundAt } from './ids.js';
+import { PostsLogReaderMemory } from './posts-log-reader-memory.js';
+import { RetractedIds } from './retracted-ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { NotFoundError } from './errors.js';
 import { isExpired, type Notification, type StoredNotification } from './notification.js';
@@ -151,66 +151,9 @@ function itemFilter(
     (typeSet === undefined || typeSet.has(item.type));
 }
 
-/**
- * This user's notification ids of the retracted events: own inbox ids (one per retraction) and the
- * followed feeds' ids. A feed id is one hash per (retraction, celebrity): computed only for a
- * retraction whose arrival millisecond (the ids' time prefix) an asked id carries, once per read, so a
- * read's cost does not grow with retractions x followed celebrities.
- */
-export class RetractedIds {
-  private readonly own: ReadonlySet<string>;
-  private readonly byTimePrefix = new Map<string, Retraction[]>();
-  private readonly feedIds = new Map<Retraction, ReadonlySet<string>>();
-
-  constructor(
-    private readonly user: UserRef,
-    private readonly celebrities: readonly FollowedCelebrity[],
-    retractions: readonly Retraction[],
-  ) {
-    this.own = new Set(retractions.map((retraction) => recipientNotificationId(user.tenantId, retraction.type, retraction.eventId, user.userId, retraction.arrivalMs)));
-    for (const retraction of retractions) {
-      const prefix = idLowerBoundAt(retraction.arrivalMs).slice(0, ID_TIME_LENGTH);
-      this.byTimePrefix.set(prefix, [...(this.byTimePrefix.get(prefix) ?? []), retraction]);
-    }
-  }
-
-  /** Retracted ids the own inbox can hold: at most one per retraction. */
-  get ownCount(): number {
-    return this.own.size;
-  }
-
-  get isEmpty(): boolean {
-    return this.own.size === 0;
-  }
-
-  has(id: string): boolean {
-    if (this.own.has(id)) return true;
-    const candidates = this.byTimePrefix.get(id.slice(0, ID_TIME_LENGTH));
-    return candidates !== undefined && candidates.some((retraction) => this.feedIdsOf(retraction).has(id));
-  }
-
-  private feedIdsOf(retraction: Retraction): ReadonlySet<string> {
-    let ids = this.feedIds.get(retraction);
-    if (!ids) {
-      const { tenantId } = this.user;
-      ids = new Set(this.celebrities.map((celebrity) => notificationId({ tenantId, type: retraction.type, eventId: retraction.eventId, recipient: feedRecipient(celebrity.celebrityId), timeMs: retraction.arrivalMs })));
-      this.feedIds.set(retraction, ids);
-    }
-    return ids;
-  }
-}
-
-/** A reader's key in the container's memory of posts log readers. */
-function readerKey(user: UserRef): string {
-  return `${user.tenantId}\u0000${user.userId}`;
-}
-
-/** Readers whose followed share of the posts log a container remembers (oldest forgotten first). */
-const MAX_REMEMBERED_DENSITIES = 10_000;
-
 export class InboxService {
-  /** Per reader, the followed share of the posts log their last page scan saw: sizes the next scan's first request only. */
-  private readonly postsLogDensity = new Map<string, number>();
+  /** The posts log readers this container has seen, with their followed share of the log. */
+  private readonly postsLogReaders = new PostsLogReaderMemory();
 
   constructor(private readonly deps: InboxServiceDeps) {}
 
@@ -282,7 +225,7 @@ export class InboxService {
     ]);
     const postsLog = this.postsLogScope(user, celebrities, muted, nowMs);
     // Not (or no longer) above the threshold: no prefetch on this reader's next reads.
-    if (!postsLog) this.postsLogDensity.delete(readerKey(user));
+    if (!postsLog) this.postsLogReaders.forget(user);
     // Feed heads are read only when the posts log cannot answer (a read independent of k otherwise).
     let allFeedsLoad: Promise<FeedView[]> | undefined;
     const allFeeds = () => (allFeedsLoad ??= this.feedViews(user, celebrities, (floor) => maxId(since, floor)));
@@ -500,7 +443,7 @@ export class InboxService {
    */
   private prefetchPostsLog(user: UserRef, range: { before?: string; since?: string }, wanted: number, type: string | undefined, nowMs: number): Promise<CelebrityPostsPage<CelebrityPost>> | undefined {
     const log = this.deps.celebrityPosts;
-    const density = this.postsLogDensity.get(readerKey(user));
+    const density = this.postsLogReaders.densityOf(user);
     if (!log || density === undefined) return undefined;
     const firstItems = firstPageItems(this.postsLogBudget(), wanted, type === undefined ? density : undefined);
     return prefetchFirstPostsPage(log, user, readerShard(user.userId, this.deps.feedShards), prefetchRange(range, nowMs, this.deps.inboxTtlDays), firstItems);
@@ -515,13 +458,8 @@ export class InboxService {
     const log = this.deps.celebrityPosts;
     if (!log || celebrities.length <= (this.deps.postsLogFromFollowed ?? POSTS_LOG_MIN_FOLLOWED)) return undefined;
     const budget = this.postsLogBudget();
-    const reader = readerKey(user);
-    const density = this.postsLogDensity.get(reader);
-    const onDensity = (seen: number) => {
-      this.postsLogDensity.delete(reader);
-      this.postsLogDensity.set(reader, seen);
-      if (this.postsLogDensity.size > MAX_REMEMBERED_DENSITIES) this.postsLogDensity.delete(this.postsLogDensity.keys().next().value!);
-    };
+    const density = this.postsLogReaders.densityOf(user);
+    const onDensity = (seen: number) => this.postsLogReaders.remember(user, seen);
     return { log, user, shard: readerShard(user.userId, this.deps.feedShards), celebrities, muted, nowMs, inboxTtlDays: this.deps.inboxTtlDays, budget, onDensity, ...(density !== undefined ? { density } : {}) };
   }
 

@@ -11,16 +11,9 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { migrateCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
-import { backfillFollowedCelebrityPacks, markFollowedPackBackfillDone, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
+import { migrateFollowedCelebrityPacks, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { localTarget, parseNumberFlag } from './targets.js';
-
-/** Runs the backfill to the end and marks it done (the local runtime then skips it at start). */
-export async function migrateFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport> {
-  const report = await backfillFollowedCelebrityPacks(client, graphTable, options);
-  await markFollowedPackBackfillDone(client, graphTable, report);
-  return report;
-}
 
 /** `--start-key`: a page key as printed by a previous run (JSON of pk and sk). */
 export function parseStartKey(value: string): Record<string, unknown> {

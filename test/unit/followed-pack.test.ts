@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, userPartitions } from '../../src/core/erasure.js';
+import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/erasure.js';
 import {
   decodeFollowedPack,
   decodeFollowedPackElement,
@@ -99,5 +99,15 @@ describe('the followed-celebrities pack', () => {
     expect(() => parseStartKey('nope')).toThrow('--start-key');
     expect(() => parseStartKey('{"pk":1,"sk":"a"}')).toThrow('--start-key');
     expect(() => parseStartKey('[]')).toThrow('--start-key');
+  });
+
+  it('takes a shared item\'s parts out in updates of at most 100: REMOVE of attributes, DELETE of set elements, names as placeholders', () => {
+    const [mixed, ...none] = sharedPartsUpdates({ attributes: ['@erin', '__proto__'], setElements: [{ attribute: 'f', elements: ['1:erin', '3:erin'] }], kind: 'followedCelebritiesPackEntry' });
+    expect(none).toEqual([]);
+    expect(mixed).toEqual({ expression: 'REMOVE #r0, #r1 DELETE #d0 :d0', names: { '#r0': '@erin', '#r1': '__proto__', '#d0': 'f' }, values: { ':d0': new Set(['1:erin', '3:erin']) } });
+    const many = sharedPartsUpdates({ attributes: Array.from({ length: 150 }, (_, i) => `id-${i}`), kind: 'celebrityPostIndexEntry' });
+    expect(many.map((update) => Object.keys(update.names).length)).toEqual([100, 50]);
+    expect(many.every((update) => update.values === undefined && update.expression.startsWith('REMOVE '))).toBe(true);
+    expect(sharedPartsUpdates({ attributes: [], kind: 'x' })).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostKey, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
 import type { IdRange } from '../../core/ports/inbox.js';
-import { toStored } from './inbox-repository.js';
+import { rangeCondition, toStored } from './inbox-repository.js';
 import type { Item } from './query-pages.js';
 
 /** Index updates in flight (S shards of a post, or a seeded backlog). */
@@ -28,7 +28,7 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
 
   /** scanPosts: newest-first Query of the shard in the range, `firstPageSize` then `pageSize` items per request; no guard (the reader filters). */
   scanPosts(tenantId: string, shard: number, range: IdRange, pageSize: number, firstPageSize = pageSize): AsyncIterable<CelebrityPostsPage<CelebrityPost>> {
-    return this.scan(tenantId, shard, range, pageSize, firstPageSize, {}, (item) => ({ authorId: item.authorId as string, item: toStored(item) }));
+    return this.scan(tenantId, shard, range, pageSize, firstPageSize);
   }
 
   /** scanPostKeys: newest-first Query of the shard's count index from the slot of `after`, growing pages; ids at or below `after` dropped. */
@@ -91,30 +91,14 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
     });
   }
 
-  private async *scan<T>(
-    tenantId: string,
-    shard: number,
-    range: IdRange,
-    pageSize: number,
-    firstPageSize: number,
-    projection: Partial<QueryCommandInput>,
-    toPost: (item: Item) => T,
-  ): AsyncGenerator<CelebrityPostsPage<T>> {
+  private async *scan(tenantId: string, shard: number, range: IdRange, pageSize: number, firstPageSize: number): AsyncGenerator<CelebrityPostsPage<CelebrityPost>> {
     if (range.before !== undefined && range.after !== undefined && range.after >= range.before) return;
-    const bounds =
-      range.before !== undefined && range.after !== undefined
-        ? { expression: 'pk = :pk AND sk BETWEEN :after AND :before', values: { ':after': range.after, ':before': range.before } }
-        : range.before !== undefined
-          ? { expression: 'pk = :pk AND sk < :before', values: { ':before': range.before } }
-          : range.after !== undefined
-            ? { expression: 'pk = :pk AND sk > :after', values: { ':after': range.after } }
-            : { expression: 'pk = :pk', values: {} };
+    const bounds = rangeCondition(range);
     const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: bounds.expression,
       ExpressionAttributeValues: { ':pk': keys.celebrityPostsPartition(tenantId, shard), ...bounds.values },
       ScanIndexForward: false,
-      ...projection,
     };
     let exclusiveStartKey: Item | undefined;
     let limit = Math.max(1, firstPageSize);
@@ -125,7 +109,7 @@ export class DynamoCelebrityPostsLog implements CelebrityPostsReader, CelebrityP
       exclusiveStartKey = output.LastEvaluatedKey;
       const last = page.at(-1)?.sk as string | undefined;
       // BETWEEN is inclusive: the exclusive ends are dropped here.
-      const posts = page.filter((item) => item.sk !== range.before && item.sk !== range.after).map(toPost);
+      const posts = page.filter((item) => item.sk !== range.before && item.sk !== range.after).map((item) => ({ authorId: item.authorId as string, item: toStored(item) }));
       yield { posts, more: exclusiveStartKey !== undefined, ...(last !== undefined ? { scannedDownTo: last } : {}) };
     } while (exclusiveStartKey !== undefined);
   }

@@ -192,9 +192,11 @@ export async function backfillFollowedCelebrityPacks(client: DynamoDBDocumentCli
  */
 export const FOLLOWED_PACK_MIGRATION = 'followed-celebs-pack-v2';
 
-/** Marks the backfill done (a later start skips it). */
-export async function markFollowedPackBackfillDone(client: DynamoDBDocumentClient, graphTable: string, report: PackBackfillReport, nowMs = Date.now()): Promise<void> {
-  await markMigrationDone(client, graphTable, FOLLOWED_PACK_MIGRATION, report, nowMs);
+/** The upgrade step run to the end, then marked done (`npm run migrate`; the local runtime then skips it at start). */
+export async function migrateFollowedCelebrityPacks(client: DynamoDBDocumentClient, graphTable: string, options: PackBackfillOptions = {}): Promise<PackBackfillReport> {
+  const report = await backfillFollowedCelebrityPacks(client, graphTable, options);
+  await markMigrationDone(client, graphTable, FOLLOWED_PACK_MIGRATION, report);
+  return report;
 }
 
 /**

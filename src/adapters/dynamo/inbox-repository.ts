@@ -26,7 +26,8 @@ export function toStored(item: Record<string, unknown>): StoredNotification {
   };
 }
 
-function rangeCondition(range: { before?: string; after?: string }): { expression: string; values: Record<string, string> } {
+/** The key condition of a newest-first id range of one partition (`:pk` bound by the caller). */
+export function rangeCondition(range: { before?: string; after?: string }): { expression: string; values: Record<string, string> } {
   if (range.before !== undefined && range.after !== undefined) {
     // BETWEEN is inclusive; the exclusive ends are dropped in code below.
     return { expression: 'pk = :pk AND sk BETWEEN :after AND :before', values: { ':after': range.after, ':before': range.before } };

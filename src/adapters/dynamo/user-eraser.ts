@@ -32,12 +32,14 @@ import {
   scannedItemKind,
   sharedItemAttributesNamingUser,
   sharedItemPartCount,
+  sharedPartsUpdates,
   userPartitions,
   type ErasureReport,
   type ErasureSubject,
   type SharedItemPartsNamingUser,
   type UserPartition,
 } from '../../core/erasure.js';
+import { forEachBounded } from '../../core/bounded-parallel.js';
 import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
@@ -96,6 +98,8 @@ type Phase =
 export const DEFAULT_ERASURE_STEP_BUDGET = 20_000;
 const SCAN_PAGE_UNITS = 100;
 const PAGE_LIMIT = 1_000;
+/** Updates of shared items (pack chunks, count index slots) in flight per Scan page. */
+const SHARED_UPDATES_IN_FLIGHT = 8;
 
 export class UserEraser {
   private readonly phases: Phase[];
@@ -256,20 +260,22 @@ export class UserEraser {
     const ownRecordId = this.recordKey.id;
     // Items shared with other users lose only the user's attributes or set elements; the others that name the user go whole.
     const named: Item[] = [];
-    let sharedUpdated = 0;
+    const shared: { item: Item; parts: SharedItemPartsNamingUser }[] = [];
     for (const item of output.Items ?? []) {
-      const shared = sharedItemAttributesNamingUser(table, item, this.subject);
-      if (shared) {
-        const parts = sharedItemPartCount(shared);
-        if (parts === 0) continue;
-        await this.removeSharedParts(table, item, shared);
-        countRemoved(record.report, table, shared.kind, parts);
-        sharedUpdated += 1;
+      const parts = sharedItemAttributesNamingUser(table, item, this.subject);
+      if (parts) {
+        if (sharedItemPartCount(parts) > 0) shared.push({ item, parts });
       } else if (item.id !== ownRecordId && itemNamesUser(item, this.subject)) {
         // The checkpoint's own scan cursor may name the user: the record is never a match.
         named.push(item);
       }
     }
+    // A celebrity's erasure touches one pack chunk per follower: a few updates in flight, not one at a time.
+    await forEachBounded(shared, SHARED_UPDATES_IN_FLIGHT, async ({ item, parts }) => {
+      await this.removeSharedParts(table, item, parts);
+      countRemoved(record.report, table, parts.kind, sharedItemPartCount(parts));
+    });
+    const sharedUpdated = shared.length;
     const plain: Item[] = [];
     for (const item of named) {
       const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
@@ -286,46 +292,18 @@ export class UserEraser {
     return { units: SCAN_PAGE_UNITS + named.length + sharedUpdated, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /**
-   * REMOVE of some attributes and DELETE of some set elements of one scanned item (idempotent), in
-   * updates of at most 100 of them; an item deleted meanwhile is not recreated.
-   */
+  /** The parts out of one scanned item (idempotent: REMOVE and DELETE of what is gone do nothing); an item deleted meanwhile is not recreated. */
   private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<void> {
-    const actions = [
-      ...parts.attributes.map((name) => ({ name, element: undefined })),
-      ...(parts.setElements ?? []).flatMap(({ attribute, elements }) => elements.map((element) => ({ name: attribute, element }))),
-    ];
-    for (let start = 0; start < actions.length; start += 100) {
-      const chunk = actions.slice(start, start + 100);
-      const names: Record<string, string> = {};
-      const nameIndex = new Map<string, string>();
-      const placeholder = (name: string): string => {
-        let token = nameIndex.get(name);
-        if (token === undefined) nameIndex.set(name, (token = `#a${nameIndex.size}`));
-        names[token] = name;
-        return token;
-      };
-      const removes = chunk.filter((action) => action.element === undefined).map((action) => placeholder(action.name));
-      const deletes = new Map<string, Set<string>>();
-      for (const { name, element } of chunk) {
-        if (element === undefined) continue;
-        const token = placeholder(name);
-        deletes.set(token, (deletes.get(token) ?? new Set()).add(element));
-      }
-      const values = Object.fromEntries([...deletes.values()].map((elements, index) => [`:s${index}`, elements]));
-      const clauses = [
-        ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
-        ...(deletes.size > 0 ? [`DELETE ${[...deletes.keys()].map((token, index) => `${token} :s${index}`).join(', ')}`] : []),
-      ];
+    for (const update of sharedPartsUpdates(parts)) {
       try {
         await this.options.client.send(
           new UpdateCommand({
             TableName: this.options.tables[table],
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: clauses.join(' '),
+            UpdateExpression: update.expression,
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: names,
-            ...(deletes.size > 0 ? { ExpressionAttributeValues: values } : {}),
+            ExpressionAttributeNames: update.names,
+            ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
           }),
         );
       } catch (error) {
