@@ -6,23 +6,23 @@
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
-import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
+import { CachedPreferencesReader } from '../../src/core/preferences/preferences-cache.js';
 import { systemClock } from '../../src/core/ports/clock.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { DeliveryJobQueue } from '../../src/core/ports/queues.js';
-import type { NotificationEvent } from '../../src/core/events.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
-import { planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
-import { FanOutService } from '../../src/core/fanout-service.js';
-import { keys } from '../../src/core/keys.js';
+import type { NotificationEvent } from '../../src/core/fanout/events.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
+import { planRecipientWrites, renderNotification } from '../../src/core/fanout/fanout-plan.js';
+import { FanOutService } from '../../src/core/fanout/fanout-service.js';
+import { keys } from '../../src/core/model/keys.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startSeparateDynamo } from '../separate-dynamo.js';
 import { postPublished } from '../../src/notifications/post-published.js';
@@ -72,7 +72,7 @@ export const suite: BenchSuite = {
   title: 'Two-tier fan-out',
   method: `
 An account with F followers (follower items seeded in the Graph table) publishes a post; the
-fan-out service (\`src/core/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
+fan-out service (\`src/core/fanout/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
 page read while the current one is written) and writes one inbox item per follower with
 BatchWriteItem (25 per call, 8 calls in flight). As in production, the followers who muted the type
 are left out: each follower page's preferences are read (BatchGetItem, 100 users per call) with a

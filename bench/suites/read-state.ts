@@ -4,17 +4,17 @@
  */
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
-import { notificationId } from '../../src/core/ids.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import { keys } from '../../src/core/keys.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { InboxService } from '../../src/core/read/inbox-service.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { Clock } from '../../src/core/ports/clock.js';
 import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
 import { startMeteredDynamo } from '../dynamo.js';

@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/app/config.js';
-import { offersChannel, type Channel } from '../../src/core/channels/channel.js';
+import { offersChannel, type Channel } from '../../src/core/model/channel.js';
 import type { Platform } from '../../src/core/channels/devices.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';

@@ -3,14 +3,14 @@ import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
+import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout/fanout-queues.js';
 import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 

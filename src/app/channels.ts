@@ -10,7 +10,7 @@ import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
-import { signedDeliveryJobBody } from '../core/delivery-job-signature.js';
+import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { createChannelHandler } from '../handlers/channel-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';

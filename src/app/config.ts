@@ -5,13 +5,13 @@
  * this module imports only zod and the core (no AWS SDK).
  */
 import * as z from 'zod';
-import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/delivery-job.js';
-import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
-import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
-import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
-import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
-import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
-import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/tier.js';
+import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/jobs/delivery-job.js';
+import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/model/notification.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
+import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/model/tier.js';
 
 const ENV_NAMES = [
   // Tables (src/table-specs.ts binds each table to its variable).

@@ -7,8 +7,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
-import { LiveDelivery } from '../core/live-delivery.js';
-import { HeldPushReleaser, LiveDeliveryGate } from '../core/live-gate.js';
+import { LiveDelivery } from '../core/live/live-delivery.js';
+import { HeldPushReleaser, LiveDeliveryGate } from '../core/live/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
 import { deliveryConfigFromEnv, observabilityConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig, type ObservabilityConfig } from './config.js';

@@ -14,12 +14,12 @@ import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
-import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout-queues.js';
-import { FanOutService } from '../core/fanout-service.js';
+import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
+import { FanOutService } from '../core/fanout/fanout-service.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { DeliveryJobQueue } from '../core/ports/queues.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
-import { SendAtDeferral } from '../core/send-at.js';
+import { SendAtDeferral } from '../core/fanout/send-at.js';
 import { createFanOutHandler } from '../handlers/fanout-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { tableSpecs } from '../table-specs.js';
@@ -29,7 +29,7 @@ import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { followGraphRepository } from './follow-graph.js';
 import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
 import { retractionRepository } from './inbox.js';
-import { RetractionService } from '../core/retraction.js';
+import { RetractionService } from '../core/fanout/retraction.js';
 
 /** The catalog entry this function serves. */
 export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'>): NotificationType {
@@ -97,7 +97,7 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
   return {
     async enqueue() {
       throw new Error(
-        `fan-out of ${detailType} sent to the ${names} queue, which fanOutQueueNeeds says it never uses: this function has no ${envVars} and no sqs:SendMessage on it (fix fanOutQueueNeeds in src/core/fanout-queues.ts)`,
+        `fan-out of ${detailType} sent to the ${names} queue, which fanOutQueueNeeds says it never uses: this function has no ${envVars} and no sqs:SendMessage on it (fix fanOutQueueNeeds in src/core/fanout/fanout-queues.ts)`,
       );
     },
   };

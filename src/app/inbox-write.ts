@@ -1,16 +1,16 @@
 /** Composition of the inbox write function: POST /notifications/read-all, /seen-all, /{id}/read. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import type { InboxService } from '../core/inbox-service.js';
+import type { InboxService } from '../core/read/inbox-service.js';
 import type { InboxStateListener, ReadStateListener, UserRef } from '../core/ports/inbox.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
-import { InboxActions } from '../core/inbox-actions.js';
-import { InboxStateSync } from '../core/inbox-state-sync.js';
-import { ScheduledSnoozeReturns } from '../core/snooze-returns.js';
+import { InboxActions } from '../core/actions/inbox-actions.js';
+import { InboxStateSync } from '../core/actions/inbox-state-sync.js';
+import { ScheduledSnoozeReturns } from '../core/actions/snooze-returns.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { catalog } from '../notifications/deployed.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { ReadStateSync } from '../core/read-state-sync.js';
+import { ReadStateSync } from '../core/actions/read-state-sync.js';
 import { createInboxWriteHandler } from '../handlers/rest/inbox-api.js';
 import { ENV, inboxWriteConfigFromEnv, type Env, type InboxWriteConfig } from './config.js';
 import { inboxService, readStateRepository } from './inbox.js';

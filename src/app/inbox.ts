@@ -6,11 +6,11 @@ import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
 import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
-import { sanitizeLinks } from '../core/action-links.js';
-import { InboxService } from '../core/inbox-service.js';
-import type { StoredNotification } from '../core/notification.js';
+import { sanitizeLinks } from '../core/model/action-links.js';
+import { InboxService } from '../core/read/inbox-service.js';
+import type { StoredNotification } from '../core/model/notification.js';
 import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
-import { CachedRetractions } from '../core/retraction.js';
+import { CachedRetractions } from '../core/fanout/retraction.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import type { InboxReadConfig } from './config.js';
 import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';

@@ -11,7 +11,7 @@ import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import { CachedPreferencesReader } from '../core/preferences-cache.js';
+import { CachedPreferencesReader } from '../core/preferences/preferences-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import type { ConnectionsConfig, PreferencesCacheConfig } from './config.js';
 

@@ -2,7 +2,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { CHANNELS, offersChannel, type Channel } from '../core/channels/channel.js';
+import { CHANNELS, offersChannel, type Channel } from '../core/model/channel.js';
 import { catalog, findNotificationType } from '../notifications/deployed.js';
 import { channelRepository, snsPushProvider } from './channels.js';
 import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';

@@ -1,7 +1,7 @@
 /** Composition of the celebrity promotion function: one page of a new celebrity's followers per job. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
-import { CelebrityPromotionService } from '../core/celebrity-promotion.js';
+import { CelebrityPromotionService } from '../core/fanout/celebrity-promotion.js';
 import { createCelebrityPromotionHandler } from '../handlers/celebrity-promotion-handler.js';
 import { promotionConfigFromEnv, type Env, type PromotionConfig } from './config.js';
 import { sqsClient } from './parts-queues.js';

@@ -3,7 +3,7 @@
  * time from the zod schemas the server validates and builds with, so the files cannot drift from the code.
  */
 import * as z from 'zod';
-import { eventEnvelopeSchema } from '../core/events.js';
+import { eventEnvelopeSchema } from '../core/fanout/events.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import { clientMessageSchema } from '../handlers/websocket/events.js';
 import { catalog as projectCatalog } from '../notifications/index.js';

@@ -1,12 +1,12 @@
 /**
  * The OpenAPI 3.1 document of the REST API, generated at run time from the zod schemas the handlers
- * validate with (handlers/rest/schemas.ts, core/preferences.ts) and the wire.ts response schemas
+ * validate with (handlers/rest/schemas.ts, core/preferences/preferences.ts) and the wire.ts response schemas
  * (wire-schemas.ts), for every route of handlers/rest/routes.ts, so it cannot drift from the code.
  */
 import type * as z from 'zod';
 import * as zod from 'zod';
 import { DEVICE_ID_PATTERN, deviceInputSchema, pushConsentInputSchema } from '../core/channels/devices.js';
-import { preferencesInputSchema } from '../core/preferences.js';
+import { preferencesInputSchema } from '../core/preferences/preferences.js';
 import { restRoutes, type RestRoute } from '../handlers/rest/routes.js';
 import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../handlers/rest/schemas.js';
 import { catalog } from '../notifications/index.js';

@@ -5,15 +5,15 @@
  */
 import type { ChannelConsumerConfig, DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
 import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
-import type { Channel } from '../core/channels/channel.js';
+import type { Channel } from '../core/model/channel.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import type { Priority } from '../core/delivery-job.js';
-import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
-import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
-import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
-import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
+import type { Priority } from '../core/jobs/delivery-job.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/model/notification.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
 import type { TableName } from '../table-specs.js';
-import { CONNECTIONS_PER_JOB } from '../core/delivery-job.js';
+import { CONNECTIONS_PER_JOB } from '../core/jobs/delivery-job.js';
 import type { LocalSettings } from './settings.js';
 
 export interface LocalFunctionInputs {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

@@ -12,7 +12,7 @@ import type { UserRef } from '../../src/core/ports/inbox.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aMention, putEntry, uniqueEventId } from '../support/events.js';
-import type { EventEnvelope } from '../../src/core/events.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
 import { unsignedToken } from '../support/tokens.js';

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/celebrity-posts-view.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/read/celebrity-posts-view.js';
+import { InboxService } from '../../src/core/read/inbox-service.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
 import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
-import { markAt } from '../../src/core/read-state.js';
-import { decodeCursor } from '../../src/core/cursor.js';
+import { markAt } from '../../src/core/model/read-state.js';
+import { decodeCursor } from '../../src/core/read/cursor.js';
 import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, walkPages, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
 

@@ -1,9 +1,9 @@
 /** The use cases over real dynalite: own inbox merged with celebrity feeds, read state, counts. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodeCursor } from '../../src/core/cursor.js';
-import { NotFoundError } from '../../src/core/errors.js';
-import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { decodeCursor } from '../../src/core/read/cursor.js';
+import { NotFoundError } from '../../src/core/model/errors.js';
+import type { InboxPage, InboxService } from '../../src/core/read/inbox-service.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import {
   aNotification,

@@ -1,7 +1,7 @@
 /** Shared plumbing of the schedules / quiet hours / rate limit end-to-end suites. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { EventEnvelope } from '../../src/core/events.js';
-import type { Notification } from '../../src/core/notification.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
+import type { Notification } from '../../src/core/model/notification.js';
 import type { UserRef } from '../../src/core/ports/inbox.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,7 @@ import { eventsJsonSchema, websocketJsonSchema } from '../../src/contract/json-s
 import { openApiDocument } from '../../src/contract/openapi.js';
 import type * as wire from '../../src/contract/wire.js';
 import type * as schemas from '../../src/contract/wire-schemas.js';
-import type { Preferences } from '../../src/core/preferences.js';
+import type { Preferences } from '../../src/core/preferences/preferences.js';
 import { restRoutes } from '../../src/handlers/rest/routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { aMention } from '../support/events.js';

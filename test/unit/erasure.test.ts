@@ -1,7 +1,7 @@
 /** Which stored items name a user (the erasure's scans), and the tombstone's id. */
 import { describe, expect, it } from 'vitest';
-import { erasureRecordId, followeeProfileOfOutgoingEdge, itemNamesUser, userPartitions } from '../../src/core/erasure.js';
-import { keys } from '../../src/core/keys.js';
+import { erasureRecordId, followeeProfileOfOutgoingEdge, itemNamesUser, userPartitions } from '../../src/core/privacy/erasure.js';
+import { keys } from '../../src/core/model/keys.js';
 
 const al = { tenantId: 'acme', userId: 'al' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RECIPIENTS_PER_JOB, deliveryJobSchema } from '../../src/core/delivery-job.js';
+import { MAX_RECIPIENTS_PER_JOB, deliveryJobSchema } from '../../src/core/jobs/delivery-job.js';
 import {
   feedRecipient,
   planFeedWrites,
@@ -7,8 +7,8 @@ import {
   planRecipientJobs,
   planRecipientWrites,
   renderNotification,
-} from '../../src/core/fanout-plan.js';
-import { notificationId } from '../../src/core/ids.js';
+} from '../../src/core/fanout/fanout-plan.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import { postPublished } from '../../src/notifications/post-published.js';
 import { mentionCreated } from '../../src/notifications/mention-created.js';
 import { aNotificationEvent } from '../support/events.js';

@@ -8,8 +8,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { ConfigError, ENV, FAN_OUT_QUEUE_URL_ENV, fanOutConfigFromEnv, type Env } from '../../src/app/config.js';
 import { fanOutService, unusedFanOutQueue } from '../../src/app/fan-out.js';
 import { createParts } from '../../src/app/parts.js';
-import { fanOutQueueNeeds } from '../../src/core/fanout-queues.js';
-import type { FanOutDeps, FanOutService } from '../../src/core/fanout-service.js';
+import { fanOutQueueNeeds } from '../../src/core/fanout/fanout-queues.js';
+import type { FanOutDeps, FanOutService } from '../../src/core/fanout/fanout-service.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { catalog, findNotificationType } from '../../src/notifications/index.js';
 

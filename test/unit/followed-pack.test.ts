@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/erasure.js';
+import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/privacy/erasure.js';
 import {
   decodeFollowedPack,
   decodeFollowedPackElement,
@@ -9,8 +9,8 @@ import {
   followedAtMs,
   followedPackChunk,
   followedPackElementsOf,
-} from '../../src/core/followed-pack.js';
-import { keys, tenantKeyPrefix } from '../../src/core/keys.js';
+} from '../../src/core/model/followed-pack.js';
+import { keys, tenantKeyPrefix } from '../../src/core/model/keys.js';
 import { parseStartKey } from '../../src/ops/migrate.js';
 
 describe('the followed-celebrities pack', () => {

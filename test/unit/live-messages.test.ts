@@ -15,12 +15,12 @@ import {
   utf8Length,
   type LiveMessage,
   type PendingPush,
-} from '../../src/core/live-messages.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
-import type { Counts } from '../../src/core/read-state.js';
+} from '../../src/core/live/live-messages.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { InboxPage, InboxService } from '../../src/core/read/inbox-service.js';
+import type { Counts } from '../../src/core/model/read-state.js';
 import type * as z from 'zod';
-import { notificationId } from '../../src/core/ids.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import { aRenderedNotification } from '../support/delivery-fixtures.js';
 import { T0, SECOND } from '../support/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POSTS_LOG_BUDGET, firstPageItems } from '../../src/core/celebrity-posts-view.js';
+import { DEFAULT_POSTS_LOG_BUDGET, firstPageItems } from '../../src/core/read/celebrity-posts-view.js';
 
 describe('firstPageItems (the page scan of the celebrity posts log)', () => {
   it("reads the budget's page until the reader's followed share is known, then about 1.5 x the page over that share", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isMuted, preferencesInputSchema } from '../../src/core/preferences.js';
+import { isMuted, preferencesInputSchema } from '../../src/core/preferences/preferences.js';
 import { defaultLookup, savedLookup, unreadableLookup } from '../support/preferences-fixtures.js';
 
 const schema = preferencesInputSchema(['mention.created', 'comment.created', 'post.published']);

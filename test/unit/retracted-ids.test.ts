@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { feedRecipient, recipientNotificationId } from '../../src/core/fanout-plan.js';
-import { notificationId } from '../../src/core/ids.js';
-import { RetractedIds } from '../../src/core/retracted-ids.js';
+import { feedRecipient, recipientNotificationId } from '../../src/core/fanout/fanout-plan.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { RetractedIds } from '../../src/core/read/retracted-ids.js';
 import type { FollowedCelebrity, Retraction } from '../../src/core/ports/inbox.js';
 
 const user = { tenantId: 'acme', userId: 'reader' };

@@ -5,9 +5,9 @@
  * the count index (`T#<tenant>#CPX#S<n>`, one item per time slot, one attribute per post).
  */
 import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBUTES, INDEX_MAX_OVERFLOW, INDEX_SLOT_MS, slotPrefixOfId } from '../../core/celebrity-posts-index.js';
-import { keys } from '../../core/keys.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBUTES, INDEX_MAX_OVERFLOW, INDEX_SLOT_MS, slotPrefixOfId } from '../../core/model/celebrity-posts-index.js';
+import { keys } from '../../core/model/keys.js';
 import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostKey, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';

@@ -7,8 +7,8 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Device, PushConsent } from '../../core/channels/devices.js';
 import { platformSchema } from '../../core/channels/devices.js';
-import { keys } from '../../core/keys.js';
-import type { ChannelState, ChannelStateStore } from '../../core/ports/channels.js';
+import { keys } from '../../core/model/keys.js';
+import type { ChannelState, ChannelStateStore } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/ports/inbox.js';
 
 const COUNT_SK = 'DEVICE_COUNT';

@@ -4,8 +4,8 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
-import { MAX_HELD_PER_RELEASE } from '../../core/live-gate.js';
+import { keys } from '../../core/model/keys.js';
+import { MAX_HELD_PER_RELEASE } from '../../core/live/live-gate.js';
 import type { HeldPush, HoldOutcome, LiveHoldStore } from '../../core/ports/live.js';
 import type { UserRef } from '../../core/ports/inbox.js';
 

@@ -5,9 +5,9 @@
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LoggedPost, RecentPostsLog } from '../../core/ports/fan-out.js';
-import { postsLogRecipient } from '../../core/fanout-plan.js';
-import { idLowerBoundAt, notificationId } from '../../core/ids.js';
-import { keys } from '../../core/keys.js';
+import { postsLogRecipient } from '../../core/fanout/fanout-plan.js';
+import { idLowerBoundAt, notificationId } from '../../core/model/ids.js';
+import { keys } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
 
 export class DynamoRecentPostsLog implements RecentPostsLog {

@@ -38,9 +38,9 @@ import {
   type ErasureSubject,
   type SharedItemPartsNamingUser,
   type UserPartition,
-} from '../../core/erasure.js';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
+} from '../../core/privacy/erasure.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { keys, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
 import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';

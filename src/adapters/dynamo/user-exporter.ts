@@ -6,9 +6,9 @@
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
-import type { ErasureSubject } from '../../core/erasure.js';
-import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/keys.js';
-import { isRead, isSeen, type ReadState } from '../../core/read-state.js';
+import type { ErasureSubject } from '../../core/privacy/erasure.js';
+import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
+import { isRead, isSeen, type ReadState } from '../../core/model/read-state.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';

@@ -2,9 +2,9 @@
  * Port: the tenant's celebrity posts log, one copy of every celebrity feed post per reader shard
  * (`src/adapters/dynamo/celebrity-posts-log.ts`), so a reader following many celebrities reads one
  * partition newest first and keeps the posts of the ones it follows, instead of reading k feed heads;
- * and its count index (`core/celebrity-posts-index.ts`), the same posts' keys packed per time slot.
+ * and its count index (`core/model/celebrity-posts-index.ts`), the same posts' keys packed per time slot.
  */
-import type { StoredNotification } from '../notification.js';
+import type { StoredNotification } from '../model/notification.js';
 import type { IdRange } from './inbox.js';
 
 /** A logged post: the feed item and the celebrity whose feed holds it. */

@@ -1,6 +1,6 @@
 /** Ports of the inbox read and write side; `src/adapters/dynamo/` implements them. */
-import type { ReadState } from '../read-state.js';
-import type { StoredNotification } from '../notification.js';
+import type { ReadState } from '../model/read-state.js';
+import type { StoredNotification } from '../model/notification.js';
 import type { ItemAction } from '../../contract/wire.js';
 
 export interface UserRef {

@@ -1,6 +1,6 @@
 /** Ports of live delivery: connections, the delivery ledger, `@connections` posts and held pushes. */
-import type { Priority } from '../delivery-job.js';
-import type { Notification } from '../notification.js';
+import type { Priority } from '../jobs/delivery-job.js';
+import type { Notification } from '../model/notification.js';
 import type { UserRef } from './inbox.js';
 
 export interface ConnectionTarget extends UserRef {

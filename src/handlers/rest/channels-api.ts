@@ -7,11 +7,11 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
-import { NotFoundError, ValidationError } from '../../core/errors.js';
+import { NotFoundError, ValidationError } from '../../core/model/errors.js';
 import { DEVICE_ID_PATTERN, MAX_DEVICES_PER_USER, deviceIdOf, deviceInputSchema, pushConsentInputSchema, type Device, type Platform } from '../../core/channels/devices.js';
 import { ALL_TYPES, verifyUnsubscribeToken } from '../../core/channels/unsubscribe-token.js';
 import type { Clock } from '../../core/ports/clock.js';
-import type { ChannelStateStore } from '../../core/ports/channels.js';
+import type { ChannelStateStore } from '../../core/channels/ports.js';
 import { errorBody, identityFrom, json, parseJsonBody, type RestHandler } from './http.js';
 import { noQuerySchema } from './schemas.js';
 

@@ -5,10 +5,10 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { decodeCursor } from '../../core/cursor.js';
-import type { InboxActions, ItemAction } from '../../core/inbox-actions.js';
-import { typesOfTab, typesOutsideTab, type CatalogEntry } from '../../core/inbox-filters.js';
-import type { InboxService } from '../../core/inbox-service.js';
+import { decodeCursor } from '../../core/read/cursor.js';
+import type { InboxActions, ItemAction } from '../../core/actions/inbox-actions.js';
+import { typesOfTab, typesOutsideTab, type CatalogEntry } from '../../core/read/inbox-filters.js';
+import type { InboxService } from '../../core/read/inbox-service.js';
 import { identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { bulkBodySchema, countsQuerySchema, emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema, snoozeBodySchema } from './schemas.js';
 
