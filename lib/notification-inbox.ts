@@ -21,7 +21,7 @@ import type { Operations } from './constructs/operations.js';
 import type { Scheduling } from './constructs/scheduling.js';
 import type { Channels, ChannelsSettings } from './constructs/channels.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
-import type { RestFunction } from '../src/handlers/rest/routes.js';
+import type { RestFunction } from '../src/contract/rest-routes.js';
 import { buildStateful } from './stacks/data-stack.js';
 import { buildStateless } from './stacks/app-stack.js';
 

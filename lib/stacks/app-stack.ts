@@ -10,7 +10,7 @@ import type { NotificationsConfig } from '../config.js';
 import { HandlerFunction, type FunctionDefaults } from '../constructs/handler-function.js';
 import { InboxApi, type InboxApiAuth } from '../constructs/inbox-api.js';
 import type { InboxTables } from '../constructs/inbox-tables.js';
-import type { RestFunction } from '../../src/handlers/rest/routes.js';
+import type { RestFunction } from '../../src/contract/rest-routes.js';
 import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-delivery.js';
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';

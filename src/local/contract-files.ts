@@ -3,8 +3,8 @@
  * `GET /openapi.json` (REST), `GET /schemas/events.json` (producer events), `GET /schemas/websocket.json`.
  * Generated from the zod schemas once, on first request.
  */
-import { eventsJsonSchema, websocketJsonSchema } from '../contract/json-schemas.js';
-import { openApiDocument } from '../contract/openapi.js';
+import { eventsJsonSchema, websocketJsonSchema } from '../api-docs/json-schemas.js';
+import { openApiDocument } from '../api-docs/openapi.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 
 const documents: Record<string, () => unknown> = {

@@ -10,7 +10,7 @@ import { handlerEntries } from '../../lib/bundling.js';
 import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
 import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
-import { restRoutes } from '../../src/handlers/rest/routes.js';
+import { restRoutes } from '../../src/contract/rest-routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { tableSpecs } from '../../src/table-specs.js';
 import { grantsOf, logicalId, statementsOf, synthesize, tableActions, type CfnTemplate, type Synthesized } from './synth.js';

@@ -13,7 +13,7 @@ import { ALL_TYPES, verifyUnsubscribeToken } from '../../core/channels/unsubscri
 import type { Clock } from '../../core/ports/clock.js';
 import type { ChannelStateStore } from '../../core/channels/ports.js';
 import { errorBody, identityFrom, json, parseJsonBody, type RestHandler } from './http.js';
-import { noQuerySchema } from './schemas.js';
+import { noQuerySchema } from '../../contract/rest-schemas.js';
 
 export interface DeviceEndpoints {
   /** Platforms with an SNS platform application (the others answer 400). */

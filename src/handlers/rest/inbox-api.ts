@@ -10,7 +10,7 @@ import type { InboxActions, ItemAction } from '../../core/actions/inbox-actions.
 import { typesOfTab, typesOutsideTab, type CatalogEntry } from '../../core/read/inbox-filters.js';
 import type { InboxService } from '../../core/read/inbox-service.js';
 import { identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
-import { bulkBodySchema, countsQuerySchema, emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema, snoozeBodySchema } from './schemas.js';
+import { bulkBodySchema, countsQuerySchema, emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema, snoozeBodySchema } from '../../contract/rest-schemas.js';
 
 export interface InboxApiDeps {
   service: InboxService;

@@ -6,7 +6,7 @@ import { preferencesInputSchema, type Preferences } from '../../core/preferences
 import type { PreferencesStore } from '../../core/preferences/store.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
-import { noQuerySchema } from './schemas.js';
+import { noQuerySchema } from '../../contract/rest-schemas.js';
 
 export interface PreferencesApiDeps {
   store: PreferencesStore;

@@ -1,8 +1,8 @@
 /** zod schemas of the REST boundary (CONTRACT.md, REST). */
 import * as z from 'zod';
-import { TYPE_NAME_PATTERN, ULID_PATTERN } from '../../core/model/ids.js';
-import { MAX_BULK_IDS } from '../../core/actions/inbox-actions.js';
-import { itemActionSchema } from '../../contract/wire-schemas.js';
+import { TYPE_NAME_PATTERN, ULID_PATTERN } from '../core/model/ids.js';
+import { MAX_BULK_IDS } from '../core/actions/inbox-actions.js';
+import { itemActionSchema } from './wire-schemas.js';
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
 

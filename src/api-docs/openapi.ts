@@ -1,14 +1,14 @@
 /**
  * The OpenAPI 3.1 document of the REST API, generated at run time from the zod schemas the handlers
- * validate with (handlers/rest/schemas.ts, core/preferences/preferences.ts) and the wire.ts response schemas
- * (wire-schemas.ts), for every route of handlers/rest/routes.ts, so it cannot drift from the code.
+ * validate with (contract/rest-schemas.ts, core/preferences/preferences.ts) and the wire.ts response schemas
+ * (wire-schemas.ts), for every route of contract/rest-routes.ts, so it cannot drift from the code.
  */
 import type * as z from 'zod';
 import * as zod from 'zod';
 import { DEVICE_ID_PATTERN, deviceInputSchema, pushConsentInputSchema } from '../core/channels/devices.js';
 import { preferencesInputSchema } from '../core/preferences/preferences.js';
-import { restRoutes, type RestRoute } from '../handlers/rest/routes.js';
-import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../handlers/rest/schemas.js';
+import { restRoutes, type RestRoute } from '../contract/rest-routes.js';
+import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../contract/rest-schemas.js';
 import { catalog } from '../notifications/index.js';
 import { jsonSchemaOf, type JsonSchema } from './json-schemas.js';
 import {
@@ -24,7 +24,7 @@ import {
   readAllAnswerSchema,
   seenAllAnswerSchema,
   snoozeAnswerSchema,
-} from './wire-schemas.js';
+} from '../contract/wire-schemas.js';
 
 interface Operation {
   summary: string;
@@ -107,7 +107,7 @@ export function openApiDocument(): JsonSchema {
   for (const route of restRoutes) (paths[route.resource] ??= {})[route.method.toLowerCase()] = operationOf(route);
   return {
     openapi: '3.1.0',
-    info: { title: 'Notifications REST API', version: '1', description: 'Generated from the zod schemas of the server (src/contract/openapi.ts).' },
+    info: { title: 'Notifications REST API', version: '1', description: 'Generated from the zod schemas of the server (src/api-docs/openapi.ts).' },
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
