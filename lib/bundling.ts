@@ -19,7 +19,7 @@ export function packageRootOf(start: string): string {
 }
 
 export const PROJECT_ROOT = packageRootOf(dirname(fileURLToPath(import.meta.url)));
-export const HANDLERS_DIR = join(PROJECT_ROOT, 'src', 'handlers');
+export const HANDLERS_DIR = join(PROJECT_ROOT, 'src', 'lambda');
 export const LOCK_FILE = join(PROJECT_ROOT, 'package-lock.json');
 
 /**

@@ -84,7 +84,7 @@ export class Channels extends Construct {
 
     const consumer = (channel: Channel, queue: QueueWithDlq, environment: Record<string, string>, consume: { batchSize: number; maxConcurrency: number; maxBatchingWindow?: Duration }) => {
       const fn = new HandlerFunction(this, channel === 'push' ? 'PushConsumer' : 'EmailConsumer', {
-        handler: 'optional/channel',
+        handler: 'channel',
         serviceName: `channel-${channel}`,
         description: channel === 'push' ? 'Sends mobile pushes through SNS (consent, dedup, quiet hours, rate-limit digest)' : 'Sends emails and digests through SES v2 (dedup, quiet hours, unsubscribe)',
         defaults: props.defaults,

@@ -129,7 +129,7 @@ describe('architecture', () => {
 
   it('reads the imports of every module of src/ and lib/', () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('src/handlers/delivery.ts')!.map((edge) => edge.target)).toEqual(['src/app/delivery.ts']);
+    expect(graph.get('src/lambda/delivery.ts')!.map((edge) => edge.target)).toEqual(['src/app/delivery.ts']);
   });
 
   it('keeps the layers: core pure, adapters below handlers and app, handlers apart from the local runtime, the client on its own', () => {
