@@ -18,10 +18,11 @@ import { InboxActions } from '../../src/core/actions/inbox-actions.js';
 import { InboxService } from '../../src/core/read/inbox-service.js';
 import { keys } from '../../src/core/model/keys.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
-import { CachedRetractions, RetractionService } from '../../src/core/fanout/retraction.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import { RetractionService } from '../../src/core/fanout/retraction.js';
 import { startMeteredDynamo } from '../dynamo.js';
 import { round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import { CachedRetractions } from '../../src/core/read/retractions-cache.js';
 
 const TENANT = 'bench';
 const SIZES = [10, 1_000, 10_000] as const;

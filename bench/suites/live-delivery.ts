@@ -18,7 +18,7 @@ import { notificationId } from '../../src/core/model/ids.js';
 import { connectionIdFromSortKey, keys } from '../../src/core/model/keys.js';
 import { LiveDelivery } from '../../src/core/live/live-delivery.js';
 import type { ConnectionDirectory, ConnectionTarget } from '../../src/core/ports/live.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

@@ -24,7 +24,7 @@ import { keys } from '../../src/core/model/keys.js';
 import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live/live-delivery.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import { systemClock } from '../../src/core/ports/clock.js';
-import type { InboxItemToWrite, InboxSource, UserRef } from '../../src/core/ports/inbox.js';
+import type { InboxItemToWrite, InboxSource } from '../../src/core/ports/inbox.js';
 import { DEFAULTS } from '../../lib/config.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../celebrity-delivery-sim.js';
 import { startMeteredDynamo } from '../dynamo.js';
@@ -34,6 +34,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo
 import type { TableName } from '../../src/table-specs.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 const TENANT = 'scale';
 const FOLLOWED = [0, 50, 150, 500, 2_000] as const;

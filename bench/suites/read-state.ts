@@ -16,9 +16,10 @@ import { InboxService } from '../../src/core/read/inbox-service.js';
 import { keys } from '../../src/core/model/keys.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { Clock } from '../../src/core/ports/clock.js';
-import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
+import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
 import { startMeteredDynamo } from '../dynamo.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 const TENANT = 'bench';
 const SIZES = [10, 1_000, 10_000] as const;

@@ -5,7 +5,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { Unauthorized } from '../core/model/errors.js';
 import { identityFromClaims } from '../core/model/claims.js';
-import type { UserRef } from '../core/ports/inbox.js';
+import type { UserRef } from '../core/model/user.js';
 
 /** `email`: the token's `email` claim, only when `email_verified` is true (the channels send there). */
 export type VerifiedUser = UserRef & { email?: string };

@@ -2,7 +2,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import type { InboxService } from '../core/read/inbox-service.js';
-import type { InboxStateListener, ReadStateListener, UserRef } from '../core/ports/inbox.js';
+import type { InboxStateListener, ReadStateListener } from '../core/ports/inbox.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { InboxActions } from '../core/actions/inbox-actions.js';
 import { InboxStateSync } from '../core/actions/inbox-state-sync.js';
@@ -16,6 +16,7 @@ import { ENV, inboxWriteConfigFromEnv, type Env, type InboxWriteConfig } from '.
 import { inboxService, readStateRepository } from './inbox.js';
 import { connectionPusher } from './parts-live.js';
 import { connectionRepository, createParts, documentClient, type Parts } from './parts.js';
+import type { UserRef } from '../core/model/user.js';
 
 /** `scheduler`: the snooze comeback's scheduler (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, scheduler?: Scheduler) {

@@ -10,7 +10,7 @@ import { sanitizeLinks } from '../core/model/action-links.js';
 import { InboxService } from '../core/read/inbox-service.js';
 import type { StoredNotification } from '../core/model/notification.js';
 import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
-import { CachedRetractions } from '../core/fanout/retraction.js';
+import { CachedRetractions } from '../core/read/retractions-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import type { InboxReadConfig } from './config.js';
 import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';

@@ -7,7 +7,7 @@ import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventb
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/core/fanout/events.js';
 import type { Notification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aFollow, aMention, aPost, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';

@@ -17,7 +17,7 @@ import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { UserEraser, type UserEraserOptions } from '../../src/adapters/dynamo/user-eraser.js';
 import { totalRemoved } from '../../src/core/privacy/erasure.js';
 import { keys } from '../../src/core/model/keys.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryJobSchema, type DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { keys } from '../../src/core/model/keys.js';
 import type { Notification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

@@ -12,7 +12,7 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aMention } from '../support/events.js';

@@ -5,7 +5,7 @@
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../src/core/model/keys.js';

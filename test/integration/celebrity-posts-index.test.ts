@@ -11,9 +11,10 @@ import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
 import { INDEX_SLOT_MS, slotPrefixOfId } from '../../src/core/model/celebrity-posts-index.js';
 import { notificationId } from '../../src/core/model/ids.js';
 import { keys } from '../../src/core/model/keys.js';
-import type { CelebrityPostIndexEntry, CelebrityPostKey } from '../../src/core/ports/celebrity-posts.js';
+import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
 import { T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import type { CelebrityPostKey } from '../../src/core/model/celebrity-posts-index.js';
 
 let db: TestDynamo;
 let index: DynamoCelebrityPostsLog;

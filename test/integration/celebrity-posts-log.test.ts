@@ -10,11 +10,12 @@ import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/read/celebrity-posts-vi
 import { InboxService } from '../../src/core/read/inbox-service.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
-import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
+import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
 import { markAt } from '../../src/core/model/read-state.js';
 import { decodeCursor } from '../../src/core/read/cursor.js';
 import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, walkPages, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 let db: TestDynamo;
 let repositories: Repositories;

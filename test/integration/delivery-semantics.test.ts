@@ -18,7 +18,7 @@ import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
 import { FanOutService } from '../../src/core/fanout/fanout-service.js';
 import { LiveDelivery } from '../../src/core/live/live-delivery.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { createCelebrityPromotionHandler } from '../../src/handlers/celebrity-promotion-handler.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';

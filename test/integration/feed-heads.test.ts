@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxService } from '../../src/core/read/inbox-service.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { markAt } from '../../src/core/model/read-state.js';
 import { aNotification, DAY, feedItemsOnAllShards, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import {

@@ -12,8 +12,9 @@ import { backfillFollowedCelebrityPacks, ensureFollowedCelebrityPacks, FollowedP
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
 import { FOLLOWED_PACK_ATTRIBUTE, FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/model/followed-pack.js';
 import { keys } from '../../src/core/model/keys.js';
-import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
+import type { FollowedCelebrity } from '../../src/core/model/followed-pack.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 let db: TestDynamo;
 let graph: FollowGraphRepository;

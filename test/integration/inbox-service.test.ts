@@ -4,7 +4,7 @@ import { decodeCursor } from '../../src/core/read/cursor.js';
 import { NotFoundError } from '../../src/core/model/errors.js';
 import type { InboxPage, InboxService } from '../../src/core/read/inbox-service.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import {
   aNotification,
   DAY,

@@ -6,7 +6,7 @@ import { HeldPushReleaser, LiveDeliveryGate, liveReleaseMessageSchema, parseLive
 import type { ConnectionTarget, PostOutcome } from '../../src/core/ports/live.js';
 import type { PreferencesLookup } from '../../src/core/preferences/preferences.js';
 import type { PreferencesReader } from '../../src/core/preferences/store.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aCandidate, RecordingScheduler } from '../support/live-gate-fixtures.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';

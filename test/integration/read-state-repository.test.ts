@@ -6,7 +6,7 @@ import { createDocumentClient } from '../../src/adapters/dynamo/document-client.
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { keys } from '../../src/core/model/keys.js';
 import { markAt } from '../../src/core/model/read-state.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 

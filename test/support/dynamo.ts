@@ -9,7 +9,7 @@ import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { decodeCursor } from '../../src/core/read/cursor.js';
 import { InboxService, type InboxPageRequest } from '../../src/core/read/inbox-service.js';
 import type { Clock } from '../../src/core/ports/clock.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 
 export interface TestDynamo {

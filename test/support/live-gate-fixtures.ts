@@ -2,7 +2,7 @@
 import { notificationId } from '../../src/core/model/ids.js';
 import type { GateCandidate } from '../../src/core/live/live-gate.js';
 import type { Notification } from '../../src/core/model/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../src/core/ports/scheduler.js';
 
 /** Records every schedule; a name already recorded answers `already_scheduled`, like the real ones. */

@@ -10,10 +10,11 @@ import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBU
 import { keys } from '../../core/model/keys.js';
 import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
-import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostKey, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
+import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
 import type { IdRange } from '../../core/ports/inbox.js';
 import { rangeCondition, toStored } from './inbox-repository.js';
 import type { Item } from './query-pages.js';
+import type { CelebrityPostKey } from '../../core/model/celebrity-posts-index.js';
 
 /** Index updates in flight (S shards of a post, or a seeded backlog). */
 const INDEX_WRITE_PARALLELISM = 8;

@@ -9,7 +9,7 @@ import type { Device, PushConsent } from '../../core/channels/devices.js';
 import { platformSchema } from '../../core/channels/devices.js';
 import { keys } from '../../core/model/keys.js';
 import type { ChannelState, ChannelStateStore } from '../../core/channels/ports.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 
 const COUNT_SK = 'DEVICE_COUNT';
 const CONSENT_SK = 'PUSH_CONSENT';

@@ -12,7 +12,7 @@ import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live
 import type { ConnectionDirectory, ConnectionTarget, ShardedSubscriberDirectory, SubscriberPage } from '../../core/ports/live.js';
 import { allShards } from '../../core/model/feed-shards.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 import { batchGetAll, batchWriteAll, type BatchRetryPolicy, type WriteRequest } from './batch.js';
 
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */

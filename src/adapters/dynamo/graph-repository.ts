@@ -4,7 +4,9 @@ import { keys } from '../../core/model/keys.js';
 import { decodeFollowedPack } from '../../core/model/followed-pack.js';
 import { queryPages } from './query-pages.js';
 import { batchGetAll } from './batch.js';
-import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
+import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
+import type { FollowedCelebrity } from '../../core/model/followed-pack.js';
 
 /** BatchGetItem calls in flight when reading feed heads: k = 2,000 is 20 calls in 2 rounds. */
 const HEAD_READ_PARALLELISM = 16;

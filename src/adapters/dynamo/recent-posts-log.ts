@@ -5,7 +5,7 @@
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LoggedPost, RecentPostsLog } from '../../core/ports/fan-out.js';
-import { postsLogRecipient } from '../../core/fanout/fanout-plan.js';
+import { postsLogRecipient } from '../../core/model/recipient-ids.js';
 import { idLowerBoundAt, notificationId } from '../../core/model/ids.js';
 import { keys } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';

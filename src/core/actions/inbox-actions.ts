@@ -8,11 +8,12 @@ import { NotFoundError, ValidationError } from '../model/errors.js';
 import { notificationId } from '../model/ids.js';
 import type { InboxService } from '../read/inbox-service.js';
 import type { Clock } from '../ports/clock.js';
-import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns, UserRef } from '../ports/inbox.js';
+import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns } from '../ports/inbox.js';
 import type { StoredNotification } from '../model/notification.js';
 import type { BulkAnswer, ItemAction } from '../../contract/wire.js';
 
 export type { ItemAction } from '../../contract/wire.js';
+import type { UserRef } from '../model/user.js';
 
 /** Ids per bulk call: one BatchGetItem of the own partition checks them all. */
 export const MAX_BULK_IDS = 100;

@@ -6,9 +6,10 @@
 import { pushToUserConnections } from '../live/connection-push.js';
 import { encodeLiveMessage } from '../live/live-messages.js';
 import type { ConnectionDirectory, ConnectionPusher } from '../ports/live.js';
-import type { InboxStateListener, UserRef } from '../ports/inbox.js';
+import type { InboxStateListener } from '../ports/inbox.js';
 import type { Counts } from '../model/read-state.js';
 import type { ItemAction, ServerMessage } from '../../contract/wire.js';
+import type { UserRef } from '../model/user.js';
 
 export interface InboxStateSyncDeps {
   directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;

@@ -5,8 +5,9 @@
 import type { ConnectionDirectory, ConnectionPusher } from '../ports/live.js';
 import { pushToUserConnections } from '../live/connection-push.js';
 import { readStatePayload } from '../live/live-messages.js';
-import type { ReadStateListener, ReadStateStore, UserRef } from '../ports/inbox.js';
+import type { ReadStateListener, ReadStateStore } from '../ports/inbox.js';
 import type { Counts } from '../model/read-state.js';
+import type { UserRef } from '../model/user.js';
 
 export interface ReadStateSyncDeps {
   directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;

@@ -7,9 +7,10 @@
 import type { DeliveryJob } from '../jobs/delivery-job.js';
 import { signedDeliveryJobBody } from '../jobs/delivery-job-signature.js';
 import type { StoredNotification } from '../model/notification.js';
-import type { InboxWriter, SnoozeReturns, UserRef } from '../ports/inbox.js';
+import type { InboxWriter, SnoozeReturns } from '../ports/inbox.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import { scheduleName } from '../jobs/schedules.js';
+import type { UserRef } from '../model/user.js';
 
 export interface SnoozeReturnsDeps {
   inbox: InboxWriter;

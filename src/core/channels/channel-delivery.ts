@@ -22,7 +22,7 @@ import type { DeliveryJob } from '../jobs/delivery-job.js';
 import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';

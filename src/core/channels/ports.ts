@@ -1,7 +1,7 @@
 /** Ports of the push and email channels: devices and channel state, dedup, rate counters, providers. */
 import type { Channel } from '../model/channel.js';
 import type { Device, Platform, PushConsent } from './devices.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 
 /** What the channel consumers need of one user, read in one Query (never cached: consent and unsubscribes apply at once). */
 export interface ChannelState {

@@ -9,14 +9,10 @@ import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob, type RenderedNotification } f
 import type { NotificationEvent } from './events.js';
 import { allShards } from '../model/feed-shards.js';
 import { notificationId } from '../model/ids.js';
+import { feedRecipient, recipientNotificationId } from '../model/recipient-ids.js';
 import type { StoredNotification } from '../model/notification.js';
 import type { LoggedPost } from '../ports/fan-out.js';
 import type { InboxItemToWrite } from '../ports/inbox.js';
-
-/** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */
-export function feedRecipient(actorId: string): string {
-  return `feed#${actorId}`;
-}
 
 export interface DeliveryRecipient {
   userId: string;
@@ -30,19 +26,9 @@ export function renderNotification(type: NotificationType, event: NotificationEv
   return { type: event.type, createdAt: new Date(event.timeMs).toISOString(), actor: event.actor, title, body, data: event.data, ...links };
 }
 
-/** Recipient marker of a post's entry in its author's recent-posts log. */
-export function postsLogRecipient(authorId: string): string {
-  return `posts#${authorId}`;
-}
-
 /** Expiry from the arrival stamp (stable across retries), so a retried write is byte-identical. */
 export function expiresAtOf(arrivalMs: number, ttlDays: number): number {
   return Math.floor(arrivalMs / 1000) + ttlDays * 86_400;
-}
-
-/** The id of `userId`'s copy of an event that arrived at `arrivalMs`. */
-export function recipientNotificationId(tenantId: string, type: string, eventId: string, userId: string, arrivalMs: number): string {
-  return notificationId({ tenantId, type, eventId, recipient: userId, timeMs: arrivalMs });
 }
 
 function stored(rendered: RenderedNotification, id: string, expiresAt: number): StoredNotification {

@@ -8,11 +8,11 @@
  * through the delivery function, like every live message: signed urgent retraction jobs.
  */
 import type { NotificationEvent } from './events.js';
-import { feedRecipient, recipientNotificationId } from './fanout-plan.js';
+import { feedRecipient, recipientNotificationId } from '../model/recipient-ids.js';
 import { notificationId } from '../model/ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { ArrivalLedger } from '../ports/fan-out.js';
-import type { Retraction, RetractionStore, RetractionsReader } from '../ports/inbox.js';
+import type { Retraction, RetractionStore } from '../ports/inbox.js';
 import type { DeliveryJobQueue } from '../ports/queues.js';
 import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob } from '../jobs/delivery-job.js';
 
@@ -73,30 +73,5 @@ export class RetractionService {
       jobs.push({ ...base, target: { kind: 'onlineFollowers', actorId: event.followersOf, notificationId: feedId } });
     }
     if (jobs.length > 0) await queue.enqueue(jobs);
-  }
-}
-
-/**
- * The tenant's retractions, cached per container for `ttlMs`: pages and counts of a warm
- * container cost no extra request; a retraction reaches a cold read at once and a warm one within
- * `ttlMs` (connected devices get `retracted` at once).
- */
-export class CachedRetractions implements RetractionsReader {
-  private readonly entries = new Map<string, { atMs: number; retractions: Promise<Retraction[]> }>();
-
-  constructor(
-    private readonly reader: RetractionsReader,
-    private readonly ttlMs: number,
-    private readonly clock: Clock,
-  ) {}
-
-  retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]> {
-    const cached = this.entries.get(tenantId);
-    if (cached && this.clock.nowMs() - cached.atMs < this.ttlMs) return cached.retractions;
-    const retractions = this.reader.retractionsOf(tenantId, nowMs);
-    // A failed read is not cached: the next read tries again.
-    retractions.catch(() => this.entries.delete(tenantId));
-    this.entries.set(tenantId, { atMs: this.clock.nowMs(), retractions });
-    return retractions;
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger, PostOutcome } from '../ports/live.js';
 import { planMessages, type PendingPush } from './live-messages.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 
 export interface ConnectionPushDeps {
   ledger: DeliveryLedger;

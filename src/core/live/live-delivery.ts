@@ -15,9 +15,9 @@ import { CONNECTIONS_PER_JOB, type DeliveryJob, type Priority } from '../jobs/de
 import type { DeliveryJobQueue } from '../ports/queues.js';
 import { forEachBounded } from '../model/bounded-parallel.js';
 import { postOrRemoveStale, pushToConnection } from './connection-push.js';
-import { recipientNotificationId } from '../fanout/fanout-plan.js';
+import { recipientNotificationId } from '../model/recipient-ids.js';
 import { encodeLiveMessage, liveNotification, type PendingPush } from './live-messages.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
 import type { Notification } from '../model/notification.js';

@@ -19,7 +19,7 @@ import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_MAX_HOLDS, rateLimitW
 import type { ConnectionDirectory, ConnectionPusher, DeliveryLedger } from '../ports/live.js';
 import type { Notification } from '../model/notification.js';
 import type { Clock } from '../ports/clock.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import { scheduleName } from '../jobs/schedules.js';

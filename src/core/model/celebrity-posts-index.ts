@@ -7,7 +7,14 @@
  */
 import { encodeTime } from 'ulid';
 import { idLowerBoundAt, isNotificationId, timeOfId } from './ids.js';
-import type { CelebrityPostKey } from '../ports/celebrity-posts.js';
+
+/** A logged post's key and what a count filters on (no title or body). */
+export interface CelebrityPostKey {
+  authorId: string;
+  id: string;
+  type: string;
+  expiresAt: number;
+}
 
 /** Slot length: a busy tenant's slot holds tens to hundreds of posts; a write costs ~1 WCU per KB of its slot. */
 export const INDEX_SLOT_MS = 10_000;

@@ -1,7 +1,7 @@
 /** Tenant and user from verified token claims, for any identity provider's claim layout. */
 import { Unauthorized } from './errors.js';
 import { IDENTIFIER_PATTERN } from './keys.js';
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from './user.js';
 
 export interface TenancyRule {
   /** A top-level claim name or a dotted path into nested claims. */

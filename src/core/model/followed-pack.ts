@@ -16,7 +16,12 @@
  * 12,000 or 4,000 follows (spread by a hash, the fullest chunk sets the limit).
  */
 import { createHash } from 'node:crypto';
-import type { FollowedCelebrity } from '../ports/inbox.js';
+
+export interface FollowedCelebrity {
+  celebrityId: string;
+  /** Epoch ms the user followed (as the pack stores it: no date text to build per follow on a hot read); only feed events after it belong to the user's view. */
+  followedAtMs: number;
+}
 
 /** Items per user: more chunks = more room, and more (tiny) items per read page. */
 export const FOLLOWED_PACK_CHUNKS = 8;

@@ -6,19 +6,12 @@
  */
 import type { StoredNotification } from '../model/notification.js';
 import type { IdRange } from './inbox.js';
+import type { CelebrityPostKey } from '../model/celebrity-posts-index.js';
 
 /** A logged post: the feed item and the celebrity whose feed holds it. */
 export interface CelebrityPost {
   authorId: string;
   item: StoredNotification;
-}
-
-/** A logged post's key and what a count filters on (no title or body). */
-export interface CelebrityPostKey {
-  authorId: string;
-  id: string;
-  type: string;
-  expiresAt: number;
 }
 
 /** One request's answer: every id >= `scannedDownTo` in range has been evaluated (undefined when none), `more` whether the range holds more. */

@@ -9,8 +9,10 @@ import { idLowerBoundAt } from '../model/ids.js';
 import { mergeNewestFirst } from './merge.js';
 import { isExpired, type StoredNotification } from '../model/notification.js';
 import type { CelebrityPost, CelebrityPostsPage, CelebrityPostsReader } from '../ports/celebrity-posts.js';
-import type { FollowedCelebrity, IdRange, UserRef } from '../ports/inbox.js';
+import type { IdRange } from '../ports/inbox.js';
 import { COUNT_CAP, countFromIdsAboveReadMark, tallyUnread, type Counts, type ReadState } from '../model/read-state.js';
+import type { UserRef } from '../model/user.js';
+import type { FollowedCelebrity } from '../model/followed-pack.js';
 
 /** Above this many followed celebrities a read scans the posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
 export const POSTS_LOG_MIN_FOLLOWED = 100;

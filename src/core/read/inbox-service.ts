@@ -13,7 +13,7 @@ import { NotFoundError } from '../model/errors.js';
 import { isExpired, type Notification, type StoredNotification } from '../model/notification.js';
 import type { CelebrityPost, CelebrityPostsPage, CelebrityPostsReader } from '../ports/celebrity-posts.js';
 import type { Clock } from '../ports/clock.js';
-import type { FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, InboxReader, InboxSource, ReadStateListener, ReadStateStore, Retraction, RetractionsReader, UserRef } from '../ports/inbox.js';
+import type { FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxSource, ReadStateListener, ReadStateStore, Retraction, RetractionsReader } from '../ports/inbox.js';
 import {
   COUNT_CAP,
   countFromIdsAboveReadMark,
@@ -29,6 +29,8 @@ import {
   type ReadState,
 } from '../model/read-state.js';
 import type { MutedTypesReader } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
+import type { FollowedCelebrity } from '../model/followed-pack.js';
 
 export interface InboxServiceDeps {
   inbox: InboxReader;

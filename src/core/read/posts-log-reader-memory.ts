@@ -3,7 +3,7 @@
  * followed share of the log (it sizes the next scan's first request, and its presence sends that
  * request with the read's first round). A hint only: a wrong or missing entry costs a request.
  */
-import type { UserRef } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
 
 /** Readers remembered at most (the least recently told forgotten first). */
 const MAX_REMEMBERED_READERS = 10_000;

@@ -1,7 +1,9 @@
 /** The retracted events' notification ids of one reader: what every list and count of theirs leaves out. */
-import { feedRecipient, recipientNotificationId } from '../fanout/fanout-plan.js';
+import { feedRecipient, recipientNotificationId } from '../model/recipient-ids.js';
 import { ID_TIME_LENGTH, idLowerBoundAt, notificationId } from '../model/ids.js';
-import type { FollowedCelebrity, Retraction, UserRef } from '../ports/inbox.js';
+import type { Retraction } from '../ports/inbox.js';
+import type { UserRef } from '../model/user.js';
+import type { FollowedCelebrity } from '../model/followed-pack.js';
 
 /**
  * This user's notification ids of the retracted events: own inbox ids (one per retraction) and the

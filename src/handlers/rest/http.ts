@@ -5,7 +5,7 @@ import { ZodError } from 'zod';
 import { NotFoundError, Unauthorized, ValidationError } from '../../core/model/errors.js';
 import { claimAt } from '../../core/model/claims.js';
 import { IDENTIFIER_PATTERN } from '../../core/model/keys.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 
