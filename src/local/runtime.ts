@@ -10,14 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { composeAuthorizer } from '../app/authorizer.js';
 import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
-import { composeInboxRead } from '../app/inbox-read.js';
-import { composeInboxWrite } from '../app/inbox-write.js';
 import { createParts, documentClient } from '../app/parts.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
-import { composePreferences } from '../app/preferences.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
 import { ensureFollowedCelebrityPacks } from '../adapters/dynamo/followed-celebs-pack.js';
 import { createContractFilesRoute } from './contract-files.js';
@@ -25,6 +21,7 @@ import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
+import { LOCAL_FUNCTIONS } from './functions.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
@@ -99,7 +96,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const clock = options.clock ?? systemClock;
   const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
-  const authorizer = composeAuthorizer({ logger }, verifier);
+  const authorizer = LOCAL_FUNCTIONS.authorizer({ logger }, verifier);
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
@@ -154,7 +151,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: composeInboxRead(parts, configs.inbox), inboxWrite: composeInboxWrite(parts, configs.inbox, scheduler), preferences: composePreferences(parts, configs.preferences) },
+    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, scheduler), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );
