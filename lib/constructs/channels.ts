@@ -3,14 +3,15 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/app/config.js';
-import { offersChannel, type Channel } from '../../src/core/model/channel.js';
-import type { Platform } from '../../src/core/channels/devices.js';
+import { offersChannel } from '../../src/core/model/channel.js';
+import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
+import type { Channel } from '../../src/contract/channels.js';
 
 /** Mobile push through Amazon SNS: the platform applications you created with your APNs / FCM credentials. */
 export interface PushChannelProps {

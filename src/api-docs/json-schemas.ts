@@ -5,8 +5,8 @@
 import * as z from 'zod';
 import { eventEnvelopeSchema } from '../core/fanout/events.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
-import { clientMessageSchema } from '../handlers/websocket/events.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
+import { clientMessageSchema } from '../contract/client-messages.js';
 import { serverMessageSchema } from '../contract/wire-schemas.js';
 
 export type JsonSchema = Record<string, unknown>;

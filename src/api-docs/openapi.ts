@@ -5,8 +5,8 @@
  */
 import type * as z from 'zod';
 import * as zod from 'zod';
-import { DEVICE_ID_PATTERN, deviceInputSchema, pushConsentInputSchema } from '../core/channels/devices.js';
-import { preferencesInputSchema } from '../core/preferences/preferences.js';
+import { deviceInputSchema, devicePathSchema, pushConsentInputSchema } from '../contract/channel-schemas.js';
+import { preferencesInputSchema } from '../contract/preferences-schemas.js';
 import { restRoutes, type RestRoute } from '../contract/rest-routes.js';
 import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../contract/rest-schemas.js';
 import { catalog } from '../notifications/index.js';
@@ -63,7 +63,7 @@ const operations: Record<string, Operation> = {
   'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.map((type) => type.detailType)), answer: 'Preferences' },
   'GET /devices': { summary: "The caller's push devices, push consent, email address and email unsubscribes", answer: 'ChannelState' },
   'POST /devices': { summary: 'Register (or refresh) a push token: creates or updates its SNS platform endpoint (201 new, 200 known; 409 over 20 devices)', body: deviceInputSchema, answer: deviceSchemaAnswer },
-  'DELETE /devices/{id}': { summary: 'Remove a push device and its endpoint', path: zod.object({ id: zod.string().regex(DEVICE_ID_PATTERN) }).strict() },
+  'DELETE /devices/{id}': { summary: 'Remove a push device and its endpoint', path: devicePathSchema },
   'PUT /push-consent': { summary: 'Grant push consent (default-deny: no consent, no push)', body: pushConsentInputSchema, answer: 'PushConsentAnswer' },
   'DELETE /push-consent': { summary: 'Withdraw push consent (no push from the next send on)' },
   'PUT /email-address': { summary: "Send email to the verified `email` claim of the caller's token", answer: 'EmailAddressAnswer' },

@@ -2,11 +2,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { CHANNELS, offersChannel, type Channel } from '../core/model/channel.js';
+import { offersChannel } from '../core/model/channel.js';
 import { catalog, findNotificationType } from '../notifications/deployed.js';
 import { channelRepository, snsPushProvider } from './channels.js';
 import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
+import { CHANNELS, type Channel } from '../contract/channels.js';
 
 /** The types a user can mute or switch to inbox-only: every catalog type that produces notifications. */
 export function notifyingTypes(): string[] {

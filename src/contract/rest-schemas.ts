@@ -1,8 +1,10 @@
 /** zod schemas of the REST boundary (CONTRACT.md, REST). */
 import * as z from 'zod';
-import { TYPE_NAME_PATTERN, ULID_PATTERN } from '../core/model/ids.js';
-import { MAX_BULK_IDS } from '../core/actions/inbox-actions.js';
+import { TYPE_NAME_PATTERN, ULID_PATTERN } from './identifiers.js';
 import { itemActionSchema } from './wire-schemas.js';
+
+/** Ids per bulk call: one BatchGetItem of the own partition checks them all. */
+export const MAX_BULK_IDS = 100;
 
 export const notificationIdSchema = z.string().regex(ULID_PATTERN, 'must be a notification id (ULID)');
 

@@ -5,7 +5,7 @@
  */
 import type { ChannelConsumerConfig, DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
 import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
-import type { Channel } from '../core/model/channel.js';
+import type { Channel } from '../contract/channels.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import type { Priority } from '../core/jobs/delivery-job.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';

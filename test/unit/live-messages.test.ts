@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as Client from '../../src/client/index.js';
 import type { ClientMessage, ReadAllAnswer, SeenAllAnswer } from '../../src/contract/wire.js';
-import type { clientMessageSchema } from '../../src/handlers/websocket/events.js';
+import type { clientMessageSchema } from '../../src/contract/client-messages.js';
 import {
   MAX_WEBSOCKET_MESSAGE_BYTES,
   PONG_PAYLOAD,

@@ -6,7 +6,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Device, PushConsent } from '../../core/channels/devices.js';
-import { platformSchema } from '../../core/channels/devices.js';
+import { platformSchema } from '../../contract/channel-schemas.js';
 import { keys } from '../../core/model/keys.js';
 import type { ChannelState, ChannelStateStore } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';

@@ -10,13 +10,12 @@ import type { InboxService } from '../read/inbox-service.js';
 import type { Clock } from '../ports/clock.js';
 import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns } from '../ports/inbox.js';
 import type { StoredNotification } from '../model/notification.js';
+import { MAX_BULK_IDS } from '../../contract/rest-schemas.js';
 import type { BulkAnswer, ItemAction } from '../../contract/wire.js';
 
 export type { ItemAction } from '../../contract/wire.js';
 import type { UserRef } from '../model/user.js';
 
-/** Ids per bulk call: one BatchGetItem of the own partition checks them all. */
-export const MAX_BULK_IDS = 100;
 
 /** Writes of a bulk call in flight at once. */
 const BULK_PARALLELISM = 10;

@@ -27,9 +27,10 @@ import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import { scheduleName } from '../jobs/schedules.js';
-import { channelSwitchedOn, type Channel, type ChannelOffer } from '../model/channel.js';
+import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
 import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
+import type { Channel } from '../../contract/channels.js';
 
 /** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
 export type ChannelJob = DeliveryJob & { held?: true };

@@ -1,7 +1,8 @@
 /** Ports of the push and email channels: devices and channel state, dedup, rate counters, providers. */
-import type { Channel } from '../model/channel.js';
-import type { Device, Platform, PushConsent } from './devices.js';
+import type { Channel } from '../../contract/channels.js';
+import type { Device, PushConsent } from './devices.js';
 import type { UserRef } from '../model/user.js';
+import type { Platform } from '../../contract/channel-schemas.js';
 
 /** What the channel consumers need of one user, read in one Query (never cached: consent and unsubscribes apply at once). */
 export interface ChannelState {

@@ -3,11 +3,7 @@
  * A catalog type offers a channel by declaring it with its default (on or off); a user's per-type,
  * per-channel switch in `PUT /preferences` overrides that default. Push also needs consent.
  */
-import * as z from 'zod';
-
-export const CHANNELS = ['push', 'email'] as const;
-export const channelSchema = z.enum(CHANNELS);
-export type Channel = z.infer<typeof channelSchema>;
+import type { Channel } from '../../contract/channels.js';
 
 /** Per type: the channels it offers and whether each is on for users who never switched it. */
 export type ChannelDefaults = Partial<Record<Channel, boolean>>;

@@ -7,15 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulid';
+import { TYPE_NAME_PATTERN, ULID_PATTERN } from '../../contract/identifiers.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_LENGTH = 16;
 /** Characters of an id that carry its time (milliseconds). */
 export const ID_TIME_LENGTH = 10;
-export const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-/** A notification type name (`mention.created`): the catalog's, the filters' and the keys' one rule. */
-export const TYPE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export { TYPE_NAME_PATTERN, ULID_PATTERN };
 
 export function isNotificationId(value: string): boolean {
   return ULID_PATTERN.test(value);

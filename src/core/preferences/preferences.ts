@@ -3,9 +3,9 @@
  * muted types (no inbox item, no push) and per-type live delivery (off = inbox only).
  */
 import * as z from 'zod';
-import { CLOCK_TIME_PATTERN, type QuietHours } from './quiet-hours.js';
-import { isValidTimeZone } from './time-zones.js';
-import { channelSchema, type Channel, type ChannelSwitches } from '../model/channel.js';
+import type { QuietHours } from './quiet-hours.js';
+import type { ChannelSwitches } from '../model/channel.js';
+import { quietHoursSchema, timeZoneSchema } from '../../contract/preferences-schemas.js';
 
 export interface Preferences {
   timeZone: string;
@@ -27,58 +27,6 @@ export const DEFAULT_PREFERENCES: Readonly<Preferences> = Object.freeze({
   liveDelivery: {},
   updatedAt: null,
 });
-
-const clockTime = z.string().regex(CLOCK_TIME_PATTERN, 'must be a 24-hour local time HH:MM');
-
-const quietHoursSchema = z
-  .object({ start: clockTime, end: clockTime })
-  .strict()
-  .refine((window) => window.start !== window.end, { message: 'must differ from start (use null for no quiet hours)', path: ['end'] });
-
-const timeZoneSchema = z.string().max(64).refine(isValidTimeZone, 'must be an IANA time zone known to the runtime, e.g. Europe/Berlin');
-
-/**
- * The body of `PUT /preferences` (a full replacement). `knownTypes` are the catalog's notification
- * types: muting or switching an unknown type is a 400 naming the field.
- */
-export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly Channel[] = () => []) {
-  const known = new Set(knownTypes);
-  const notificationType = z.string().refine((type) => known.has(type), `must be one of ${[...known].join(', ')}`);
-  return z
-    .object({
-      timeZone: timeZoneSchema,
-      quietHours: quietHoursSchema.nullable().default(null),
-      mutedTypes: z
-        .array(notificationType)
-        .max(knownTypes.length)
-        .default([])
-        .refine((types) => new Set(types).size === types.length, 'must not repeat a type'),
-      liveDelivery: z
-        .record(z.string(), z.boolean())
-        .default({})
-        .superRefine((record, context) => {
-          for (const type of Object.keys(record)) {
-            if (!known.has(type)) context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
-          }
-        }),
-      channels: z
-        .record(z.string(), z.partialRecord(channelSchema, z.boolean()))
-        .superRefine((record, context) => {
-          for (const [type, switches] of Object.entries(record)) {
-            if (!known.has(type)) {
-              context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
-              continue;
-            }
-            const offered = offeredChannels(type);
-            for (const channel of Object.keys(switches)) {
-              if (!offered.includes(channel as Channel)) context.addIssue({ code: 'custom', path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` });
-            }
-          }
-        })
-        .optional(),
-    })
-    .strict();
-}
 
 /**
  * A stored preferences row as read back. Lenient about types (a type removed from the catalog is

@@ -7,9 +7,8 @@
  * spring-forward gap snaps to the transition, one inside a fall-back overlap takes its first
  * occurrence, so a window is one contiguous span of real time and never re-opens in a repeated hour.
  */
+import { CLOCK_TIME_PATTERN } from '../../contract/preferences-schemas.js';
 import { firstInstantAtOrAfterWallTime, wallTimeAt, wallTimeOnDay } from './time-zones.js';
-
-export const CLOCK_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 export interface QuietHours {
   /** Local `HH:MM` at which quiet hours begin. */

@@ -3,9 +3,7 @@
  * An instant is epoch milliseconds; a "wall time" is the local calendar reading, encoded as the epoch
  * milliseconds that reading would have in UTC (so two wall times compare and subtract like numbers).
  */
-
-/** Shape of an IANA zone name (`Area/Location`, `Etc/GMT+5`, `UTC`); rejects offsets like `+05:30`. */
-const ZONE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/;
+import { isValidTimeZone } from '../../contract/preferences-schemas.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -26,24 +24,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
     formatters.set(timeZone, formatter);
   }
   return formatter;
-}
-
-let supportedZones: ReadonlySet<string> | undefined;
-
-/**
- * True when the runtime's zone database knows `timeZone`: a name listed by
- * `Intl.supportedValuesOf('timeZone')`, or a link/alias it resolves (`UTC`, `Europe/Kyiv`).
- */
-export function isValidTimeZone(timeZone: string): boolean {
-  if (!ZONE_NAME_PATTERN.test(timeZone)) return false;
-  supportedZones ??= new Set(Intl.supportedValuesOf('timeZone'));
-  if (supportedZones.has(timeZone)) return true;
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Thrown when a zone is not in the runtime's database (a stored zone the tzdata no longer has). */

@@ -34,6 +34,3 @@ export const connectEventSchema = z.object({
 });
 
 export const connectionEventSchema = z.object({ requestContext: z.object({ connectionId }) });
-
-/** Client -> server messages (route selection `$request.body.action`; all land on $default). */
-export const clientMessageSchema = z.object({ action: z.literal('ping') });
