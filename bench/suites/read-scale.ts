@@ -19,7 +19,7 @@ import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/model/feed-shar
 import { idLowerBoundAt, notificationId } from '../../src/core/model/ids.js';
 import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/model/read-state.js';
 import { POSTS_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
-import { InboxService } from '../../src/core/read/inbox-service.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import { keys } from '../../src/core/model/keys.js';
 import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live/live-delivery.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
@@ -130,7 +130,7 @@ async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableNa
 }
 
 /** Median of interleaved (k = 0, k = K) pairs of page and counts times, so both sides share the machine's load. */
-async function interleavedRatios(service: InboxService, reader0: UserRef, readerK: UserRef, pairs: number): Promise<{ page: number; counts: number }> {
+async function interleavedRatios(service: InboxReadService, reader0: UserRef, readerK: UserRef, pairs: number): Promise<{ page: number; counts: number }> {
   const pageRatios: number[] = [];
   const countRatios: number[] = [];
   for (let i = 0; i < pairs; i += 1) {
@@ -156,7 +156,7 @@ async function childProcessRatios(): Promise<BenchResult[]> {
     const reader0: UserRef = { tenantId: TENANT, userId: 'reader-k0' };
     const reader500: UserRef = { tenantId: TENANT, userId: 'reader-k500' };
     await seedTenant(client, tables, [{ reader: reader0, k: 0 }, { reader: reader500, k: 500 }], Array.from({ length: Math.max(...FOLLOWED) }, (_, c) => `celeb-${c}`));
-    const service = new InboxService({
+    const service = new InboxReadService({
       inbox: new InboxRepository(client, tables.inbox),
       celebrities: new GraphRepository(client, tables.graph),
       readState: new ReadStateRepository(client, tables.readMarks),
@@ -185,7 +185,7 @@ export const suite: BenchSuite = {
   method: `
 In-process dynalite (a child-process dynalite resets the connection under the current design's
 2,000 parallel queries), the production
-repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
+repositories, \`InboxReadService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
 
 - \`inboxPage.*.kK\` / \`counts.*.kK\`: a user with 50 own notifications following K of the tenant's
   ${Math.max(...FOLLOWED)} celebrities, each with ${POSTS_PER_CELEBRITY} posts over the last hour (followed 2 hours ago), as the fan-out
@@ -223,9 +223,9 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
     const readState = new ReadStateRepository(client, tables.readMarks);
     const common = { inbox, celebrities: graph, readState, clock: systemClock, cursorSecret: 'bench', feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 };
     const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
-    const withLog = new InboxService({ ...common, feedHeads: graph, celebrityPosts: postsLog });
-    const withHeads = new InboxService({ ...common, feedHeads: graph });
-    const everyFeed = new InboxService(common);
+    const withLog = new InboxReadService({ ...common, feedHeads: graph, celebrityPosts: postsLog });
+    const withHeads = new InboxReadService({ ...common, feedHeads: graph });
+    const everyFeed = new InboxReadService(common);
     const results: BenchResult[] = [];
     try {
       // Prepare: celebrities' posts on the shards the readers read, heads on the profiles.

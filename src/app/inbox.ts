@@ -1,15 +1,15 @@
 /**
- * The inbox service of the inbox read and write functions, one per container. The write function
- * passes its read-state listener (the sync to connected devices, src/app/inbox-write.ts).
+ * The inbox read service of the inbox read and write functions, one per container (the write
+ * function checks ids against the user's view and syncs counts to connected devices with it).
  */
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
 import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
 import { sanitizeLinks } from '../core/model/action-links.js';
-import { InboxService } from '../core/read/inbox-service.js';
+import { InboxReadService } from '../core/read/inbox-read-service.js';
 import type { StoredNotification } from '../core/model/notification.js';
-import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
+import type { MutedTypesReader, RetractionsReader } from '../core/ports/inbox.js';
 import { CachedRetractions } from '../core/read/retractions-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import type { InboxReadConfig } from './config.js';
@@ -19,9 +19,10 @@ export function readStateRepository(parts: Parts, config: Pick<InboxReadConfig, 
   return parts.once('read-state-repository', () => new ReadStateRepository(documentClient(parts), config.readMarksTable));
 }
 
-export function inboxService(parts: Parts, config: InboxReadConfig, readStateListener?: ReadStateListener): InboxService {
-  return parts.once(readStateListener ? 'inbox-service+read-state-sync' : 'inbox-service', () =>
-    new InboxService({
+/** `reads`: which function's reads (the read and the write function each have theirs, as on AWS where they are separate containers). */
+export function inboxReadService(parts: Parts, config: InboxReadConfig, reads: 'read' | 'write'): InboxReadService {
+  return parts.once(`inbox-read-service:${reads}`, () =>
+    new InboxReadService({
       inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
       celebrities: graphRepository(parts, config.graphTable),
       feedHeads: graphRepository(parts, config.graphTable),
@@ -31,7 +32,6 @@ export function inboxService(parts: Parts, config: InboxReadConfig, readStateLis
       cursorSecret: config.cursorSecret,
       feedShards: config.feedShards,
       inboxTtlDays: config.inboxTtlDays,
-      ...(readStateListener ? { readStateListener } : {}),
       mutedTypes: mutedTypesReader(parts, config),
       retractions: retractionsReader(parts, config),
       linksOf: catalogLinksOf,

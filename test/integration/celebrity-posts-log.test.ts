@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/read/celebrity-posts-view.js';
-import { InboxService } from '../../src/core/read/inbox-service.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
 import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
@@ -51,12 +51,12 @@ function commonDeps(muted: readonly string[] = []) {
   };
 }
 
-function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxService; withHeads: InboxService; everyFeed: InboxService } {
+function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxReadService; withHeads: InboxReadService; everyFeed: InboxReadService } {
   const common = commonDeps(muted);
   return {
-    withLog: new InboxService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
-    withHeads: new InboxService({ ...common, feedHeads: repositories.graph }),
-    everyFeed: new InboxService(common),
+    withLog: new InboxReadService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
+    withHeads: new InboxReadService({ ...common, feedHeads: repositories.graph }),
+    everyFeed: new InboxReadService(common),
   };
 }
 
@@ -106,8 +106,8 @@ async function seed(celebrityCount: number, postsEach: number, followed = celebr
 
 
 /** The log service, each page read, its followed list and log reads noting when they start (and end) in `events`. */
-function instrumentedService(events: string[]): InboxService {
-  const service = new InboxService({
+function instrumentedService(events: string[]): InboxReadService {
+  const service = new InboxReadService({
     ...commonDeps(),
     celebrities: {
       listFollowedCelebrities: async (reader) => {

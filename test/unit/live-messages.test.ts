@@ -17,7 +17,8 @@ import {
   type PendingPush,
 } from '../../src/core/live/live-messages.js';
 import type { Notification } from '../../src/core/model/notification.js';
-import type { InboxPage, InboxService } from '../../src/core/read/inbox-service.js';
+import type { InboxPage } from '../../src/core/read/inbox-read-service.js';
+import type { ReadMarks } from '../../src/core/actions/read-marks.js';
 import type { Counts } from '../../src/core/model/read-state.js';
 import type * as z from 'zod';
 import { notificationId } from '../../src/core/model/ids.js';
@@ -149,8 +150,8 @@ describe('wire contract: the server and the client SDK read the same types', () 
   it('has the REST answers the server builds on both sides', () => {
     expectTypeOf<InboxPage>().toEqualTypeOf<Client.InboxPage>();
     expectTypeOf<Counts>().toEqualTypeOf<Client.Counts>();
-    expectTypeOf<Awaited<ReturnType<InboxService['markAllRead']>>>().toEqualTypeOf<ReadAllAnswer>();
-    expectTypeOf<Awaited<ReturnType<InboxService['markAllSeen']>>>().toEqualTypeOf<SeenAllAnswer>();
+    expectTypeOf<Awaited<ReturnType<ReadMarks['markAllRead']>>>().toEqualTypeOf<ReadAllAnswer>();
+    expectTypeOf<Awaited<ReturnType<ReadMarks['markAllSeen']>>>().toEqualTypeOf<SeenAllAnswer>();
   });
 
   it('hands every message the server builds to the client type without a cast, as it goes on the wire', () => {

@@ -6,7 +6,7 @@
 import { forEachBounded } from '../model/bounded-parallel.js';
 import { NotFoundError, ValidationError } from '../model/errors.js';
 import { notificationId } from '../model/ids.js';
-import type { InboxService } from '../read/inbox-service.js';
+import type { InboxReadService } from '../read/inbox-read-service.js';
 import type { Clock } from '../ports/clock.js';
 import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns } from '../ports/inbox.js';
 import type { StoredNotification } from '../model/notification.js';
@@ -25,7 +25,8 @@ export const MIN_SNOOZE_MS = 1_000;
 export const MAX_SNOOZE_MS = 30 * 86_400_000;
 
 export interface InboxActionsDeps {
-  service: Pick<InboxService, 'findInView'>;
+  /** Which ids are in the user's view (the read side's view lookup). */
+  view: Pick<InboxReadService, 'findInView'>;
   readState: Pick<ReadStateStore, 'recordSingleRead' | 'recordSingleReads'>;
   itemStates: ItemStateStore;
   clock: Clock;
@@ -52,7 +53,7 @@ export class InboxActions {
 
   /** One write for one notification in the view; NotFoundError otherwise. */
   async changeOne(user: UserRef, id: string, action: ItemAction): Promise<void> {
-    const found = await this.deps.service.findInView(user, [id]);
+    const found = await this.deps.view.findInView(user, [id]);
     const item = found.get(id);
     if (!item) throw new NotFoundError(`notification ${id} is not in your inbox`);
     await this.apply(user, item, action, this.deps.clock.nowMs());
@@ -63,7 +64,7 @@ export class InboxActions {
   async bulk(user: UserRef, ids: readonly string[], action: ItemAction): Promise<BulkResult> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_BULK_IDS) throw new ValidationError(`at most ${MAX_BULK_IDS} ids`, [{ path: 'ids', message: `at most ${MAX_BULK_IDS}` }]);
-    const found = await this.deps.service.findInView(user, unique);
+    const found = await this.deps.view.findInView(user, unique);
     const nowMs = this.deps.clock.nowMs();
     const updated = unique.filter((id) => found.has(id));
     // Reads are plain puts: BatchWriteItems of 25. Other changes SET one field and REMOVE its opposite, which only UpdateItem can do.
@@ -93,7 +94,7 @@ export class InboxActions {
       throw new ValidationError('until must be 1 s to 30 days ahead', [{ path: 'until', message: 'must be 1 s to 30 days ahead' }]);
     }
     if (!this.deps.snoozeReturns) throw new ValidationError('snooze is not available here (no scheduler)', [{ path: 'until', message: 'snooze needs a scheduler' }], 'snooze_unavailable');
-    const found = await this.deps.service.findInView(user, [id]);
+    const found = await this.deps.view.findInView(user, [id]);
     const item = found.get(id);
     if (!item) throw new NotFoundError(`notification ${id} is not in your inbox`);
     // The comeback first: if the exception write then fails, a retry finds and rewrites the same item.

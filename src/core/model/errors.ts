@@ -1,4 +1,4 @@
-/** Named domain errors; `src/handlers/http-errors.ts` maps them to status codes in one place. */
+/** Named domain errors; `src/handlers/rest/http.ts` (errorResponse) maps them to status codes in one place. */
 
 export interface ErrorDetail {
   path: string;
