@@ -2,7 +2,7 @@ import { Arn, ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';

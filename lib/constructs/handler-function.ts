@@ -15,7 +15,7 @@ import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import { KEY_ACTIONS } from './data-protection.js';
 import type { SpecTable } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 import type { LambdaFunctionName } from '../../src/lambda/functions.js';
 
 /** Settings every function of the app shares (from config). */

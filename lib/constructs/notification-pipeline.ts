@@ -4,7 +4,7 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout/fanout-queues.js';
-import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
+import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/env.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';

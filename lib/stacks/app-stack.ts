@@ -16,7 +16,7 @@ import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';

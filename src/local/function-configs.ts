@@ -3,8 +3,15 @@
  * dynalite table names and the URLs of the local stand-ins: the same config types the Lambda
  * functions parse from their environment, without a string round trip.
  */
-import type { ChannelConsumerConfig, DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
-import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
+import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, type ChannelConsumerConfig } from '../app/channels.js';
+import { DELIVERY_PARALLELISM_DEFAULT, type DeliveryConfig } from '../app/delivery.js';
+import type { FanOutConfig } from '../app/fan-out.js';
+import type { InboxWriteConfig } from '../app/inbox-write.js';
+import type { PreferencesApiConfig } from '../app/preferences.js';
+import type { PromotionConfig } from '../app/promotion.js';
+import type { ConnectionsConfig } from '../app/shared-config.js';
+import type { WsConnectConfig } from '../app/ws-connect.js';
+import type { WsDefaultConfig } from '../app/ws-default.js';
 import type { Channel } from '../contract/channels.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import type { Priority } from '../core/jobs/delivery-job.js';

@@ -6,7 +6,7 @@
  * through dynalite.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
+import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
@@ -16,7 +16,6 @@ import { createEventBusRoute } from './eventbridge/put-events.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
 import { LOCAL_FUNCTIONS } from './functions.js';
 import type { LocalRoute } from './http/router.js';
-import type { LocalSettings } from './settings.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs/index.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
