@@ -21,7 +21,7 @@ import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/model
 import { POSTS_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import { keys } from '../../src/core/model/keys.js';
-import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live/live-delivery.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import { systemClock } from '../../src/core/ports/clock.js';
 import type { InboxItemToWrite, InboxSource } from '../../src/core/ports/inbox.js';
@@ -35,6 +35,7 @@ import type { TableName } from '../../src/table-specs.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 import type { UserRef } from '../../src/core/model/user.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live/online-followers.js';
 
 const TENANT = 'scale';
 const FOLLOWED = [0, 50, 150, 500, 2_000] as const;

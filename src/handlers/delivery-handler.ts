@@ -9,10 +9,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryJobSchema, type Priority } from '../core/jobs/delivery-job.js';
 import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
-import type { DeliveryInput, LiveDelivery } from '../core/live/live-delivery.js';
+import type { LiveDelivery } from '../core/live/live-delivery.js';
 import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live/live-gate.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
+import type { DeliveryInput } from '../core/live/delivery-batch.js';
 
 export class InvalidDeliveryJobError extends Error {
   override readonly name = 'InvalidDeliveryJobError';

@@ -9,10 +9,11 @@ import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repos
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
 import { deliveryJobSchema } from '../../src/core/jobs/delivery-job.js';
 import { keys } from '../../src/core/model/keys.js';
-import { LiveDelivery, onlineSubscriberShard } from '../../src/core/live/live-delivery.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../../bench/celebrity-delivery-sim.js';
 import { anOnlineFollowersJob } from '../support/delivery-fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import { onlineSubscriberShard } from '../../src/core/live/online-followers.js';
 
 let db: TestDynamo;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Priority } from '../../src/core/jobs/delivery-job.js';
-import type { DeliveryInput, DeliveryReport } from '../../src/core/live/live-delivery.js';
+import type { DeliveryInput, DeliveryReport } from '../../src/core/live/delivery-batch.js';
 import type { LiveReleaseMessage } from '../../src/core/live/live-gate.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { anSqsEvent, anSqsRecord } from '../support/events.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Priority } from '../../src/core/jobs/delivery-job.js';
 import { hasValidDeliveryJobSignature, signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signature.js';
-import type { DeliveryInput, DeliveryReport } from '../../src/core/live/live-delivery.js';
+import type { DeliveryInput, DeliveryReport } from '../../src/core/live/delivery-batch.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { aRecipientsJob, aRenderedNotification } from '../support/delivery-fixtures.js';
 import { anSqsEvent, anSqsRecord } from '../support/events.js';

@@ -8,7 +8,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { connectionIdFromSortKey, keys, type TableKey } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
-import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live/live-delivery.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live/online-followers.js';
 import type { ConnectionDirectory, ConnectionTarget, ShardedSubscriberDirectory, SubscriberPage } from '../../core/ports/live.js';
 import { allShards } from '../../core/model/feed-shards.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';

@@ -10,47 +10,18 @@
  *   queue redelivers it; pairs pushed before the failure stay claimed and are not pushed again.
  * - 410 Gone: the connection is removed (presence, connection item, subscriptions).
  */
-import { createHash } from 'node:crypto';
-import { CONNECTIONS_PER_JOB, type DeliveryJob, type Priority } from '../jobs/delivery-job.js';
-import type { DeliveryJobQueue } from '../ports/queues.js';
+import type { Priority } from '../jobs/delivery-job.js';
 import { forEachBounded } from '../model/bounded-parallel.js';
-import { postOrRemoveStale, pushToConnection } from './connection-push.js';
-import { recipientNotificationId } from '../model/recipient-ids.js';
-import { encodeLiveMessage, liveNotification, type PendingPush } from './live-messages.js';
-import type { UserRef } from '../model/user.js';
-import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
-import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
+import type { DeliveryJob } from '../jobs/delivery-job.js';
 import type { Notification } from '../model/notification.js';
-import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger, DeliveryStepLedger, ShardedSubscriberDirectory, SubscriberPage } from '../ports/live.js';
-
-/**
- * Bounded celebrity jobs: a post's online audience is split per subscriber shard, each shard job
- * pushes one page and enqueues the next before pushing, so pages run in parallel on the consumers.
- */
-export interface CelebrityJobSettings {
-  subscribers: ShardedSubscriberDirectory;
-  steps: DeliveryStepLedger;
-  /** The delivery queues: shard, next-page and put-back jobs go to the queue of their priority. */
-  queue: DeliveryJobQueue;
-  /** Connections per page job, and the most one invocation handles (page jobs run together while they fit). */
-  connectionsPerJob?: number;
-}
-
-export interface DeliveryInput {
-  /** The queue record the job came from (reported back when the job must be retried). */
-  recordId: string;
-  job: DeliveryJob;
-}
-
-export interface DeliveryReport {
-  failedRecordIds: Set<string>;
-  /** Messages posted (a digest counts once). */
-  messagesSent: number;
-  /** (notification, connection) pairs skipped because already delivered. */
-  duplicatesSkipped: number;
-  goneConnections: number;
-}
-
+import type { UserRef } from '../model/user.js';
+import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger } from '../ports/live.js';
+import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
+import { postOrRemoveStale, pushToConnection } from './connection-push.js';
+import { gateEntry, observingLedger, pairKey, pushOutcome, userKey, type CelebrityJobSettings, type DeliveryInput, type DeliveryReport, type PushObservation } from './delivery-batch.js';
+import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
+import { encodeLiveMessage, liveNotification, type PendingPush } from './live-messages.js';
+import { OnlineFollowersDelivery } from './online-followers.js';
 
 export interface LiveDeliveryDeps {
   directory: ConnectionDirectory;
@@ -69,23 +40,24 @@ export interface LiveDeliveryDeps {
   trace?: TraceRecorder;
 }
 
-/** What the pushes of one batch did per (notification, connection), for the trace. */
-interface PushObservation {
-  claimed: Map<string, boolean>;
-  failed: Set<string>;
-}
-
-const pairKey = (notificationId: string, connectionId: string) => `${notificationId}\u0000${connectionId}`;
-
-const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
-
 export class LiveDelivery {
   private readonly parallelism: number;
   private readonly onError: DeliveryErrorReporter;
+  private readonly onlineFollowers: OnlineFollowersDelivery;
 
   constructor(private readonly deps: LiveDeliveryDeps) {
     this.parallelism = deps.parallelism ?? 16;
     this.onError = deps.onError ?? (() => undefined);
+    this.onlineFollowers = new OnlineFollowersDelivery({
+      directory: deps.directory,
+      ...(deps.celebrityJobs ? { celebrityJobs: deps.celebrityJobs } : {}),
+      isDigestible: (type) => deps.isDigestible(type),
+      parallelism: this.parallelism,
+      onError: this.onError,
+      admitFollowers: (page, job, notification) => this.admitFollowers(page, job, notification),
+      pushToConnection: (target, pushes, report) => this.pushToConnection(target, pushes, report),
+      postRetracted: (post, report) => this.postRetracted(post, report),
+    });
   }
 
   /**
@@ -98,7 +70,7 @@ export class LiveDelivery {
     const notifications = inputs.filter((input) => input.job.retracted === undefined);
     const recipientInputs = notifications.filter((input) => input.job.target.kind === 'recipients');
     const celebrityInputs = notifications.filter((input) => input.job.target.kind === 'onlineFollowers');
-    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.deliverToOnlineFollowers(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
+    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.onlineFollowers.deliver(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
     return report;
   }
 
@@ -129,41 +101,7 @@ export class LiveDelivery {
       for (const target of connections) if (target.tenantId === job.tenantId && ids.has(target.userId)) posts.push({ recordId, target, ids: [ids.get(target.userId)!] });
     }
     await forEachBounded(posts, this.parallelism, (post) => this.postRetracted(post, report));
-    for (const input of inputs) if (input.job.target.kind === 'onlineFollowers') await this.retractFromOnlineFollowers(input, report);
-  }
-
-  /** One shard page (or, without celebrity jobs, every page) of a celebrity's online followers. */
-  private async retractFromOnlineFollowers(input: DeliveryInput, report: DeliveryReport): Promise<void> {
-    const { recordId, job } = input;
-    if (job.target.kind !== 'onlineFollowers' || !job.retracted) return;
-    const target = job.target;
-    const { eventId, arrivalMs } = job.retracted;
-    const idsOf = (connection: ConnectionTarget) => [target.notificationId, recipientNotificationId(job.tenantId, job.notification.type, eventId, connection.userId, arrivalMs)];
-    const push = (page: readonly ConnectionTarget[]) => forEachBounded(page, this.parallelism, (connection) => this.postRetracted({ recordId, target: connection, ids: idsOf(connection) }, report));
-    const celebrityJobs = this.deps.celebrityJobs;
-    try {
-      if (!celebrityJobs) {
-        for await (const page of this.deps.directory.onlineSubscriberPages(job.tenantId, target.actorId)) await push(page);
-        return;
-      }
-      // Step names of their own: the post's split and page steps share the feed id.
-      if (target.shard === undefined) {
-        const shardJobs = Array.from({ length: celebrityJobs.subscribers.onlineSubscriberShardCount }, (_, shard): DeliveryJob => ({ ...job, target: { ...target, shard, hop: 0 } }));
-        await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, 'Rsplit', shardJobs, report);
-        return;
-      }
-      const page = await this.readSubscriberPage(celebrityJobs, input, target.shard, report);
-      if (page === undefined) return;
-      const hop = target.hop ?? 0;
-      if (page.next !== undefined) {
-        const nextJob: DeliveryJob = { ...job, target: { ...target, after: page.next, hop: hop + 1 } };
-        if (!(await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, `RS${target.shard}H${hop + 1}`, [nextJob], report))) return;
-      }
-      await push(page.targets);
-    } catch (error) {
-      this.onError('online subscriber paging failed', error, { recordId, actorId: target.actorId });
-      report.failedRecordIds.add(recordId);
-    }
+    for (const input of inputs) if (input.job.target.kind === 'onlineFollowers') await this.onlineFollowers.retract(input, report);
   }
 
   /** A failed post fails its record (the queue redelivers the job); 410 removes the connection. */
@@ -288,119 +226,6 @@ export class LiveDelivery {
     return (await gate.admit(candidates)).map((verdict) => ({ verdict }));
   }
 
-  private async deliverToOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
-    const celebrityJobs = this.deps.celebrityJobs;
-    if (!celebrityJobs) return this.deliverToAllOnlineFollowers(inputs, mode, report);
-    // An invocation handles at most CONNECTIONS_PER_JOB connections: page jobs run one after another
-    // while their pages fit that budget (empty or small shards all run here); a page that would exceed
-    // it goes back on the queue unread-through (its Query is the only cost), as do the jobs after it.
-    const budget = celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB;
-    let handled = 0;
-    const putBack: DeliveryInput[] = [];
-    for (const input of inputs) {
-      const target = input.job.target;
-      if (target.kind !== 'onlineFollowers') continue;
-      if (target.shard === undefined) await this.splitByShard(celebrityJobs, input, report);
-      else if (putBack.length > 0) putBack.push(input);
-      else {
-        const page = await this.readSubscriberPage(celebrityJobs, input, target.shard, report);
-        if (page === undefined) continue;
-        if (handled > 0 && handled + page.targets.length > budget) {
-          putBack.push(input);
-          continue;
-        }
-        handled += page.targets.length;
-        await this.deliverSubscriberPage(celebrityJobs, input, target.shard, page, mode, report);
-      }
-    }
-    if (putBack.length === 0) return;
-    try {
-      await celebrityJobs.queue.enqueue(putBack.map((input) => input.job));
-    } catch (error) {
-      this.onError('put-back of celebrity page jobs failed', error, { records: putBack.length });
-      for (const input of putBack) report.failedRecordIds.add(input.recordId);
-    }
-  }
-
-  /** A post's root job becomes one job per subscriber shard, once (a retry finds the step claimed). */
-  private async splitByShard(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, report: DeliveryReport): Promise<void> {
-    if (job.target.kind !== 'onlineFollowers') return;
-    const target = job.target;
-    const shardJobs = Array.from({ length: celebrityJobs.subscribers.onlineSubscriberShardCount }, (_, shard): DeliveryJob => ({ ...job, target: { ...target, shard, hop: 0 } }));
-    await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, 'split', shardJobs, report);
-  }
-
-  /**
-   * One page of one shard: the next page's job is enqueued first (so pages proceed in parallel),
-   * then the page's connections are pushed through the ledger. A retry re-reads the same page,
-   * skips the next-page job already enqueued, and pushes only connections not yet claimed.
-   */
-  /** One page of one shard's subscribers (always the job's full page size, so a retry reads the same page); undefined when the read failed (the record is failed). */
-  private async readSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, report: DeliveryReport): Promise<SubscriberPage | undefined> {
-    if (job.target.kind !== 'onlineFollowers') return undefined;
-    const target = job.target;
-    try {
-      return await celebrityJobs.subscribers.onlineSubscriberPage(job.tenantId, target.actorId, shard, target.after, celebrityJobs.connectionsPerJob ?? CONNECTIONS_PER_JOB);
-    } catch (error) {
-      this.onError('online subscriber page failed', error, { recordId, actorId: target.actorId, shard });
-      report.failedRecordIds.add(recordId);
-      return undefined;
-    }
-  }
-
-  private async deliverSubscriberPage(celebrityJobs: CelebrityJobSettings, { recordId, job }: DeliveryInput, shard: number, page: SubscriberPage, mode: Priority, report: DeliveryReport): Promise<void> {
-    if (job.target.kind !== 'onlineFollowers') return;
-    const target = job.target;
-    const hop = target.hop ?? 0;
-    if (page.next !== undefined) {
-      const nextJob: DeliveryJob = { ...job, target: { ...target, shard, after: page.next, hop: hop + 1 } };
-      const enqueued = await this.onceThenEnqueue(celebrityJobs, recordId, target.notificationId, `S${shard}H${hop + 1}`, [nextJob], report);
-      if (!enqueued) return;
-    }
-    const notification = liveNotification(target.notificationId, job.notification);
-    const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
-    try {
-      const admitted = await this.admitFollowers(page.targets, job, notification);
-      await forEachBounded(admitted, this.parallelism, (connection) => this.pushToConnection(connection, [{ notification, digestible, tag: recordId }], report));
-    } catch (error) {
-      this.onError('live gate failed', error, { recordId, actorId: target.actorId, shard });
-      report.failedRecordIds.add(recordId);
-    }
-  }
-
-  /** Claims the step, then enqueues; a failed enqueue releases the claim and fails the record. False when it failed. */
-  private async onceThenEnqueue(celebrityJobs: CelebrityJobSettings, recordId: string, notificationId: string, step: string, jobs: DeliveryJob[], report: DeliveryReport): Promise<boolean> {
-    let claimed = false;
-    try {
-      claimed = await celebrityJobs.steps.claimStep(notificationId, step);
-      if (claimed) await celebrityJobs.queue.enqueue(jobs);
-      return true;
-    } catch (error) {
-      this.onError('celebrity job step failed', error, { recordId, step });
-      report.failedRecordIds.add(recordId);
-      if (claimed) await celebrityJobs.steps.releaseStep(notificationId, step).catch((releaseError: unknown) => this.onError('step release failed', releaseError, { recordId, step }));
-      return false;
-    }
-  }
-
-  /** Without celebrity job settings: every online subscriber of the post, page after page, in this invocation. */
-  private async deliverToAllOnlineFollowers(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
-    for (const { recordId, job } of inputs) {
-      if (job.target.kind !== 'onlineFollowers') continue;
-      const notification = liveNotification(job.target.notificationId, job.notification);
-      const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
-      try {
-        for await (const subscribers of this.deps.directory.onlineSubscriberPages(job.tenantId, job.target.actorId)) {
-          const page = await this.admitFollowers(subscribers, job, notification);
-          await forEachBounded(page, this.parallelism, (target) => this.pushToConnection(target, [{ notification, digestible, tag: recordId }], report));
-        }
-      } catch (error) {
-        this.onError('online subscriber paging failed', error, { recordId, actorId: job.target.actorId });
-        report.failedRecordIds.add(recordId);
-      }
-    }
-  }
-
   /** The push routine, its outcome added to the report: a failed push fails (only) its record. */
   private async pushToConnection(target: ConnectionTarget, pushes: readonly PendingPush<string>[], report: DeliveryReport, observed?: PushObservation): Promise<void> {
     const ledger = observed ? observingLedger(this.deps.ledger, observed) : this.deps.ledger;
@@ -411,50 +236,4 @@ export class LiveDelivery {
     if (result.gone) report.goneConnections += 1;
     for (const push of result.failed) report.failedRecordIds.add(push.tag);
   }
-}
-
-/** The ledger, noting which (notification, connection) pairs this batch claimed first. */
-function observingLedger(ledger: DeliveryLedger, observed: PushObservation): DeliveryLedger {
-  return {
-    async claim(notificationId, connectionId) {
-      const claimed = await ledger.claim(notificationId, connectionId);
-      observed.claimed.set(pairKey(notificationId, connectionId), claimed);
-      return claimed;
-    },
-    release: (notificationId, connectionId) => ledger.release(notificationId, connectionId),
-  };
-}
-
-function pushOutcome(notificationId: string, connections: readonly ConnectionTarget[], observed: PushObservation): Pick<TraceEntry, 'outcome' | 'detail'> {
-  let delivered = 0;
-  let duplicates = 0;
-  let failed = 0;
-  for (const { connectionId } of connections) {
-    const key = pairKey(notificationId, connectionId);
-    if (observed.failed.has(key)) failed += 1;
-    else if (observed.claimed.get(key) === true) delivered += 1;
-    else if (observed.claimed.get(key) === false) duplicates += 1;
-  }
-  const figures = `${delivered} connection(s) pushed, ${duplicates} already had it, ${failed} failed`;
-  if (failed > 0) return { outcome: 'push_failed', detail: `${figures}: the queue retries it` };
-  if (delivered > 0) return { outcome: 'delivered_live', detail: figures };
-  return { outcome: 'deduplicated', detail: figures };
-}
-
-function gateEntry(candidate: GateCandidate, eventId: string, decision: GateDecision, atMs: number): TraceEntry {
-  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, stage: 'gate' as const, atMs };
-  if (decision.verdict === 'push' || !decision.reason) return { ...base, outcome: 'admitted', detail: decision.verdict === 'push' ? 'pushed now' : decision.verdict };
-  const until = decision.untilMs === undefined ? '' : ` until ${new Date(decision.untilMs).toISOString()}`;
-  const detail = { muted: 'muted type: no push', live_delivery_off: 'live delivery off for the type: no push', quiet_hours: `quiet hours: held${until}`, preferences_unavailable: `preferences unreadable: held${until} (fail closed)`, rate_limited: `rate limit reached: held for the digest${until}` }[decision.reason];
-  return { ...base, outcome: decision.reason, detail };
-}
-
-/**
- * A celebrity's online subscribers are spread over S partitions by connection id, so a connect
- * storm of one celebrity's followers does not hit one partition's write limit.
- */
-export const ONLINE_SUBSCRIBER_SHARDS = 8;
-
-export function onlineSubscriberShard(connectionId: string, shardCount = ONLINE_SUBSCRIBER_SHARDS): number {
-  return createHash('sha256').update(connectionId).digest().readUInt32BE(0) % shardCount;
 }
