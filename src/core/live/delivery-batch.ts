@@ -4,10 +4,9 @@
  */
 import type { DeliveryJob } from '../jobs/delivery-job.js';
 import type { UserRef } from '../model/user.js';
-import type { DeliveryLedger, DeliveryStepLedger, ShardedSubscriberDirectory } from '../ports/live.js';
+import type { ConnectionTarget, DeliveryLedger, DeliveryStepLedger, ShardedSubscriberDirectory } from '../ports/live.js';
 import type { DeliveryJobQueue } from '../ports/queues.js';
 import type { TraceEntry } from '../ports/trace.js';
-import type { ConnectionTarget } from '../ports/live.js';
 import type { GateCandidate, GateDecision } from './live-gate.js';
 
 /**
