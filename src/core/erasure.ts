@@ -22,7 +22,7 @@ export interface ErasureSubject {
 export function erasureRecordId(subject: ErasureSubject): string {
   assertIdentifier('userId', subject.userId);
   const digest = createHash('sha256').update(`${subject.tenantId}\u0000${subject.userId}`, 'utf8').digest('base64url');
-  return `${tenantKeyPrefix(subject.tenantId)}#ERASED#${digest}`;
+  return keys.erasureRecordId(subject.tenantId, digest);
 }
 
 /** A partition (pk) of one table that belongs to the user alone: deleted whole, Query + BatchWriteItem. */
