@@ -145,6 +145,12 @@ export const keys = {
     sk: `${ITEM_STATE_PREFIX}${notificationId}`,
   }),
 
+  /** ReadMarks: the single read and the per-item state of one notification of an inbox partition (`pk` as stored: its segments may be hashed). */
+  readStateOfInboxItem: (inboxPk: string, notificationId: string): TableKey[] => [
+    { pk: inboxPk, sk: `${READ_EXCEPTION_PREFIX}${notificationId}` },
+    { pk: inboxPk, sk: `${ITEM_STATE_PREFIX}${notificationId}` },
+  ],
+
   notificationIdFromItemState: (sk: string): string | undefined =>
     sk.startsWith(ITEM_STATE_PREFIX) ? sk.slice(ITEM_STATE_PREFIX.length) : undefined,
 
