@@ -14,6 +14,7 @@ import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/p
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
 
 /** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
@@ -51,6 +52,7 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         feedShards: target.feedShards ?? DEFAULT_FEED_SHARDS,
         graceMs: DEFAULT_ERASURE_GRACE_MS,
         tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
+        findType: findNotificationType,
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
         ...options,
       },
@@ -75,6 +77,9 @@ export function formatErasureReport(subject: ErasureSubject, report: ErasureRepo
     `  connections closed                   ${report.connectionsClosed}`,
     `  follower counts lowered              ${report.followCountsLowered}`,
     `  schedules deleted                    ${report.schedulesDeleted}`,
+    ...(report.schedulesKeptNamingUser ? [`  schedules kept (a recipient among others; dropped when they fire) ${report.schedulesKeptNamingUser}`] : []),
+    ...Object.entries(report.unknownKept ?? {}).map(([table, count]) => `  kept, unknown kind: ${table.padEnd(18)} ${count} (see the WARN lines)`),
+    ...(report.schedulesUnknown ? [`  kept, schedules of unknown kind      ${report.schedulesUnknown} (see the WARN lines)`] : []),
   ].join('\n');
 }
 

@@ -119,7 +119,8 @@ export const CORE_LAYERS: Readonly<Record<string, readonly string[]>> = {
   fanout: ['model', 'jobs', 'ports', 'preferences'],
   channels: ['model', 'jobs', 'ports', 'preferences'],
   actions: ['model', 'jobs', 'ports', 'read', 'live'],
-  privacy: ['model'],
+  // Erasure reads scheduled events and jobs to find whose they are.
+  privacy: ['model', 'jobs', 'fanout'],
 };
 
 const coreRoomRules: LayerRule[] = Object.entries(CORE_LAYERS).map(([room, below]) => ({

@@ -10,40 +10,39 @@
  * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
  *    every other item kind of that partition, connections and presence, feed shards, posts log,
  *    followers, followed celebrities (edges and pack), profile and preferences;
- * 5. one Scan per table for the items elsewhere that name the user (their follow edges in other
- *    users' FOLLOWERS partitions, whose counts go down by one; items they authored in other inboxes;
- *    online subscriptions; holds, rate windows and traces; idempotency records holding their id;
- *    their elements of followers' followed-celebrities pack chunks, DELETEd from the set, and their
- *    count index slot attributes, REMOVEd);
- * 6. pending schedules whose payload names the user.
+ * 5. one Scan per table, each item decided by its key kind and role attributes
+ *    (`classifyStoredItem`, src/core/privacy/erasure-roles.ts), never by matching values: their follow edges
+ *    in other users' FOLLOWERS partitions (whose counts go down by one), notifications they
+ *    authored in other inboxes (with those recipients' read state of them), online subscriptions,
+ *    holds, rate windows, traces; their parts of shared items (followers' pack chunks, count index
+ *    slots, connections' followed-celebrity lists, other users' held pushes) are taken out, the item
+ *    stays; an item of unknown kind is kept, counted and logged at WARN;
+ * 6. pending schedules that belong to the user or that they authored (`classifySchedule`).
  *
  * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
  * edge), and the checkpoint is written after each batch, so running it twice or after a kill ends
  * the same.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   countRemoved,
+  countUnknownKept,
   emptyErasureReport,
   erasureRecordId,
-  followeeProfileOfOutgoingEdge,
-  itemNamesUser,
-  scannedItemKind,
-  sharedItemAttributesNamingUser,
-  sharedItemPartCount,
-  sharedPartsUpdates,
   userPartitions,
   type ErasureReport,
   type ErasureSubject,
   type SharedItemPartsNamingUser,
   type UserPartition,
 } from '../../core/privacy/erasure.js';
+import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../core/privacy/erasure-roles.js';
+import type { ValidateEventInput } from '../../core/fanout/events.js';
 import { forEachBounded } from '../../core/model/bounded-parallel.js';
-import { keys, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
+import { keys, userPartition } from '../../core/model/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
-import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
+import type { BatchOptions, Item } from './batch.js';
+import { deleteKeys, erasureScanInput, removeOutgoingEdge, removeSharedParts, type ErasureWrites } from './erasure-writes.js';
 
 /** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
 export interface ScheduleStore {
@@ -69,6 +68,15 @@ export interface UserEraserOptions {
   batchOptions?: BatchOptions;
   /** Called after every checkpointed batch (tests inject a crash here). */
   afterBatch?: (phase: string) => Promise<void> | void;
+  /** The catalog's type lookup: a scheduled event's recipients and followee derived from its data count as roles too. */
+  findType?: ValidateEventInput['findType'];
+  /** A WARN line (an item or schedule of unknown kind, kept); default: one JSON line on stderr. */
+  warn?: (message: string, context: Record<string, unknown>) => void;
+}
+
+/** The default WARN sink: one JSON line on stderr (the operator's terminal or the job's log). */
+function warnOnStderr(message: string, context: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ level: 'WARN', message, ...context })}\n`);
 }
 
 export interface ErasureStepResult {
@@ -115,6 +123,10 @@ export class UserEraser {
       ...TABLE_NAMES.map((table): Phase => ({ kind: 'scan', table })),
       { kind: 'schedules' },
     ];
+  }
+
+  private get writes(): ErasureWrites {
+    return { client: this.options.client, tables: this.options.tables, ...(this.options.batchOptions ? { batchOptions: this.options.batchOptions } : {}) };
   }
 
   private now(): number {
@@ -222,7 +234,7 @@ export class UserEraser {
     );
     const connectionIds = (output.Items ?? []).map((item) => String(item.sk).slice('C#'.length));
     for (const connectionId of connectionIds) await this.options.closeConnection?.(connectionId);
-    await this.deleteKeys('connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
+    await deleteKeys(this.writes, 'connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
     countRemoved(record.report, 'connections', 'connectionReverse', connectionIds.length);
     if (this.options.closeConnection) record.report.connectionsClosed += connectionIds.length;
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
@@ -248,131 +260,79 @@ export class UserEraser {
       }),
     );
     const items = output.Items ?? [];
-    await this.deleteKeys(partition.table, items);
+    await deleteKeys(this.writes, partition.table, items);
     countRemoved(record.report, partition.table, partition.kind, items.length);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
     return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** One Scan page of a table (this tenant's items and tenantless records): what names the user is deleted; their edges lower counts. */
+  /**
+   * One Scan page of a table (this tenant's items and tenantless records), each item decided by its
+   * kind and roles: deleted (an edge the user followed lowers its followee's count; a notification
+   * they authored takes the recipient's read state of it along), its user's parts taken out, or kept
+   * (an unknown kind is counted and logged).
+   */
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
-    const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
-    const ownRecordId = this.recordKey.id;
-    // Items shared with other users lose only the user's attributes or set elements; the others that name the user go whole.
-    const named: Item[] = [];
+    const output = await this.options.client.send(new ScanCommand({ ...erasureScanInput(this.options.tables, table, this.subject.tenantId), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
+    const deletes: Item[] = [];
+    const readStateReferences: Item[] = [];
+    const edges: { item: Item; followeeProfile: { pk: string; sk: string } }[] = [];
     const shared: { item: Item; parts: SharedItemPartsNamingUser }[] = [];
     for (const item of output.Items ?? []) {
-      const parts = sharedItemAttributesNamingUser(table, item, this.subject);
-      if (parts) {
-        if (sharedItemPartCount(parts) > 0) shared.push({ item, parts });
-      } else if (item.id !== ownRecordId && itemNamesUser(item, this.subject)) {
-        // The checkpoint's own scan cursor may name the user: the record is never a match.
-        named.push(item);
+      const verdict = classifyStoredItem(table, item, this.subject);
+      if (verdict.action === 'unknown') this.keepUnknown(table, item, verdict, record.report);
+      else if (verdict.action === 'removeParts') shared.push({ item, parts: verdict.parts });
+      else if (verdict.action === 'delete' && verdict.followeeProfile) edges.push({ item, followeeProfile: verdict.followeeProfile });
+      else if (verdict.action === 'delete') {
+        deletes.push(item);
+        countRemoved(record.report, table, verdict.kind, 1);
+        for (const reference of verdict.readStateReferences ?? []) readStateReferences.push({ ...reference });
       }
     }
     // A celebrity's erasure touches one pack chunk per follower: a few updates in flight, not one at a time.
     await forEachBounded(shared, SHARED_UPDATES_IN_FLIGHT, async ({ item, parts }) => {
-      await this.removeSharedParts(table, item, parts);
-      countRemoved(record.report, table, parts.kind, sharedItemPartCount(parts));
+      countRemoved(record.report, table, parts.kind, await removeSharedParts(this.writes, table, item, parts, this.subject));
     });
-    const sharedUpdated = shared.length;
-    const plain: Item[] = [];
-    for (const item of named) {
-      const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
-      if (followeeProfile) {
-        if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
-        countRemoved(record.report, table, 'followingEdge', 1);
-      } else {
-        plain.push(item);
-        countRemoved(record.report, table, scannedItemKind(table, item), 1);
-      }
+    for (const { item, followeeProfile } of edges) {
+      if (await removeOutgoingEdge(this.writes, item, followeeProfile)) record.report.followCountsLowered += 1;
+      countRemoved(record.report, table, 'followingEdge', 1);
     }
-    await this.deleteKeys(table, plain);
+    await deleteKeys(this.writes, table, deletes);
+    // Not counted: most notifications have no read state of their own (the marks cover them).
+    await deleteKeys(this.writes, 'readMarks', readStateReferences);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: SCAN_PAGE_UNITS + named.length + sharedUpdated, finished: output.LastEvaluatedKey === undefined };
+    return { units: SCAN_PAGE_UNITS + deletes.length + edges.length + shared.length, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** The parts out of one scanned item (idempotent: REMOVE and DELETE of what is gone do nothing); an item deleted meanwhile is not recreated. */
-  private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<void> {
-    for (const update of sharedPartsUpdates(parts)) {
-      try {
-        await this.options.client.send(
-          new UpdateCommand({
-            TableName: this.options.tables[table],
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: update.expression,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: update.names,
-            ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return;
-        throw error;
-      }
-    }
+  private keepUnknown(table: TableName, item: Item, verdict: Extract<ItemVerdict, { action: 'unknown' }>, report: ErasureReport): void {
+    countUnknownKept(report, table);
+    const key = tableSpecs[table];
+    this.warn('erasure kept an item of unknown kind (never deleted on a guess): check what wrote it', {
+      table,
+      key: 'sortKey' in key ? { pk: item.pk, sk: item.sk } : { id: item.id },
+      reason: verdict.reason,
+    });
   }
 
-  private scanInput(table: TableName): ScanCommandInput {
-    const tenant = `${tenantKeyPrefix(this.subject.tenantId)}#`;
-    if (table === 'idempotency') {
-      return {
-        TableName: this.options.tables.idempotency,
-        // This tenant's records and the tenantless ones (Powertools results, delivery records), whose data may hold the id.
-        FilterExpression: 'begins_with(#id, :tenant) OR NOT begins_with(#id, :tenantLed)',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':tenant': tenant, ':tenantLed': 'T#' },
-      };
-    }
-    return {
-      TableName: this.options.tables[table],
-      FilterExpression: 'begins_with(#pk, :tenant) OR begins_with(#pk, :reverse)',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-      ExpressionAttributeValues: { ':tenant': tenant, ':reverse': 'CONN#' },
-    };
+  private warn(message: string, context: Record<string, unknown>): void {
+    (this.options.warn ?? warnOnStderr)(message, context);
   }
 
-  /** DeleteItem (ALL_OLD), then ADD -1 to the followee's count if that edge had been counted: only the delete that removed it lowers it. */
-  private async removeOutgoingEdge(item: Item, followeeProfile: { pk: string; sk: string }): Promise<boolean> {
-    const deleted = await this.options.client.send(new DeleteCommand({ TableName: this.options.tables.graph, Key: { pk: item.pk, sk: item.sk }, ReturnValues: 'ALL_OLD' }));
-    if (deleted.Attributes?.counted !== true) return false;
-    try {
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tables.graph,
-          Key: followeeProfile,
-          UpdateExpression: 'ADD followerCount :minusOne',
-          ConditionExpression: 'attribute_exists(pk) AND followerCount > :zero',
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  }
-
+  /** Pending schedules that belong to the user or that they authored, by the roles in their payload (`classifySchedule`). */
   private async deleteSchedules(report: ErasureReport): Promise<{ units: number; finished: boolean }> {
     const store = this.options.schedules;
     if (!store) return { units: 0, finished: true };
-    const quotedUser = JSON.stringify(this.subject.userId);
-    const quotedTenant = JSON.stringify(this.subject.tenantId);
     const pending = await store.list();
-    const naming = pending.filter((schedule) => schedule.payload.includes(quotedUser) && schedule.payload.includes(quotedTenant));
-    for (const schedule of naming) if (await store.delete(schedule.name)) report.schedulesDeleted += 1;
+    for (const schedule of pending) {
+      const verdict = classifySchedule(schedule.payload, this.subject, this.options.findType);
+      if (verdict.action === 'delete' && (await store.delete(schedule.name))) report.schedulesDeleted += 1;
+      if (verdict.action === 'keep' && verdict.role === 'recipientAmongOthers') report.schedulesKeptNamingUser = (report.schedulesKeptNamingUser ?? 0) + 1;
+      if (verdict.action === 'unknown') {
+        report.schedulesUnknown = (report.schedulesUnknown ?? 0) + 1;
+        this.warn('erasure kept a schedule whose payload is of no known kind (never deleted on a guess)', { schedule: schedule.name, targetArn: schedule.targetArn });
+      }
+    }
     return { units: pending.length + 1, finished: true };
-  }
-
-  private async deleteKeys(table: TableName, items: readonly Item[]): Promise<void> {
-    if (items.length === 0) return;
-    const spec = tableSpecs[table];
-    const requests: WriteRequest[] = items.map((item) =>
-      'sortKey' in spec
-        ? { DeleteRequest: { Key: { pk: String(item[spec.partitionKey.name]), sk: String(item[spec.sortKey.name]) } } }
-        : { DeleteRequest: { Key: { id: String(item[spec.partitionKey.name]) } } },
-    );
-    await batchWriteAll(this.options.client, this.options.tables[table], requests, this.options.batchOptions ?? {});
   }
 }
 

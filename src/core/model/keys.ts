@@ -1,5 +1,6 @@
 /**
- * Every DynamoDB key of the system is built here, and only here.
+ * Every DynamoDB key of the system is built here, and only here; `key-parsing.ts` beside it reads a
+ * stored key back into its kind and ids, from the same constants.
  *
  * Partition keys start with the tenant as a literal leading segment (`T#<tenant>#...`) so an IAM
  * `dynamodb:LeadingKeys` condition can clamp a role to one tenant.
@@ -67,12 +68,12 @@ export function userPartition(tenantId: string, userId: string): string {
 // Named so it sorts after every `READ#<ulid>` ('M' > '#'): one descending query from the top
 // returns the marks first, then the newest single-read exceptions.
 export const READ_MARK_SK = 'READMARK';
-const READ_EXCEPTION_PREFIX = 'READ#';
+export const READ_EXCEPTION_PREFIX = 'READ#';
 // `READEX#` sorts between every `READ#<ulid>` ('E' > '#') and `READMARK` ('E' < 'M'): the same
 // descending query returns the mark, then every per-item state exception, then the single reads.
-const ITEM_STATE_PREFIX = 'READEX#';
+export const ITEM_STATE_PREFIX = 'READEX#';
 /** Tenant-level partition of retraction records (Inbox table), one item per retracted event. */
-const RETRACTIONS_SEGMENT = 'RETRACTIONS';
+export const RETRACTIONS_SEGMENT = 'RETRACTIONS';
 
 /** API Gateway connection ids are short base64-like strings; no `#`. */
 export const CONNECTION_ID_PATTERN = /^[A-Za-z0-9+/=_-]{1,128}$/;
@@ -86,13 +87,13 @@ function assertIdentifierMatching(kind: string, value: string, pattern: RegExp):
   return value;
 }
 
-const CONNECTION_PREFIX = 'C#';
-const PRESENCE_SK = 'PRESENCE';
+export const CONNECTION_PREFIX = 'C#';
+export const PRESENCE_SK = 'PRESENCE';
 
 /** Ends every FOLLOWING_CELEBS partition key (the upgrade backfill filters a Scan with it). */
 export const FOLLOWING_CELEBS_SUFFIX = '#FOLLOWING_CELEBS';
-const FOLLOWED_CELEBS_PACK_SUFFIX = '#FOLLOWED_CELEBS_PACK';
-const PACK_CHUNK_PREFIX = 'C#';
+export const FOLLOWED_CELEBS_PACK_SUFFIX = '#FOLLOWED_CELEBS_PACK';
+export const PACK_CHUNK_PREFIX = 'C#';
 
 function packChunkKey(packPartition: string, chunk: number): TableKey {
   if (!Number.isInteger(chunk) || chunk < 0 || chunk >= FOLLOWED_PACK_CHUNKS) throw new RangeError(`pack chunk out of range: ${chunk}`);
@@ -144,6 +145,12 @@ export const keys = {
     pk: userPartition(tenantId, userId),
     sk: `${ITEM_STATE_PREFIX}${notificationId}`,
   }),
+
+  /** ReadMarks: the single read and the per-item state of one notification of an inbox partition (`pk` as stored: its segments may be hashed). */
+  readStateOfInboxItem: (inboxPk: string, notificationId: string): TableKey[] => [
+    { pk: inboxPk, sk: `${READ_EXCEPTION_PREFIX}${notificationId}` },
+    { pk: inboxPk, sk: `${ITEM_STATE_PREFIX}${notificationId}` },
+  ],
 
   notificationIdFromItemState: (sk: string): string | undefined =>
     sk.startsWith(ITEM_STATE_PREFIX) ? sk.slice(ITEM_STATE_PREFIX.length) : undefined,
@@ -303,4 +310,11 @@ export const keys = {
    */
   traceRecordId: (tenantId: string, userId: string | undefined, stage: string, eventId: string): string =>
     `${userId === undefined ? `${tenantKeyPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
+
+  /** Idempotency table: an erasure's tombstone and checkpoint, keyed by a digest of (tenant, user) so it does not name them (src/core/privacy/erasure.ts). */
+  erasureRecordId: (tenantId: string, digest: string): string =>
+    `${tenantKeyPrefix(tenantId)}#ERASED#${assertIdentifierMatching('digest', digest, /^[A-Za-z0-9_-]{43}$/)}`,
 };
+
+/** Idempotency table: the fan-out handler's Powertools `keyPrefix`; Powertools keys its records `fanout#<base64 MD5 of [type, tenant, event id]>`. */
+export const FAN_OUT_IDEMPOTENCY_PREFIX = 'fanout';
