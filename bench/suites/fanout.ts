@@ -82,7 +82,7 @@ not run on the fan-out's thread. The arrival clock (\`arrivalClock.*\`): every e
 costs one conditional PutItem of its arrival stamp (Idempotency table, < 1 KB: 1 WCU); a retry or a
 duplicate publish costs one request on DynamoDB (the failed condition returns the stored stamp) and
 one GetItem more on dynalite, which does not return it; an ordinary-tier post also logs itself in its
-author's recent-posts log (one PutItem).
+author's recent posts log (one PutItem).
 
 - \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
   \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
@@ -101,7 +101,7 @@ author's recent-posts log (one PutItem).
   suite measured 1.22 at F = 9,999 and 1.23 at F = 1,000.
 - \`celebrityPost.writes.f100000\`: a celebrity (PROFILE says tier = celebrity, 100,000 followers;
   no follower items are seeded because the celebrity path never reads the follower list) publishes;
-  consumed WCU (target: 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2}: feed, posts log and count index shards, arrival stamp, feed head; independent of F), with the request count.
+  consumed WCU (target: 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2}: feed, celebrity posts log and count index shards, arrival stamp, feed head; independent of F), with the request count.
   Delivery jobs go to an in-memory queue here (the SQS path is covered by the tests).
 `,
   async run(): Promise<BenchResult[]> {
@@ -122,7 +122,7 @@ author's recent-posts log (one PutItem).
         graph,
         inbox,
         arrivals,
-        postsLog: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
+        recentPosts: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
         celebrityPostsIndex: new DynamoCelebrityPostsLog(client, dynamo.tableNames.inbox),
         deliveryQueue: jobs,
         promotionQueue: { enqueue: async () => undefined },
@@ -142,7 +142,7 @@ author's recent-posts log (one PutItem).
             name: 'arrivalClock.ordinaryPost.extraRequests',
             value: counted.PutItemCommand ?? 0,
             unit: 'requests',
-            note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent-posts log entry (PutItem)',
+            note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent posts log entry (PutItem)',
           });
         }
         const batchWrites = counted.BatchWriteItemCommand ?? 0;
@@ -203,7 +203,7 @@ author's recent-posts log (one PutItem).
       meter.reset();
       await service.process(postEvent(celebrity, 'celebrity-post'), postPublished);
       const celebrityTotals = meter.snapshot();
-      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2} (S feed items, S posts log items, S count index slots, the arrival stamp, the feed head), independent of F` });
+      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2} (S feed items, S celebrity posts log items, S count index slots, the arrival stamp, the feed head), independent of F` });
       results.push({
         name: `celebrityPost.requests.f${CELEBRITY_FOLLOWERS}`,
         value: celebrityTotals.requests,

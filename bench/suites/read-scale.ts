@@ -18,7 +18,7 @@ import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/jobs/deliv
 import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/model/feed-shards.js';
 import { idLowerBoundAt, notificationId } from '../../src/core/model/ids.js';
 import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/model/read-state.js';
-import { POSTS_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
+import { CELEBRITY_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import { keys } from '../../src/core/model/keys.js';
 import { LiveDelivery } from '../../src/core/live/live-delivery.js';
@@ -97,12 +97,12 @@ async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, r
 
 /**
  * The bench tenant: every celebrity with its posts over the last hour as the fan-out writes them (feed
- * shards, posts log shards, count index, heads on the profiles), each reader with 50 own notifications
+ * shards, celebrity posts log shards, count index, heads on the profiles), each reader with 50 own notifications
  * following the first k celebrities (edges and pack, as a follow writes them, 2 hours ago).
  */
 async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableName, string>, readers: readonly { reader: UserRef; k: number }[], celebrities: readonly string[]): Promise<{ followedAt: string }> {
   const inbox = new InboxRepository(client, tables.inbox);
-  const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
+  const celebrityLog = new DynamoCelebrityPostsLog(client, tables.inbox);
   const shards = new Set(readers.map(({ reader }) => readerShard(reader.userId, DEFAULT_FEED_SHARDS)));
   const now = Date.now();
   const writes: InboxItemToWrite[] = [];
@@ -117,7 +117,7 @@ async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableNa
   });
   await inbox.writeInboxItems(writes);
   // The count index, as the fan-out writes it after the log items.
-  await postsLog.indexPosts(writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [{ tenantId: TENANT, shard: source.shard, authorId: source.authorId, id: item.id, type: item.type, expiresAt: item.expiresAt }] : [])));
+  await celebrityLog.indexPosts(writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [{ tenantId: TENANT, shard: source.shard, authorId: source.authorId, id: item.id, type: item.type, expiresAt: item.expiresAt }] : [])));
   await batchPutAll(client, tables.graph, profiles);
   const followedAt = new Date(now - 7_200_000).toISOString();
   const followGraph = new FollowGraphRepository(client, tables.graph);
@@ -196,8 +196,8 @@ repositories, \`InboxReadService\` and \`LiveDelivery\`, the \`RequestMeter\` co
   ${CURRENT_SAMPLES} samples each (${SAMPLES} for the previous designs), median time; \`*.ms.first.kK\` is the reader's first read (no data is cached
   between reads; only the first page request's size follows the followed share the reader's last page
   scan saw, so a first read reads the budget's 100 log items, and a later page sends that request with
-  its first round). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
-  reader's shard of the posts log (K = 150 is the sparse case: 7.5% of the log is followed);
+  its first round). Above ${CELEBRITY_LOG_MIN_FOLLOWED} follows the read scans the
+  reader's shard of the celebrity posts log (K = 150 is the sparse case: 7.5% of the log is followed);
   at or below, the feed heads. \`inboxPageHeads.*\` / \`countsHeads.*\`: feed heads at every K (the
   previous design); \`inboxPageEveryFeed.*\` / \`countsEveryFeed.*\`: one Query per followed feed
   (the first design), same data, same run. Target: requests <= 4 + ceil(K/100) + feeds that
@@ -223,8 +223,8 @@ repositories, \`InboxReadService\` and \`LiveDelivery\`, the \`RequestMeter\` co
     const graph = new GraphRepository(client, tables.graph);
     const readState = new ReadStateRepository(client, tables.readMarks);
     const common = { inbox, celebrities: graph, readState, clock: systemClock, cursorSecret: 'bench', feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 };
-    const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
-    const withLog = new InboxReadService({ ...common, feedHeads: graph, celebrityPosts: postsLog });
+    const celebrityLog = new DynamoCelebrityPostsLog(client, tables.inbox);
+    const withLog = new InboxReadService({ ...common, feedHeads: graph, celebrityPosts: celebrityLog });
     const withHeads = new InboxReadService({ ...common, feedHeads: graph });
     const everyFeed = new InboxReadService(common);
     const results: BenchResult[] = [];
@@ -267,7 +267,7 @@ repositories, \`InboxReadService\` and \`LiveDelivery\`, the \`RequestMeter\` co
           results.push(
             { name: `inboxPage${name}.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: target },
             { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${taken}, page of 20` },
-            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > POSTS_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
+            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > CELEBRITY_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
             { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${taken}` },
           );
         }

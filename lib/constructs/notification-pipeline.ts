@@ -76,12 +76,12 @@ export interface FanOutTableAccess {
  * - a type that notifies (audience not `none`): mutes are one BatchGetItem of preferences per page,
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
- *   post is logged in its author's recent-posts log (PutItem on the Inbox table); a celebrity post's
+ *   post is logged in its author's recent posts log (PutItem on the Inbox table); a celebrity post's
  *   key goes into the count index slots (UpdateItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
  *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
  *   UpdateItem (ADD of a String Set element) of its followed-celebrities pack chunk, Query of
- *   the followee's recent-posts log (Inbox table) to backfill posts the follow raced.
+ *   the followee's recent posts log (Inbox table) to backfill posts the follow raced.
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   pack chunk GetItem then UpdateItem (DELETE of the celebrity's set elements),
  *   PROFILE GetItem when the edge was not counted.

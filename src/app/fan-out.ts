@@ -119,7 +119,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     graph: followGraphRepository(parts, config.graphTable),
     inbox: inboxRepository(parts, config.inboxTable),
     arrivals: arrivalLedger(parts, config.idempotencyTable),
-    postsLog: recentPostsLog(parts, config.inboxTable),
+    recentPosts: recentPostsLog(parts, config.inboxTable),
     celebrityPostsIndex: celebrityPostsLog(parts, config.inboxTable),
     deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),

@@ -138,7 +138,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   if (backfill && backfill.packed > 0) logger.info('followed-celebrities packs built from FOLLOWING_CELEBS edges', { ...backfill });
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
-  if (indexed) logger.info('celebrity posts count index built from the posts log', { indexed });
+  if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });

@@ -340,7 +340,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
         // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
-        // PutItem for a post's recent-posts log entry); follow.created also reads that log (Query).
+        // PutItem for a post's recent posts log entry); follow.created also reads that log (Query).
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
         const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';

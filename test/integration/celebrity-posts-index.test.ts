@@ -118,7 +118,7 @@ describe('celebrity posts count index', () => {
     expect(report.removed['inbox.celebrityPostIndexEntry']).toBe(1);
   });
 
-  it('backfills the index from the posts log (the upgrade step), idempotently', async () => {
+  it('backfills the index from the celebrity posts log (the upgrade step), idempotently', async () => {
     // Prepare: posts logged before the index existed, in two shards, with an escaped tenant segment
     const tenantId = `cpx ${(tenants += 1)}/ü`;
     const posts = Array.from({ length: 5 }, (_, i) => entry(tenantId, `star-${i}`, T0 + i * 3_000));

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/read/celebrity-posts-view.js';
+import { DEFAULT_CELEBRITY_LOG_BUDGET } from '../../src/core/read/celebrity-posts-view.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
@@ -51,16 +51,16 @@ function commonDeps(muted: readonly string[] = []) {
   };
 }
 
-function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxReadService; withHeads: InboxReadService; everyFeed: InboxReadService } {
+function services(muted: readonly string[] = [], celebrityLogFromFollowed = 0, celebrityLogBudget = DEFAULT_CELEBRITY_LOG_BUDGET): { withLog: InboxReadService; withHeads: InboxReadService; everyFeed: InboxReadService } {
   const common = commonDeps(muted);
   return {
-    withLog: new InboxReadService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
+    withLog: new InboxReadService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, celebrityLogFromFollowed, celebrityLogBudget }),
     withHeads: new InboxReadService({ ...common, feedHeads: repositories.graph }),
     everyFeed: new InboxReadService(common),
   };
 }
 
-/** A post in every feed shard and every posts log shard, as the fan-out writes it. */
+/** A post in every feed shard and every celebrity posts log shard, as the fan-out writes it. */
 function postWrites(tenantId: string, celebrityId: string, post: StoredNotification): InboxItemToWrite[] {
   return Array.from({ length: TEST_FEED_SHARDS }, (_, shard): InboxItemToWrite[] => [
     { source: { kind: 'feed', tenantId, actorId: celebrityId, shard }, item: post },
@@ -118,7 +118,7 @@ function instrumentedService(events: string[]): InboxReadService {
       },
     },
     feedHeads: repositories.graph,
-    postsLogFromFollowed: 0,
+    celebrityLogFromFollowed: 0,
     celebrityPosts: {
       scanPosts: (...args) => {
         events.push('scan');
@@ -167,8 +167,8 @@ describe('listPage from the celebrity posts log', () => {
     // requests read about 1.5 x the page instead of the budget's 100, with the same pages.
     const firstSizes = scans.mock.calls.map((call) => call[4]);
     scans.mockRestore();
-    expect(firstSizes[0]).toBe(DEFAULT_POSTS_LOG_BUDGET.pageItems);
-    expect(firstSizes.at(-1)).toBeLessThan(DEFAULT_POSTS_LOG_BUDGET.pageItems);
+    expect(firstSizes[0]).toBe(DEFAULT_CELEBRITY_LOG_BUDGET.pageItems);
+    expect(firstSizes.at(-1)).toBeLessThan(DEFAULT_CELEBRITY_LOG_BUDGET.pageItems);
   }, 60_000);
 
   it('keeps since, type filters and muted types, hides posts from before followedAt and of celebrities not followed', async () => {

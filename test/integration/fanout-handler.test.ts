@@ -30,7 +30,7 @@ beforeAll(async () => {
     graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
     inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
     arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
-    postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+    recentPosts: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
     celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
     deliveryQueue: jobs,
     promotionQueue: new RecordingPromotionQueue(),

@@ -18,7 +18,7 @@ describe('classifyStoredItem: what belongs to the user or names them in a role',
   it.each<[string, TableName, Record<string, unknown>, string]>([
     ['their inbox item', 'inbox', { ...keys.inboxItem('acme', 'al', ULID), actor: { id: 'bo' } }, 'delete inboxItem'],
     ['their feed shard item', 'inbox', { ...keys.feedItem('acme', 'al', 3, ULID), actor: { id: 'al' } }, 'delete feedItem'],
-    ['their posts log entry', 'inbox', { pk: keys.postsLogPartition('acme', 'al'), sk: ULID }, 'delete postsLogEntry'],
+    ['their recent posts log entry', 'inbox', { pk: keys.recentPostsPartition('acme', 'al'), sk: ULID }, 'delete postsLogEntry'],
     ['their celebrity post in the tenant log', 'inbox', { pk: keys.celebrityPostsPartition('acme', 1), sk: ULID, authorId: 'al', actor: { id: 'al' } }, 'delete celebrityPost'],
     ['their read mark', 'readMarks', { ...keys.readMark('acme', 'al') }, 'delete readMark'],
     ['their single read', 'readMarks', { ...keys.readException('acme', 'al', ULID) }, 'delete readException'],

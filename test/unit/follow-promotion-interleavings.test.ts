@@ -35,7 +35,7 @@ interface Edge {
   counted: boolean;
 }
 
-/** Graph, inbox, feeds, arrival ledger, posts log and queues in memory; each shared-state access is a scheduler step. */
+/** Graph, inbox, feeds, arrival ledger, recent posts log and queues in memory; each shared-state access is a scheduler step. */
 class World implements FollowGraph, RecentPostsLog {
   readonly edges = new Map<string, Edge>();
   profile: { followerCount: number; tier: Tier; everCelebrity: boolean };
@@ -219,7 +219,7 @@ async function runOnce(scheduler: Scheduler, scenario: Scenario): Promise<string
     graph: world,
     inbox: world.inbox,
     arrivals: world.arrivalLedger,
-    postsLog: world,
+    recentPosts: world,
     // The count index is not what these interleavings check.
     celebrityPostsIndex: { indexPosts: async () => {} },
     deliveryQueue: world.deliveryQueue,

@@ -8,7 +8,7 @@
  *    erased" just before it has finished writing (set it to at least the fan-out function timeout);
  * 3. connections: each open connection is closed (API Gateway DeleteConnection) and its reverse item deleted;
  * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
- *    every other item kind of that partition, connections and presence, feed shards, posts log,
+ *    every other item kind of that partition, connections and presence, feed shards, recent posts log,
  *    followers, followed celebrities (edges and pack), profile and preferences;
  * 5. one Scan per table, each item decided by its key kind and role attributes
  *    (`classifyStoredItem`, src/core/privacy/erasure-roles.ts), never by matching values: their follow edges

@@ -69,7 +69,7 @@ export class UserExporter {
     };
     await sink(JSON.stringify(head).slice(0, -1));
     await this.writeArray(sink, 'inbox', this.pages('inbox', own, false), (item) => ({ ...notificationOf(item), read: isRead(String(item.sk), readState), seen: isSeen(String(item.sk), readState) }));
-    const authored = [keys.postsLogPartition(tenantId, userId), ...(this.options.feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
+    const authored = [keys.recentPostsPartition(tenantId, userId), ...(this.options.feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );

@@ -55,7 +55,7 @@ export function planRecipientWrites(
   return { writes, recipients };
 }
 
-/** The same item (same id) once per feed shard and once per posts log shard: 2S writes, whatever the follower count. */
+/** The same item (same id) once per feed shard and once per celebrity posts log shard: 2S writes, whatever the follower count. */
 export function planFeedWrites(
   event: NotificationEvent,
   rendered: RenderedNotification,
@@ -63,13 +63,13 @@ export function planFeedWrites(
   shardCount: number,
   ttlDays: number,
   arrivalMs: number,
-): { writes: InboxItemToWrite[]; postsLogWrites: InboxItemToWrite[]; postsIndexEntries: CelebrityPostIndexEntry[]; notificationId: string } {
+): { writes: InboxItemToWrite[]; celebrityLogWrites: InboxItemToWrite[]; postsIndexEntries: CelebrityPostIndexEntry[]; notificationId: string } {
   const id = notificationId({ tenantId: event.tenantId, type: event.type, eventId: event.eventId, recipient: feedRecipient(actorId), timeMs: arrivalMs });
   const item = stored(rendered, id, expiresAtOf(arrivalMs, ttlDays));
   return {
     writes: allShards(shardCount).map((shard) => ({ source: { kind: 'feed', tenantId: event.tenantId, actorId, shard }, item })),
     // The same item in each shard of the tenant's celebrity posts log (read by users following many celebrities).
-    postsLogWrites: allShards(shardCount).map((shard) => ({ source: { kind: 'celebrityPosts', tenantId: event.tenantId, shard, authorId: actorId }, item })),
+    celebrityLogWrites: allShards(shardCount).map((shard) => ({ source: { kind: 'celebrityPosts', tenantId: event.tenantId, shard, authorId: actorId }, item })),
     // And its key in each shard's count index (read by counts).
     postsIndexEntries: allShards(shardCount).map((shard) => ({ tenantId: event.tenantId, shard, authorId: actorId, id, type: item.type, expiresAt: item.expiresAt })),
     notificationId: id,

@@ -52,7 +52,7 @@ export interface FanOutDeps {
   /** The arrival clock: one stamp per event, reused by retries, duplicates and replays. */
   arrivals: ArrivalLedger;
   /** The author's inbox-mode posts, so a follow that raced a post backfills it. */
-  postsLog: RecentPostsLog;
+  recentPosts: RecentPostsLog;
   /** The tenant's celebrity posts count index (a celebrity post's key per reader shard). */
   celebrityPostsIndex: CelebrityPostsIndexWriter;
   clock?: Clock;
@@ -195,12 +195,12 @@ export class FanOutService {
     const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
     summary.audienceTier = profile.tier;
     if (profile.tier === 'celebrity') {
-      // The follower list is never read: cost is 3S writes (feed, posts log and count index shards), one head update and one job, whatever the follower count.
+      // The follower list is never read: cost is 3S writes (feed, celebrity posts log and count index shards), one head update and one job, whatever the follower count.
       // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
       // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
       const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
       // Feed shards and the tenant's celebrity posts log shards in one write (BatchWriteItem, 25 rows per call).
-      await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.postsLogWrites]);
+      await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.celebrityLogWrites]);
       // After the log items, so a count that sees a key finds the post; a retry sets the same attributes.
       await this.deps.celebrityPostsIndex.indexPosts(feed.postsIndexEntries);
       // After the items exist, so a reader that sees the head finds the post.
@@ -213,7 +213,7 @@ export class FanOutService {
     }
     const arrivalMs = await arrivalOf();
     // Logged BEFORE the followers are listed: a follow whose edge the listing missed reads this entry.
-    await this.deps.postsLog.recordPost(event.tenantId, accountId, {
+    await this.deps.recentPosts.recordPost(event.tenantId, accountId, {
       eventId: event.eventId,
       type: event.type,
       priority: event.priority,
@@ -339,7 +339,7 @@ export class FanOutService {
   /** Copies the author's logged posts with arrival >= followedAt into the follower's inbox (skipping muted types), then their jobs. */
   private async backfillRecentPosts(tenantId: string, authorId: string, followerId: string, followedAtMs: number, summary: FanOutSummary): Promise<void> {
     const nowMs = (this.deps.clock ?? systemClock).nowMs();
-    const logged = await this.deps.postsLog.listPostsFrom(tenantId, authorId, followedAtMs, nowMs);
+    const logged = await this.deps.recentPosts.listPostsFrom(tenantId, authorId, followedAtMs, nowMs);
     const posts = [];
     for (const post of logged) {
       if (!postVisibleToFollow(post.arrivalMs, followedAtMs)) continue;

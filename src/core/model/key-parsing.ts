@@ -70,6 +70,7 @@ export type ParsedKey =
   | ({ kind: 'inboxItem'; userId: KeyId; notificationId: string } & Tenanted)
   | ({ kind: 'feedItem'; actorId: KeyId; shard: number; notificationId: string } & Tenanted)
   | ({ kind: 'retraction'; arrivalMs: number; type: string; eventId: string } & Tenanted)
+  /** An entry of the author's recent posts log (the kind keeps its first name: erasure reports and their checkpoints carry it). */
   | ({ kind: 'postsLogEntry'; authorId: KeyId; postId: string } & Tenanted)
   | ({ kind: 'celebrityPost'; shard: number; notificationId: string } & Tenanted)
   | ({ kind: 'celebrityPostsIndexSlot'; shard: number; slot: string; overflow: number } & Tenanted)

@@ -265,10 +265,13 @@ export const keys = {
    */
   arrivalRecordId: (tenantId: string, type: string, eventId: string): string => `${tenantKeyPrefix(tenantId)}#ARRIVAL#${type}#${eventId}`,
 
-  /** Inbox table: an author's recent inbox-mode posts (`T#<tenant>#P#<author>` / post log id), TTL like the inbox. */
-  postsLogPartition: (tenantId: string, authorId: string): string => `${tenantKeyPrefix(tenantId)}#P#${keySegment('authorId', authorId)}`,
+  /**
+   * Inbox table: the author's RECENT POSTS LOG, their recent inbox-mode posts a late follow backfills from
+   * (`T#<tenant>#P#<author>` / post log id), TTL like the inbox. Not the tenant's celebrity posts log below.
+   */
+  recentPostsPartition: (tenantId: string, authorId: string): string => `${tenantKeyPrefix(tenantId)}#P#${keySegment('authorId', authorId)}`,
 
-  /** Inbox table: one reader shard of the tenant's celebrity posts log (`T#<tenant>#CP#S<n>` / feed id), TTL like the feeds. */
+  /** Inbox table: one reader shard of the tenant's CELEBRITY POSTS LOG (`T#<tenant>#CP#S<n>` / feed id), TTL like the feeds. Not an author's recent posts log above. */
   celebrityPostsPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CP#S${shard}`,
 
   /**
@@ -279,7 +282,7 @@ export const keys = {
    */
   celebrityPostsIndexPartition: (tenantId: string, shard: number): string => `${tenantKeyPrefix(tenantId)}#CPX#S${shard}`,
   isCelebrityPostsIndexPartition: (pk: string): boolean => /#CPX#S\d+$/.test(pk),
-  /** The count index partition of a posts log partition (the upgrade backfill knows only the log's keys); undefined for any other pk. */
+  /** The count index partition of a celebrity posts log partition (the upgrade backfill knows only the log's keys); undefined for any other pk. */
   celebrityPostsIndexPartitionOfLog: (logPk: string): string | undefined => (/#CP#S\d+$/.test(logPk) ? logPk.replace(/#CP#S(\d+)$/, '#CPX#S$1') : undefined),
   celebrityPostsIndexSlot: (indexPk: string, slotPrefix: string, overflow = 0): TableKey => ({
     pk: indexPk,

@@ -10,8 +10,8 @@ export function feedRecipient(actorId: string): string {
   return `feed#${actorId}`;
 }
 
-/** Recipient marker of a post's entry in its author's recent-posts log. */
-export function postsLogRecipient(authorId: string): string {
+/** Recipient marker of a post's entry in its author's recent posts log. */
+export function recentPostsRecipient(authorId: string): string {
   return `posts#${authorId}`;
 }
 

@@ -40,7 +40,7 @@ export function userPartitions(subject: ErasureSubject, feedShards: number): Use
     { table: 'inbox', pk: own, kind: 'inboxItem' },
     { table: 'readMarks', pk: own, kind: 'readState' },
     ...Array.from({ length: feedShards }, (_, shard): UserPartition => ({ table: 'inbox', pk: keys.feedShardPartition(tenantId, userId, shard), kind: 'feedItem' })),
-    { table: 'inbox', pk: keys.postsLogPartition(tenantId, userId), kind: 'postsLogEntry' },
+    { table: 'inbox', pk: keys.recentPostsPartition(tenantId, userId), kind: 'postsLogEntry' },
     // Their followers: the edges go with the account (its count goes with its PROFILE).
     { table: 'graph', pk: keys.followersPartition(tenantId, userId), kind: 'followerEdge' },
     { table: 'graph', pk: keys.followingCelebsPartition(tenantId, userId), kind: 'followedCelebrity' },

@@ -14,9 +14,9 @@ import { COUNT_CAP, countFromIdsAboveReadMark, tallyUnread, type Counts, type Re
 import type { UserRef } from '../model/user.js';
 import type { FollowedCelebrity } from '../model/followed-pack.js';
 
-/** Above this many followed celebrities a read scans the posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
-export const POSTS_LOG_MIN_FOLLOWED = 100;
-export interface PostsLogBudget {
+/** Above this many followed celebrities a read scans the celebrity posts log; at or below, ceil(k/100) <= 1 BatchGetItem of feed heads is cheaper. */
+export const CELEBRITY_LOG_MIN_FOLLOWED = 100;
+export interface CelebrityLogBudget {
   /** Log items a page read evaluates per request. */
   pageItems: number;
   /** Count index slot items in a count's first request (each next request reads 4x as many). */
@@ -29,9 +29,9 @@ export interface PostsLogBudget {
  * A page of 20 at 25% density fits in one request; 16 slots of a tenant posting 2 per second hold
  * ~300 posts, 100 unread at 33% density (a quiet tenant's sparse slots: 16, 64, 256 slots).
  */
-export const DEFAULT_POSTS_LOG_BUDGET: PostsLogBudget = { pageItems: 100, countSlots: 16, maxRequests: 3 };
+export const DEFAULT_CELEBRITY_LOG_BUDGET: CelebrityLogBudget = { pageItems: 100, countSlots: 16, maxRequests: 3 };
 
-export interface PostsLogScope {
+export interface CelebrityLogScope {
   log: CelebrityPostsReader;
   user: UserRef;
   /** The reader's shard of the log (the same as its feed shard). */
@@ -40,7 +40,7 @@ export interface PostsLogScope {
   muted: readonly string[];
   nowMs: number;
   inboxTtlDays: number;
-  budget: PostsLogBudget;
+  budget: CelebrityLogBudget;
   /** The followed share of the log this reader's last page scan saw: sizes the first request (a guess; a miss only costs a request). */
   density?: number;
   /** Told the followed share a page scan saw (when it evaluated enough posts to tell). */
@@ -53,12 +53,12 @@ const DENSITY_MARGIN = 1.5;
 const MIN_DENSITY_SAMPLE = 20;
 
 /** Items of the page's first log request: the budget's page, or fewer when the reader's followed share of the log is known to be high. */
-export function firstPageItems(budget: PostsLogBudget, wanted: number, density: number | undefined): number {
+export function firstPageItems(budget: CelebrityLogBudget, wanted: number, density: number | undefined): number {
   if (density === undefined || density <= 0) return budget.pageItems;
   return Math.min(budget.pageItems, Math.max(wanted, Math.ceil((DENSITY_MARGIN * wanted) / density)));
 }
 
-export interface PostsLogPageRange {
+export interface CelebrityLogPageRange {
   before?: string;
   since?: string;
   /** Items wanted (the page's limit + 1, for the cursor). */
@@ -102,23 +102,23 @@ class FollowedFloors {
 }
 
 /** Each followed celebrity's exclusive floor (followedAt) and the log's lower bound for this read. */
-function floorsOf(scope: PostsLogScope, lower: string | undefined): { floors: FollowedFloors; after: string | undefined } {
+function floorsOf(scope: CelebrityLogScope, lower: string | undefined): { floors: FollowedFloors; after: string | undefined } {
   const floors = new FollowedFloors(scope.celebrities);
   const ttlFloor = idLowerBoundAt(scope.nowMs - scope.inboxTtlDays * 86_400_000);
   return { floors, after: maxId(lower, floors.lowest(), ttlFloor) };
 }
 
 /** The range of a page's first log request that is known before the followed list: the followed floors are not (the posts below them are dropped by their floor). */
-export function prefetchRange(range: Pick<PostsLogPageRange, 'before' | 'since'>, nowMs: number, inboxTtlDays: number): IdRange {
+export function prefetchRange(range: Pick<CelebrityLogPageRange, 'before' | 'since'>, nowMs: number, inboxTtlDays: number): IdRange {
   return { before: range.before, after: maxId(range.since, idLowerBoundAt(nowMs - inboxTtlDays * 86_400_000)) };
 }
 
 /**
  * A page's first log request sent before the followed list is known (so it travels with the read's
- * first round instead of after it), in `prefetchRange`: the caller passes it to pageFromPostsLog.
+ * first round instead of after it), in `prefetchRange`: the caller passes it to pageFromCelebrityLog.
  * Rejections are kept for the caller; an unused prefetch is only a wasted request.
  */
-export function prefetchFirstPostsPage(log: CelebrityPostsReader, user: UserRef, shard: number, range: IdRange, firstItems: number): Promise<CelebrityPostsPage<CelebrityPost>> {
+export function prefetchFirstCelebrityLogPage(log: CelebrityPostsReader, user: UserRef, shard: number, range: IdRange, firstItems: number): Promise<CelebrityPostsPage<CelebrityPost>> {
   const iterator = log.scanPosts(user.tenantId, shard, range, firstItems, firstItems)[Symbol.asyncIterator]();
   const page = iterator.next().then(async (result) => {
     await iterator.return?.();
@@ -132,7 +132,7 @@ export function prefetchFirstPostsPage(log: CelebrityPostsReader, user: UserRef,
  * The log pages of a page read: the prefetched first page (read down to the TTL only), then from its
  * last id down to `range.after`; or the whole scan when nothing was prefetched.
  */
-async function* postsPages(scope: PostsLogScope, range: IdRange, firstItems: number, prefetched?: Promise<CelebrityPostsPage<CelebrityPost>>): AsyncGenerator<CelebrityPostsPage<CelebrityPost>> {
+async function* postsPages(scope: CelebrityLogScope, range: IdRange, firstItems: number, prefetched?: Promise<CelebrityPostsPage<CelebrityPost>>): AsyncGenerator<CelebrityPostsPage<CelebrityPost>> {
   const { tenantId } = scope.user;
   if (!prefetched) {
     yield* scope.log.scanPosts(tenantId, scope.shard, range, scope.budget.pageItems, firstItems);
@@ -149,10 +149,10 @@ async function* postsPages(scope: PostsLogScope, range: IdRange, firstItems: num
 }
 
 /** The merged page (own + followed posts, newest first, at most `wanted`), or undefined past the budget; `prefetched`: its first log request, already sent. */
-export async function pageFromPostsLog(
-  scope: PostsLogScope,
+export async function pageFromCelebrityLog(
+  scope: CelebrityLogScope,
   own: readonly StoredNotification[],
-  range: PostsLogPageRange,
+  range: CelebrityLogPageRange,
   prefetched?: Promise<CelebrityPostsPage<CelebrityPost>>,
 ): Promise<StoredNotification[] | undefined> {
   const { floors, after } = floorsOf(scope, range.since);
@@ -198,8 +198,8 @@ export async function pageFromPostsLog(
  * stopping once both answers are capped or no unseen id can follow; undefined past the budget.
  * `gone`: ids the counts leave out though above the read mark (archived, deleted, retracted, not yet arrived).
  */
-export async function countsFromPostsLog(
-  scope: PostsLogScope,
+export async function countsFromCelebrityLog(
+  scope: CelebrityLogScope,
   state: ReadState,
   ownIdsAboveReadMark: () => Promise<readonly string[]>,
   gone: (id: string) => boolean = () => false,

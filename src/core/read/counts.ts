@@ -6,9 +6,9 @@
 import { idLowerBoundAt, idUpperBoundAt } from '../model/ids.js';
 import { COUNT_CAP, countFromIdsAboveReadMark, countQueryLimit, isArchived, isHidden, tallyUnread, type Counts } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
-import { countsFromPostsLog } from './celebrity-posts-view.js';
+import { countsFromCelebrityLog } from './celebrity-posts-view.js';
 import { compareBoundsDescending, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
-import type { PostsLogReads } from './posts-log-reads.js';
+import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
 
 /** Counts of a tab: the types left out (e.g. every type outside a category). */
@@ -20,7 +20,7 @@ export class InboxCounts {
   constructor(
     private readonly deps: InboxReadDeps,
     private readonly view: InboxView,
-    private readonly postsLog: PostsLogReads,
+    private readonly celebrityLog: CelebrityLogReads,
   ) {}
 
   /**
@@ -45,11 +45,11 @@ export class InboxCounts {
     const gone = (id: string) => id > arrived || retracted.has(id) || isHidden(id, state) || isArchived(id, state);
     const limit = countQueryLimit(state) + retracted.ownCount;
     const readMark = state.readMark ?? undefined;
-    const postsLog = this.postsLog.scope(user, celebrities, muted, nowMs);
+    const celebrityLog = this.celebrityLog.scope(user, celebrities, muted, nowMs);
     const ownUnreadIds = () =>
       tabExcluded.length > 0 ? this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs, tabExcluded) : this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs);
-    const fromPostsLog = postsLog && (await countsFromPostsLog(postsLog, state, ownUnreadIds, gone));
-    if (fromPostsLog) return fromPostsLog;
+    const fromCelebrityLog = celebrityLog && (await countsFromCelebrityLog(celebrityLog, state, ownUnreadIds, gone));
+    if (fromCelebrityLog) return fromCelebrityLog;
     const [ownIds, unsortedFeeds] = await Promise.all([
       ownUnreadIds(),
       this.view.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),

@@ -10,7 +10,7 @@ import type { UserRef } from '../model/user.js';
 import { InboxCounts, type CountsRequest } from './counts.js';
 import { InboxView, type InboxReadDeps } from './inbox-view.js';
 import { InboxPages, type InboxPage, type InboxPageRequest } from './page-scan.js';
-import { PostsLogReads } from './posts-log-reads.js';
+import { CelebrityLogReads } from './celebrity-log-reads.js';
 
 export type { CountsRequest } from './counts.js';
 export type { InboxReadDeps } from './inbox-view.js';
@@ -23,9 +23,9 @@ export class InboxReadService {
 
   constructor(deps: InboxReadDeps) {
     this.view = new InboxView(deps);
-    const postsLog = new PostsLogReads(deps);
-    this.pages = new InboxPages(deps, this.view, postsLog);
-    this.tallies = new InboxCounts(deps, this.view, postsLog);
+    const celebrityLog = new CelebrityLogReads(deps);
+    this.pages = new InboxPages(deps, this.view, celebrityLog);
+    this.tallies = new InboxCounts(deps, this.view, celebrityLog);
   }
 
   /** A newest-first page of the user's view (`page-scan.ts`). */

@@ -11,19 +11,19 @@ import type { UserRef } from '../model/user.js';
 import type { CelebrityPostsReader } from '../ports/celebrity-posts.js';
 import type { Clock } from '../ports/clock.js';
 import type { FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxSource, MutedTypesReader, ReadStateStore, Retraction, RetractionsReader } from '../ports/inbox.js';
-import type { PostsLogBudget } from './celebrity-posts-view.js';
+import type { CelebrityLogBudget } from './celebrity-posts-view.js';
 
 export interface InboxReadDeps {
   inbox: InboxReader;
   celebrities: FollowedCelebritiesReader;
   /** Feed heads: without it every followed feed is queried (cost 1 Query per celebrity). */
   feedHeads?: FeedHeadsReader;
-  /** The tenant's celebrity posts log, read instead of the feeds when the user follows more than `postsLogFromFollowed` celebrities. */
+  /** The tenant's celebrity posts log, read instead of the feeds when the user follows more than `celebrityLogFromFollowed` celebrities. */
   celebrityPosts?: CelebrityPostsReader;
-  /** Default POSTS_LOG_MIN_FOLLOWED. */
-  postsLogFromFollowed?: number;
-  /** Default DEFAULT_POSTS_LOG_BUDGET. */
-  postsLogBudget?: Partial<PostsLogBudget>;
+  /** Default CELEBRITY_LOG_MIN_FOLLOWED. */
+  celebrityLogFromFollowed?: number;
+  /** Default DEFAULT_CELEBRITY_LOG_BUDGET. */
+  celebrityLogBudget?: Partial<CelebrityLogBudget>;
   readState: Pick<ReadStateStore, 'getReadState'>;
   clock: Clock;
   cursorSecret: string;

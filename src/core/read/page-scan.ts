@@ -9,11 +9,11 @@ import type { StoredNotification, Notification } from '../model/notification.js'
 import { isExpired } from '../model/notification.js';
 import { hasItemExceptions, isArchived, isHidden, isRead, presentNotification, type ReadState } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
-import { pageFromPostsLog } from './celebrity-posts-view.js';
+import { pageFromCelebrityLog } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
 import { compareBoundsDescending, compareIdsDescending, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
 import { mergeNewestFirst } from './merge.js';
-import type { PostsLogReads } from './posts-log-reads.js';
+import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
 
 export interface InboxPageRequest {
@@ -77,13 +77,13 @@ export class InboxPages {
   constructor(
     private readonly deps: InboxReadDeps,
     private readonly view: InboxView,
-    private readonly postsLog: PostsLogReads,
+    private readonly celebrityLog: CelebrityLogReads,
   ) {}
 
   /**
    * Newest-first page. Round 1 (parallel): followed list, own page, read state, muted types (and the
-   * tenant's retractions, cached), and for a reader this container knows reads the posts log, that
-   * log's first request (then a page is one round); above the threshold, the posts log scan; else
+   * tenant's retractions, cached), and for a reader this container knows reads the celebrity posts log, that
+   * log's first request (then a page is one round); above the threshold, the celebrity posts log scan; else
    * round 2: the followed celebrities' feed heads (ceil(k/100)
    * BatchGetItem); round 3: one BatchGetItem of the feed items the heads place in the page, with a
    * Query of each feed that may hold more there; feed queries in waves when the heads cannot decide.
@@ -107,8 +107,8 @@ export class InboxPages {
       ...(excludeTypes && excludeTypes.length > 0 ? { excludeTypes } : {}),
       nowMs,
     });
-    // A reader this container saw read the posts log: its first log request goes in round 1 too.
-    let prefetched = this.postsLog.prefetch(user, { before: request.cursor?.before, since }, wanted, queryType, nowMs);
+    // A reader this container saw read the celebrity posts log: its first log request goes in round 1 too.
+    let prefetched = this.celebrityLog.prefetch(user, { before: request.cursor?.before, since }, wanted, queryType, nowMs);
     const [celebrities, firstOwn, state, muted, retractions] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
       this.deps.inbox.listInboxPage(ownSource, pageQuery(request.cursor?.before)),
@@ -116,10 +116,10 @@ export class InboxPages {
       this.view.mutedTypesOf(user),
       this.view.retractionsOf(user, nowMs),
     ]);
-    const postsLog = this.postsLog.scope(user, celebrities, muted, nowMs);
+    const celebrityLog = this.celebrityLog.scope(user, celebrities, muted, nowMs);
     // Not (or no longer) above the threshold: no prefetch on this reader's next reads.
-    if (!postsLog) this.postsLog.forget(user);
-    // Feed heads are read only when the posts log cannot answer (a read independent of k otherwise).
+    if (!celebrityLog) this.celebrityLog.forget(user);
+    // Feed heads are read only when the celebrity posts log cannot answer (a read independent of k otherwise).
     let allFeedsLoad: Promise<FeedView[]> | undefined;
     const allFeeds = () => (allFeedsLoad ??= this.view.feedViews(user, celebrities, (floor) => maxId(since, floor)));
     const retracted = new RetractedIds(user, celebrities, retractions);
@@ -129,8 +129,8 @@ export class InboxPages {
       // The prefetch is the first scan's first request (later rounds scan below it).
       const first = prefetched;
       prefetched = undefined;
-      const fromPostsLog = postsLog && (await pageFromPostsLog(postsLog, own, { before, since, wanted, type: queryType }, first));
-      if (fromPostsLog) return fromPostsLog;
+      const fromCelebrityLog = celebrityLog && (await pageFromCelebrityLog(celebrityLog, own, { before, since, wanted, type: queryType }, first));
+      if (fromCelebrityLog) return fromCelebrityLog;
       const feeds = (await allFeeds())
         .filter((feed) => {
           const bound = boundOf(feed);

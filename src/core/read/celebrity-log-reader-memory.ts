@@ -12,7 +12,7 @@ function readerKey(user: UserRef): string {
   return `${user.tenantId}\u0000${user.userId}`;
 }
 
-export class PostsLogReaderMemory {
+export class CelebrityLogReaderMemory {
   private readonly densities = new Map<string, number>();
 
   /** The followed share the reader's last page scan saw; undefined when not a known log reader. */
