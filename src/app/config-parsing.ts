@@ -15,13 +15,14 @@ export class ConfigError extends Error {
 export const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 export const required = z.preprocess(unsetIfEmpty, z.string({ error: 'is required' }));
 export const optionalString = z.preprocess(unsetIfEmpty, z.string().optional());
-export const integer = (fallback: number, min: number) =>
+/** An integer of at least `min`; unset (or empty) is `fallback`. */
+const integerOr = <Fallback extends number | undefined>(fallback: Fallback, min: number) =>
   z.preprocess(
     unsetIfEmpty,
     z
       .string()
       .optional()
-      .transform((raw, context) => {
+      .transform((raw, context): number | Fallback => {
         if (raw === undefined) return fallback;
         const value = Number(raw);
         if (!Number.isInteger(value) || value < min) {
@@ -31,22 +32,8 @@ export const integer = (fallback: number, min: number) =>
         return value;
       }),
   );
-export const optionalInteger = (min: number) =>
-  z.preprocess(
-    unsetIfEmpty,
-    z
-      .string()
-      .optional()
-      .transform((raw, context) => {
-        if (raw === undefined) return undefined;
-        const value = Number(raw);
-        if (!Number.isInteger(value) || value < min) {
-          context.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got ${raw}` });
-          return z.NEVER;
-        }
-        return value;
-      }),
-  );
+export const integer = (fallback: number, min: number) => integerOr(fallback, min);
+export const optionalInteger = (min: number) => integerOr(undefined, min);
 export const url = z.preprocess(unsetIfEmpty, z.url({ error: 'must be a URL' }));
 
 /**

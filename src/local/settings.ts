@@ -34,7 +34,8 @@ export const localSettingsShape = {
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
 };
 
-function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {
+/** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
+export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {
   return parseEnv('local runtime', localSettingsShape, env);
 }
 
