@@ -192,6 +192,7 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   LOG_LEVEL: { meaning: "log level of the local runtime's logger", unset: '`WARN`' },
   CHANNEL_BATCH_WINDOW_MS: { meaning: "the email queue's batching window: a burst becomes one digest email (60 s on AWS)" },
   CHANNEL_RATE_LIMIT_PER_WINDOW: { meaning: 'push / email messages per user per minute before the rest wait for one digest' },
+  PREFERENCES_CACHE_TTL_MS: { meaning: 'how long fan-out, delivery, the channels and the inbox read trust a preferences read: a change applies within it' },
 };
 
 export function localSettingsTable(): string {

@@ -60,7 +60,7 @@ export interface LocalFunctionConfigs {
 
 export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunctionConfigs {
   const { settings, tables, queues, managementEndpoint } = inputs;
-  const cacheTtlMs = PREFERENCES_CACHE_TTL_MS_DEFAULT;
+  const cacheTtlMs = settings.preferencesCacheTtlMs ?? PREFERENCES_CACHE_TTL_MS_DEFAULT;
   // The local gateway holds posts until $connect has finished, so no post races the handshake.
   const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
   const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: ['*'] };

@@ -38,6 +38,8 @@ export const EVENT_BUS_NAME = 'notifications';
 export interface LocalRuntime {
   endpoints: LocalEndpoints;
   settings: LocalSettings;
+  /** The runtime's logger (`LOG_LEVEL`). */
+  logger: Logger;
   dynamo: EmbeddedDynamo;
   documentClient: DynamoDBDocumentClient;
   /** The typed config each function was composed from (table names, queue URLs, settings). */
@@ -175,6 +177,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   return {
     endpoints,
     settings,
+    logger,
     dynamo,
     documentClient: documentClient(parts),
     configs,

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
 import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
@@ -32,6 +33,7 @@ export const localSettingsShape = {
   LOG_LEVEL: optionalString,
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
 };
 
 /** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
@@ -68,6 +70,8 @@ export interface LocalSettings {
   channelBatchWindowMs?: number;
   /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
   channelRateLimitPerWindow?: number;
+  /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
+  preferencesCacheTtlMs?: number;
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -89,5 +93,6 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
   };
 }
