@@ -211,7 +211,7 @@ export function createLocalSnsRoute(sns: LocalMobilePush, options: { credentials
       if (request.method !== 'POST' || request.url.pathname.replace(/\/+$/, '') !== LOCAL_SNS_PATH) return undefined;
       if (!isCallerOnThisMachine(request, options.serverHost)) return xmlError(new SnsError('AuthorizationError', 'the local SNS endpoint answers callers on this machine only', 403));
       if (options.credentials) {
-        const failure = verifySigV4(request, options.credentials, 'sns');
+        const failure = await verifySigV4(request, options.credentials, 'sns');
         if (failure) return xmlError(new SnsError(failure.code, failure.message, 403));
       }
       const form = new URLSearchParams(request.body.toString('utf8'));
