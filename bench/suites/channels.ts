@@ -89,7 +89,7 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
       for (let i = 0; i < USERS; i += 1) {
         const user = { tenantId: TENANT, userId: `u${i}` };
         const token = `${i}`.padStart(64, 'a');
-        const endpointArn = await endpoints.upsertEndpoint('apns', token, 'bench');
+        const { endpointArn } = await endpoints.findOrCreateEndpoint('apns', token, user);
         await store.putDevice(user, { id: deviceIdOf('apns', token), platform: 'apns', token, endpointArn, createdAt: '', updatedAt: '' }, 20);
         await store.putPushConsent(user, { grantedAt: new Date().toISOString(), version: '1' });
         await store.putEmailAddress(user, `u${i}@example.test`);

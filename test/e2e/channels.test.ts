@@ -4,6 +4,8 @@
  * stand-ins, the WebSocket, and the DLQ redrive of `npm run dlq`.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../src/core/model/keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRef } from '../../src/core/model/user.js';
 import { redriveDeadLetterQueue } from '../../src/ops/dlq.js';
@@ -154,6 +156,65 @@ describe('push', () => {
     await channelsDrained();
 
     // Assess
+    expect(pushesTo(token)).toHaveLength(1);
+  });
+});
+
+describe('a push token belongs to one user', () => {
+  it('moves to the user who registers it last (even in another tenant): the previous owner loses the device, its pushes and any way to delete the endpoint', async () => {
+    // Prepare: a phone registered by ann (acme), who signs out; ben (globex) signs in on the same phone.
+    const ann = user('ann-moved');
+    const ben: UserRef = { tenantId: 'globex', userId: 'ben-moved' };
+    const token = pushToken('m1');
+    await setUp(ann, { tokens: [token], consent: true });
+    await setUp(ben, { consent: true });
+    const annDevice = ((await api(ann, 'GET', '/devices')).body as { items: { id: string }[] }).items[0]!.id;
+
+    // Act
+    const registered = await api(ben, 'POST', '/devices', { platform: 'apns', token });
+    await publish(events, 'mention.created', aMention({ recipients: [ann.userId] }));
+    await pollUntil(async () => (await inboxOf(runtime, ann)).length === 1, POLL, "ann's inbox item");
+    await channelsDrained();
+    const annDelete = await api(ann, 'DELETE', `/devices/${annDevice}`);
+    await publish(events, 'mention.created', aMention({ tenantId: 'globex', recipients: [ben.userId] }));
+    await pollUntil(() => pushesTo(token).length >= 1, POLL, "ben's push");
+    await channelsDrained();
+
+    // Assess
+    expect(registered.status).toBe(201);
+    expect(((await api(ann, 'GET', '/devices')).body as { items: unknown[] }).items).toEqual([]);
+    expect(((await api(ben, 'GET', '/devices')).body as { items: { id: string }[] }).items.map((device) => device.id)).toEqual([annDevice]);
+    const endpoints = runtime.channels.sns.devices().filter((endpoint) => endpoint.token === token);
+    expect(endpoints).toHaveLength(1);
+    expect(JSON.parse(endpoints[0]!.customUserData)).toEqual({ tenantId: 'globex', userId: 'ben-moved' });
+    expect(annDelete.status).toBe(404);
+    // Only ben's mention reached the phone; ann's stayed in her inbox.
+    expect(pushesTo(token).map((push) => push.body)).toEqual(['hey @alice']);
+    expect(pushesTo(token)).toHaveLength(1);
+  });
+
+  it("lets the previous owner's DELETE of a device it still lists (registered twice before this fix) leave the new owner's endpoint alone", async () => {
+    // Prepare: both users list the device, as data written before a token had one owner; the endpoint names cleo, the last to register.
+    const dan = user('dan-legacy');
+    const cleo = user('cleo-legacy');
+    const token = pushToken('l1');
+    await setUp(dan, { tokens: [token], consent: true });
+    await setUp(cleo, { consent: true });
+    const device = ((await api(dan, 'GET', '/devices')).body as { items: { id: string }[] }).items[0]!;
+    const stored = await runtime.documentClient.send(new GetCommand({ TableName: runtime.dynamo.tableNames.graph, Key: { pk: keys.channelStatePartition('acme', dan.userId), sk: keys.deviceSortKey(device.id) } }));
+    await runtime.documentClient.send(new PutCommand({ TableName: runtime.dynamo.tableNames.graph, Item: { ...stored.Item, pk: keys.channelStatePartition('acme', cleo.userId) } }));
+    const endpoint = runtime.channels.sns.devices().find((candidate) => candidate.token === token)!;
+    runtime.channels.sns.setCustomUserData(endpoint.endpointArn, JSON.stringify(cleo));
+
+    // Act
+    const danDelete = await api(dan, 'DELETE', `/devices/${device.id}`);
+    await publish(events, 'mention.created', aMention({ recipients: [cleo.userId] }));
+    await pollUntil(() => pushesTo(token).length >= 1, POLL, "cleo's push");
+
+    // Assess
+    expect(danDelete.status).toBe(204);
+    expect(((await api(dan, 'GET', '/devices')).body as { items: unknown[] }).items).toEqual([]);
+    expect(runtime.channels.sns.devices().filter((candidate) => candidate.token === token)).toHaveLength(1);
     expect(pushesTo(token)).toHaveLength(1);
   });
 });

@@ -45,7 +45,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
       release: async (key) => void claims.delete(keyOf(key)),
     },
     rate: { countSends: async (_user, _channel, _window, count) => (sends += count) },
-    push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
+    push: { deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
     signJob: (job) => JSON.stringify(job),
@@ -98,7 +98,7 @@ describe('ChannelDelivery (push)', () => {
   it('a throttled send gives its claim back and fails the record; the retry sends it', async () => {
     let throttle = true;
     const sent: string[] = [];
-    const { delivery } = harness({ push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) } });
+    const { delivery } = harness({ push: { deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) } });
     const first = await delivery.deliver([aJob(1)]);
     throttle = false;
     await delivery.deliver([aJob(1)]);

@@ -39,7 +39,7 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
     },
     dedup,
     rate: { countSends: async () => 1 },
-    push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish },
+    push: { deleteEndpoint: async () => undefined, publish },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
     signJob: (channelJob) => JSON.stringify(channelJob),

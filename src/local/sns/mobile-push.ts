@@ -104,6 +104,11 @@ export class LocalMobilePush {
     this.invalidTokens.add(token);
   }
 
+  /** What an operator (or an older release) left in an endpoint's CustomUserData (tests of ownership). */
+  setCustomUserData(endpointArn: string, customUserData: string): void {
+    this.endpoint(endpointArn).customUserData = customUserData;
+  }
+
   /** The next `count` Publish calls answer 429 Throttling (back-pressure tests). */
   throttle(count: number): void {
     this.throttleNext = count;
