@@ -106,7 +106,7 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
         return { ms: performance.now() - started, totals: meter.snapshot() };
       };
       const noDedup = { claim: async () => true, release: async () => undefined };
-      const noRate = { countSends: async () => 0 };
+      const noRate = { admitMessage: async () => 'counted' as const };
       const withoutSafety = (delivery: ChannelDelivery): ChannelDelivery => Object.assign(Object.create(Object.getPrototypeOf(delivery) as object) as ChannelDelivery, delivery, { deps: { ...(delivery as unknown as { deps: object }).deps, dedup: noDedup, rate: noRate } });
 
       const push = channelDelivery(parts, pushConfig, scheduler);

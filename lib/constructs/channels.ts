@@ -94,8 +94,10 @@ export class Channels extends Construct {
       })
         // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
         .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
-        // Dedup records (conditional put, delete after a throttled send) and rate counters (UpdateItem).
+        // Dedup records (conditional put, delete after a throttled send) and rate counters (conditional
+        // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over the limit).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        .readTable(idempotency, ['dynamodb:GetItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);

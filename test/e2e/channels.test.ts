@@ -148,7 +148,8 @@ describe('push', () => {
     const gina = user('gina');
     const token = pushToken('g1');
     await setUp(gina, { tokens: [token], consent: true });
-    runtime.channels.sns.throttle(1);
+    // Three throttled Publish calls: past the SDK's own retries (3 attempts), so the job itself is retried.
+    runtime.channels.sns.throttle(3);
 
     // Act
     await publish(events, 'mention.created', aMention({ recipients: ['gina'] }));
@@ -157,6 +158,34 @@ describe('push', () => {
 
     // Assess
     expect(pushesTo(token)).toHaveLength(1);
+  });
+});
+
+describe('the push rate limit counts messages sent, not attempts', () => {
+  it('a mention retried because one device was throttled counts once: the next mention of the window is still pushed at once', async () => {
+    // Prepare: a limit of 2 messages per minute and two devices; one device's Publish is throttled three
+    // times, past the SDK's own retries (3 attempts), so the record fails and SQS redelivers it.
+    const { runtime: limited, events: limitedEvents, dataDir: limitedDir } = await startE2eRuntime('channels-rate-e2e-', { queueVisibilityTimeoutMs: 500, channelRateLimitPerWindow: 2 });
+    try {
+      const owner = user('rita-rate');
+      const [first, second] = [pushToken('r1'), pushToken('r2')];
+      const register = async (body: unknown) => call(limited.endpoints.http, 'POST', '/devices', { token: await limited.secrets.issueToken(owner), body: JSON.stringify(body) });
+      for (const token of [first, second]) expect((await register({ platform: 'apns', token })).status).toBe(201);
+      expect((await call(limited.endpoints.http, 'PUT', '/push-consent', { token: await limited.secrets.issueToken(owner), body: JSON.stringify({ version: '1' }) })).status).toBe(200);
+      limited.channels.sns.throttle(3);
+
+      // Act: the first mention is sent to one device, retried after the visibility timeout for the other.
+      await publish(limitedEvents, 'mention.created', aMention({ recipients: [owner.userId] }));
+      await pollUntil(() => limited.channels.sns.receivedBy(first).length === 1 && limited.channels.sns.receivedBy(second).length === 1, POLL, 'first mention on both devices');
+      await publish(limitedEvents, 'mention.created', aMention({ recipients: [owner.userId], data: { postId: 'p-2', excerpt: 'second' } }));
+      await pollUntil(() => limited.channels.sns.receivedBy(first).length === 2, POLL, 'second mention pushed at once');
+
+      // Assess: one message each, not a retry counted twice and the second held for the minute's digest.
+      expect(limited.channels.sns.receivedBy(first).map((push) => push.body)).toEqual(['hey @alice', 'second']);
+      expect(limited.scheduler.list().filter((schedule) => schedule.targetArn === limited.queues.push.arn)).toEqual([]);
+    } finally {
+      await stopE2eRuntime({ runtime: limited, events: limitedEvents, dataDir: limitedDir });
+    }
   });
 });
 

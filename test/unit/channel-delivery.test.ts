@@ -24,7 +24,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
   const claims = new Set<string>();
   const published: { endpointArn: string; message: PushMessage }[] = [];
   const scheduled: OneTimeSchedule[] = [];
-  let sends = 0;
+  const windows = new Map<string, Set<string>>();
   const keyOf = (key: ChannelSendKey) => `${key.userId}/${key.notificationId}/${key.deviceId ?? ''}`;
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
@@ -44,7 +44,17 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),
     },
-    rate: { countSends: async (_user, _channel, _window, count) => (sends += count) },
+    // The ledger's rule in memory: a message counts once per window, up to the limit.
+    rate: {
+      admitMessage: async (user, _channel, windowStartMs, messageKey, limit) => {
+        const counted = windows.get(`${user.userId}/${windowStartMs}`) ?? new Set<string>();
+        windows.set(`${user.userId}/${windowStartMs}`, counted);
+        if (counted.has(messageKey)) return 'already_counted';
+        if (counted.size >= limit) return 'over_limit';
+        counted.add(messageKey);
+        return 'counted';
+      },
+    },
     push: { deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
@@ -55,7 +65,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
     onEvent: () => undefined,
     ...overrides,
   };
-  return { delivery: new ChannelDelivery(deps), published, scheduled, claims };
+  return { delivery: new ChannelDelivery(deps), published, scheduled, claims, windows };
 }
 
 describe('ChannelDelivery (push)', () => {
@@ -112,6 +122,28 @@ describe('ChannelDelivery (push)', () => {
     expect(published).toHaveLength(2);
     expect(scheduled.map((schedule) => schedule.atMs)).toEqual([Date.parse('2026-11-25T12:01:00.000Z'), Date.parse('2026-11-25T12:01:00.000Z')]);
     expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { held?: boolean }).held === true)).toBe(true);
+  });
+
+  it('a record retried after one device was throttled counts its message once: the next message of the window still goes out', async () => {
+    // Prepare: a limit of 2; the second device throttles the first attempt.
+    let throttle = true;
+    const sent: string[] = [];
+    const { delivery, scheduled, windows } = harness({
+      settings: { rateLimitPerWindow: 2, rateLimitWindowMs: 60_000, parallelism: 4 },
+      push: { deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) },
+    });
+
+    // Act
+    const first = await delivery.deliver([aJob(1)]);
+    throttle = false;
+    await delivery.deliver([aJob(1)]);
+    await delivery.deliver([aJob(2)]);
+
+    // Assess
+    expect([...first.failedRecordIds]).toEqual(['r1']);
+    expect(sent).toEqual(['arn:e1', 'arn:e2', 'arn:e1', 'arn:e2']);
+    expect(scheduled).toEqual([]);
+    expect([...windows.values()].map((counted) => counted.size)).toEqual([2]);
   });
 
   it('held jobs released together become one digest push', () => {

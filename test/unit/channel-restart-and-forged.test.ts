@@ -38,7 +38,7 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
       unsubscribeEmail: async () => undefined,
     },
     dedup,
-    rate: { countSends: async () => 1 },
+    rate: { admitMessage: async () => 'counted' },
     push: { deleteEndpoint: async () => undefined, publish },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',

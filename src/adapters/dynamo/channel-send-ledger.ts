@@ -2,7 +2,8 @@
  * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
  * written with a condition before the send) and their per-user rate counters.
  */
-import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/model/keys.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
@@ -32,17 +33,29 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id: idOf(key) } }));
   }
 
-  /** countSends: atomic ADD on the window's counter; the total after. */
-  async countSends(user: UserRef, channel: string, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number> {
-    const answer = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) },
-        UpdateExpression: 'ADD sends :count SET expiration = :expiration',
-        ExpressionAttributeValues: { ':count': count, ':expiration': expiresAtSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(answer.Attributes?.sends ?? count);
+  /**
+   * admitMessage: one conditional UpdateItem on the window's counter adds the message to its set of
+   * counted messages and its count, unless the message is in the set already or the count is at the
+   * limit; when the condition fails, a consistent GetItem of the set tells a retry from a message over the limit.
+   */
+  async admitMessage(user: UserRef, channel: string, windowStartMs: number, messageKey: string, limit: number, expiresAtSeconds: number): Promise<'counted' | 'already_counted' | 'over_limit'> {
+    const key = { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) };
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'ADD sends :one, messages :message SET expiration = :expiration',
+          ConditionExpression: '(attribute_not_exists(sends) OR sends < :limit) AND NOT contains(messages, :messageKey)',
+          ExpressionAttributeValues: { ':one': 1, ':message': new Set([messageKey]), ':messageKey': messageKey, ':limit': limit, ':expiration': expiresAtSeconds },
+        }),
+      );
+      return 'counted';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const current = await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'messages' }));
+    const counted = current.Item?.messages;
+    return counted instanceof Set && counted.has(messageKey) ? 'already_counted' : 'over_limit';
   }
 }

@@ -8,7 +8,8 @@
  *   unreadable preferences fail the record (fail closed: nothing is sent, the queue retries);
  * - push consent (default-deny), devices, the email address and email unsubscribes, read uncached;
  * - the per-user rate limit of the channel: past N messages per window the rest are held until the
- *   window ends and then go out together as ONE digest;
+ *   window ends and then go out together as ONE digest; a message counts once, however often its
+ *   record is retried;
  * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
  *   before every send. A dedup store that cannot be read fails the record (no send, retried).
  *   A process killed between a claim and its send leaves the claim: that send is lost, never
@@ -17,9 +18,10 @@
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
  */
+import { createHash } from 'node:crypto';
 import { forEachBounded } from '../model/bounded-parallel.js';
 import type { DeliveryJob } from '../jobs/delivery-job.js';
-import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
+import { decideLiveDelivery, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
 import type { UserRef } from '../model/user.js';
@@ -93,6 +95,11 @@ interface Candidate {
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+/** A message's identity in its rate window: its notification id, or a digest's ids hashed (the same ids are the same digest). */
+function messageKeyOf(message: readonly Candidate[]): string {
+  const ids = message.map((candidate) => candidate.notificationId).sort();
+  return ids.length === 1 ? ids[0]! : `D${createHash('sha256').update(ids.join(',')).digest('base64url').slice(0, 22)}`;
+}
 /** Hold records outlive their window by this much (rate counters' TTL). */
 const COUNTER_RETENTION_SECONDS = 2 * 86_400;
 
@@ -216,20 +223,29 @@ export class ChannelDelivery {
     return digest.length > 0 ? [...single, digest] : single;
   }
 
-  /** Counts the messages against the user's window; the ones over the limit are held for the window's digest. */
+  /**
+   * Admits each message against the user's window, once per message: a record retried after one
+   * device was throttled finds its message counted already and is not counted again. The messages
+   * over the limit are held for the window's digest and do not count (they go out in the next window).
+   */
   private async applyRateLimit(user: UserRef, messages: Candidate[][], report: ChannelReport, nowMs: number): Promise<Candidate[][]> {
     const limit = this.deps.settings.rateLimitPerWindow;
     if (limit <= 0) return messages;
     const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
-    const total = await this.deps.rate.countSends(user, this.deps.channel, window.startMs, messages.length, Math.ceil(window.endMs / 1000) + COUNTER_RETENTION_SECONDS);
-    if (!exceedsRateLimit(total, limit)) return messages;
-    const allowedCount = Math.max(0, limit - (total - messages.length));
-    for (const message of messages.slice(allowedCount)) {
+    const admitted: Candidate[][] = [];
+    let held = 0;
+    for (const message of messages) {
+      const verdict = await this.deps.rate.admitMessage(user, this.deps.channel, window.startMs, messageKeyOf(message), limit, Math.ceil(window.endMs / 1000) + COUNTER_RETENTION_SECONDS);
+      if (verdict !== 'over_limit') {
+        admitted.push(message);
+        continue;
+      }
       for (const candidate of message) await this.hold(candidate, window.endMs);
       report.held += message.length;
+      held += message.length;
     }
-    this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
-    return messages.slice(0, allowedCount);
+    if (held > 0) this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, held, releaseAt: new Date(window.endMs).toISOString() });
+    return admitted;
   }
 
   /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). */

@@ -102,7 +102,11 @@ export interface ChannelSendKey extends UserRef {
   deviceId?: string;
 }
 
-/** Sends per user per channel per window (one digest counts once). */
+/**
+ * Messages per user per channel per window, each counted once however often its record is retried
+ * (a digest is one message). `counted`: admitted now; `already_counted`: a retry of a message admitted
+ * before (send it, it counts no more); `over_limit`: the window holds `limit` messages already.
+ */
 export interface ChannelRateCounter {
-  countSends(user: UserRef, channel: Channel, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
+  admitMessage(user: UserRef, channel: Channel, windowStartMs: number, messageKey: string, limit: number, expiresAtSeconds: number): Promise<'counted' | 'already_counted' | 'over_limit'>;
 }
