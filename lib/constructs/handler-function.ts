@@ -139,16 +139,20 @@ export class HandlerFunction extends NodejsFunction {
 
   /**
    * Item writes on that table only for items whose partition key matches one of the patterns (IAM
-   * `dynamodb:LeadingKeys`, StringLike): e.g. UpdateItem of a count index slot, never of an inbox item.
+   * `dynamodb:LeadingKeys`, StringLike) and none of `exceptKeys` (StringNotLike): e.g. UpdateItem of a
+   * count index slot, never of an inbox item. (ForAllValues over no key at all is true: only item writes, never Scan.)
    */
-  writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[]): this {
+  writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[] = []): this {
     this.bindTableName(binding);
     if (actions.length === 0) return this;
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
         resources: [binding.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] } },
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] },
+          ...(exceptKeys.length > 0 ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...exceptKeys] } } : {}),
+        },
       }),
     );
     this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);

@@ -25,6 +25,8 @@ export interface LiveDeliveryProps {
   infoBatchWindowSeconds: number;
   /** HMAC key the fan-out signs delivery jobs with: delivery pushes only jobs that verify. */
   deliveryJobSecret: string;
+  /** The snooze comebacks' key: the urgent consumer verifies them (they go to the urgent queue only). */
+  snoozeJobSecret?: string;
   /** `maxConcurrency` of each delivery consumer's event source (lib/config.ts). */
   deliveryMaxConcurrency: number;
   /** Quiet hours and rate limits hold pushes and release them through one-time schedules. */
@@ -123,7 +125,12 @@ export class LiveDelivery extends Construct {
         timeout: DELIVERY_CONSUMER_TIMEOUT,
         memorySize: 512,
         // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
-        environment: { [ENV.DELIVERY_MODE]: mode, [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret },
+        environment: {
+          [ENV.DELIVERY_MODE]: mode,
+          [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn,
+          [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret,
+          ...(mode === 'urgent' && props.snoozeJobSecret ? { [ENV.SNOOZE_JOB_SECRET]: props.snoozeJobSecret } : {}),
+        },
       })
         // Presence of the recipients (BatchGetItem), a celebrity's online subscribers (Query), the
         // reverse item of a 410 connection (GetItem).

@@ -15,6 +15,7 @@ import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-deli
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
+import { FEED_SHARD_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
@@ -118,6 +119,14 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   });
   acknowledge(jobSecret, 'AwsSolutions-SMG4', 'Rotating the delivery-job key only drops jobs in flight (their recipients catch up over REST); it is rotated by updating the secret and redeploying.');
   const deliveryJobSecret = jobSecret.secretValue.unsafeUnwrap();
+  // The snooze comebacks' own key: REST write (internet-facing) signs, urgent delivery verifies, and
+  // delivery accepts it for a one-recipient urgent comeback only, so REST write never holds the job key.
+  const snoozeSecret = new Secret(scope, 'SnoozeJobSecret', {
+    description: 'HMAC key that signs snooze comeback jobs between REST write and urgent delivery',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+  });
+  acknowledge(snoozeSecret, 'AwsSolutions-SMG4', 'Rotating the snooze key only drops comebacks already scheduled (the comeback item is in the inbox regardless); it is rotated by updating the secret and redeploying.');
+  const snoozeJobSecret = snoozeSecret.secretValue.unsafeUnwrap();
 
   // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
   if (config.authMode === 'jwt' || config.liveDelivery) {
@@ -154,6 +163,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
 
   const scheduling = new Scheduling(scope, 'Scheduling', {
     targets: [...pipeline.types.map((type) => type.intake.queue), pipeline.urgentDelivery.queue],
+    snoozeTarget: pipeline.urgentDelivery.queue,
     removalPolicy: config.removalPolicy,
   });
   for (const type of pipeline.types) scheduling.allowScheduling(type.fanOut);
@@ -185,14 +195,16 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
     .readTable(graph, ['dynamodb:Query']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
-  // a copy of one item the caller already owns, written into the caller's own partition
-  // (BatchWriteItem puts, key from the verified claims), and one schedule that puts a signed urgent
-  // delivery job for it on the urgent queue at the return time. Routing that one copy through the
-  // bus would add an internal event type, a rule and a fan-out branch for no narrower grant.
+  // a copy of one item the caller already owns, written into the caller's own partition (key from
+  // the verified claims), and one schedule that puts an urgent job for it on the urgent queue at the
+  // return time. This function is internet-facing, so each grant is the narrowest IAM can say: one
+  // PutItem whose partition key is a user partition (no BatchWriteItem, which IAM cannot limit to
+  // puts, no delete, no feed, log or retraction partition), a key that signs one-recipient comebacks
+  // only, and CreateSchedule of snooze-* schedules with a role that sends to the urgent queue only.
   inboxWrite.addEnvironment(ENV.SNOOZE_QUEUE_ARN, pipeline.urgentDelivery.queue.queueArn);
-  inboxWrite.addEnvironment(ENV.DELIVERY_JOB_SECRET, deliveryJobSecret);
-  inboxWrite.writeTable(inbox, ['dynamodb:BatchWriteItem']);
-  scheduling.allowScheduling(inboxWrite);
+  inboxWrite.addEnvironment(ENV.SNOOZE_JOB_SECRET, snoozeJobSecret);
+  inboxWrite.writeTableKeys(inbox, ['dynamodb:PutItem'], [USER_PARTITION_KEY_PATTERN], [FEED_SHARD_KEY_PATTERN]);
+  scheduling.allowSnoozeScheduling(inboxWrite);
   // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
   const preferences = new HandlerFunction(scope, 'Preferences', {
     handler: 'rest-preferences',
@@ -224,6 +236,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       infoDelivery: pipeline.infoDelivery,
       infoBatchWindowSeconds: config.infoBatchWindowSeconds,
       deliveryJobSecret,
+      snoozeJobSecret,
       deliveryMaxConcurrency: config.deliveryMaxConcurrency,
       scheduling: scheduling,
       logRetention: config.logRetentionDays,

@@ -17,7 +17,7 @@ import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/pre
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from './config-parsing.js';
+import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url, optionalString } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
@@ -45,6 +45,8 @@ export interface DeliveryConfig {
   mode: z.infer<typeof prioritySchema>;
   /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
   deliveryJobSecret: string;
+  /** HMAC key of snooze comebacks (`SNOOZE_JOB_SECRET`, the urgent consumer only): valid for a one-recipient comeback job only. */
+  snoozeJobSecret?: string;
   managementEndpoint: string;
   delivery: LiveDeliveryConfig;
   gate: LiveGateConfig;
@@ -59,6 +61,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     {
       DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
       DELIVERY_JOB_SECRET: required,
+      SNOOZE_JOB_SECRET: optionalString,
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
@@ -79,6 +82,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   return {
     mode: parsed.DELIVERY_MODE,
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    ...(parsed.SNOOZE_JOB_SECRET ? { snoozeJobSecret: parsed.SNOOZE_JOB_SECRET } : {}),
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
     delivery: {
       ...connectionsOf(parsed),
@@ -110,6 +114,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     mode: config.mode,
     logger: parts.logger,
     deliveryJobSecret: config.deliveryJobSecret,
+    ...(config.snoozeJobSecret ? { snoozeJobSecret: config.snoozeJobSecret } : {}),
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),

@@ -25,8 +25,11 @@ import { connectionsOf, connectionsShape, restOf, restShape, schedulerOf, schedu
 export interface InboxWriteConfig extends InboxReadConfig {
   /** Read-state sync to connected devices; without it the REST API still works. */
   readStateSync?: ConnectionsConfig & { managementEndpoint: string };
-  /** Snooze: the comeback's push is a signed delivery job scheduled onto the urgent queue; without it snooze answers 400. */
-  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig };
+  /**
+   * Snooze: the comeback's push is a job signed with the snooze key (valid for a one-recipient comeback
+   * only), scheduled onto the urgent queue with the snooze schedules' own role; without it snooze answers 400.
+   */
+  snooze?: { urgentQueueArn: string; snoozeJobSecret: string; scheduler?: SchedulerConfig };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -40,11 +43,11 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
   return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT }, ...snoozeOf(env) };
 }
 
-/** Snooze needs its queue, the job secret and (on AWS) the scheduler; all or nothing. */
+/** Snooze needs its queue, the snooze key and (on AWS) the scheduler; all or nothing. */
 function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
   if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
-  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, ...schedulerShape }, env);
-  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed) } };
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, SNOOZE_JOB_SECRET: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, snoozeJobSecret: parsed.SNOOZE_JOB_SECRET, scheduler: schedulerOf(parsed) } };
 }
 
 /** `scheduler`: the snooze comeback's scheduler (EventBridge Scheduler on AWS, the local scheduler locally). */
@@ -76,7 +79,7 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
             inbox: inboxRepository(parts, config.inboxTable),
             scheduler: snoozeScheduler,
             urgentQueueArn: config.snooze.urgentQueueArn,
-            deliveryJobSecret: config.snooze.deliveryJobSecret,
+            snoozeJobSecret: config.snooze.snoozeJobSecret,
             inboxTtlDays: config.inboxTtlDays,
           }),
         }

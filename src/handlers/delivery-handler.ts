@@ -8,7 +8,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryJobSchema, type Priority } from '../core/jobs/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature, isSnoozeComebackJob } from '../core/jobs/delivery-job-signature.js';
 import type { LiveDelivery } from '../core/live/live-delivery.js';
 import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live/live-gate.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
@@ -36,6 +36,8 @@ export interface DeliveryHandlerDeps {
   releaser?: Pick<HeldPushReleaser, 'release'>;
   /** HMAC key of the fan-out's job signatures; every deployed composition passes it. */
   deliveryJobSecret?: string;
+  /** HMAC key of snooze comebacks (urgent delivery): it signs a one-recipient comeback and nothing else. */
+  snoozeJobSecret?: string;
   /** The delivery trace (never throws): dead-lettered jobs. */
   trace?: TraceRecorder;
   /** The queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
@@ -44,7 +46,7 @@ export interface DeliveryHandlerDeps {
   afterBatch?: () => void;
 }
 
-function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): DeliveryInput {
+function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined, snoozeJobSecret: string | undefined): DeliveryInput {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -53,7 +55,10 @@ function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): 
   }
   const parsed = deliveryJobSchema.safeParse(body);
   if (!parsed.success) throw new InvalidDeliveryJobError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
-  if (deliveryJobSecret !== undefined && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) throw new ForgedDeliveryJobError('missing or invalid job signature');
+  if (deliveryJobSecret !== undefined && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) {
+    const comeback = snoozeJobSecret !== undefined && isSnoozeComebackJob(parsed.data) && hasValidDeliveryJobSignature(body, snoozeJobSecret);
+    if (!comeback) throw new ForgedDeliveryJobError('missing or invalid job signature');
+  }
   return { recordId: record.messageId, job: parsed.data };
 }
 
@@ -78,7 +83,7 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         continue;
       }
       try {
-        inputs.push(parseRecord(record, deps.deliveryJobSecret));
+        inputs.push(parseRecord(record, deps.deliveryJobSecret, deps.snoozeJobSecret));
       } catch (error) {
         if (error instanceof ForgedDeliveryJobError) {
           deps.logger.warn('forged delivery job dropped', { messageId: record.messageId, reason: error.message });

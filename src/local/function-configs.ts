@@ -27,8 +27,10 @@ export interface LocalFunctionInputs {
   settings: LocalSettings;
   tables: Record<TableName, string>;
   cursorSecret: string;
-  /** HMAC key of delivery jobs, shared by the local fan-out and delivery functions only. */
+  /** HMAC key of delivery jobs, shared by the local fan-out, channel and delivery functions only. */
   deliveryJobSecret: string;
+  /** HMAC key of snooze comebacks: REST write signs, urgent delivery verifies. */
+  snoozeJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
   queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }> };
@@ -79,7 +81,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       readStateSync: { ...connections, managementEndpoint },
       // One process, no fleet of warm containers: read retractions on every request so one shows at once.
       retractionsCacheTtlMs: 0,
-      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret },
+      snooze: { urgentQueueArn: queues.urgentArn, snoozeJobSecret: inputs.snoozeJobSecret },
     },
     preferences: { graphTable: tables.graph, ...rest, ...(channels && push ? { channels: { push, unsubscribeSecret: channels.unsubscribeSecret } } : {}) },
     fanOut: (detailType) => ({
@@ -98,6 +100,8 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     delivery: (mode) => ({
       mode,
       deliveryJobSecret: inputs.deliveryJobSecret,
+      // Comebacks go to the urgent queue only, so only its consumer holds their key (as on AWS).
+      ...(mode === 'urgent' ? { snoozeJobSecret: inputs.snoozeJobSecret } : {}),
       managementEndpoint,
       delivery: {
         ...connections,

@@ -121,6 +121,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     tables: dynamo.tableNames,
     cursorSecret: secrets.cursorSecret,
     deliveryJobSecret: secrets.deliveryJobSecret,
+    snoozeJobSecret: secrets.snoozeJobSecret,
     managementEndpoint: gateway.managementEndpoint,
     queues: {
       urgentUrl: queues.urgent.url,

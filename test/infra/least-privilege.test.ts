@@ -20,6 +20,8 @@ const consume = (queue: string) =>
   ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
 /** CreateSchedule in the app's group and PassRole of exactly the Scheduler target role. */
 const SCHEDULE = ['scheduler:CreateSchedule schedule-group/*', 'iam:PassRole scheduler-target-role'];
+/** Snooze: CreateSchedule of `snooze-*` schedules only, and PassRole of the snooze role (which sends to the urgent queue only). */
+const SNOOZE_SCHEDULE = ['scheduler:CreateSchedule schedule-group/snooze-*', 'iam:PassRole snooze-target-role'];
 /** PostToConnection on the app's WebSocket stage. */
 const POST = ['execute-api:ManageConnections POST @connections/*'];
 const on = (table: string, ...actions: string[]) => actions.map((action) => `dynamodb:${action} table:${table}`);
@@ -103,9 +105,9 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
       ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
       ...on('Graph', 'Query'),
       // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
-      // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
-      ...on('Inbox', 'BatchWriteItem'),
-      ...SCHEDULE,
+      // own partition (one PutItem, user partitions only) and the schedule of its urgent job (signed with the snooze key).
+      'dynamodb:PutItem table:Inbox',
+      ...SNOOZE_SCHEDULE,
       ...(live
         ? [
             ...on('Inbox', 'Query'),
@@ -148,10 +150,12 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
   const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
   if (getAtt !== undefined && queues.has(getAtt)) return queues.get(getAtt)!;
   if (getAtt === logicalId(scheduling.role)) return 'scheduler-target-role';
+  if (getAtt === logicalId(scheduling.snoozeRole)) return 'snooze-target-role';
   if (fn.logGroup && getAtt === logicalId(fn.logGroup.node.defaultChild as never)) return 'own-log-group';
   if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/POST/@connections/*"]]}`)) return 'POST @connections/*';
   const groupName = Stack.of(scheduling).resolve(scheduling.group.scheduleGroupName) as unknown;
   if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/*"]]}`)) return 'schedule-group/*';
+  if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/snooze-*"]]}`)) return 'schedule-group/snooze-*';
   return text;
 }
 
@@ -260,6 +264,16 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expect(variables.RELEASE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(pipeline.urgentDelivery.queue), 'Arn'] });
       expect(variables.SCHEDULER_DLQ_ARN).toEqual({ 'Fn::GetAtt': [logicalId(scheduling.deadLetterQueue), 'Arn'] });
     }
+  });
+
+  it('lets the snooze role (the only role REST write may pass) send to the urgent queue and the Scheduler DLQ only, assumed by Scheduler for this group only', () => {
+    const { scheduling, pipeline } = synth.built.app;
+    const granted = grantsOf(template, { executionRole: scheduling.snoozeRole } as unknown as HandlerFunction);
+    expect([...granted.keys()]).toEqual(['sqs:SendMessage']);
+    const targets = granted.get('sqs:SendMessage')!.map((resource) => (JSON.parse(resource) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]).sort();
+    expect(targets).toEqual([pipeline.urgentDelivery.queue, scheduling.deadLetterQueue].map((queue) => logicalId(queue)).sort());
+    const trust = template.Resources[logicalId(scheduling.snoozeRole)]!.Properties!.AssumeRolePolicyDocument.Statement;
+    expect(trust).toEqual(template.Resources[logicalId(scheduling.role)]!.Properties!.AssumeRolePolicyDocument.Statement);
   });
 
   it('consumes each queue with partial batch responses and the batch settings its handler expects', () => {

@@ -319,15 +319,20 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(tableActions(app, fn, 'Connections')).toEqual([]);
     });
 
-    it('REST write moves read marks; its only inbox write is the snooze comeback (puts, no update or delete)', () => {
+    it('REST write moves read marks; its only inbox write is the snooze comeback: one PutItem into user partitions (no batch write, no delete)', () => {
       const fn = synth.built.app.restFunctions.inboxWrite;
       // Snooze copies one item the caller owns into the caller's own partition under an id of the
       // return time (docs/design-notes.md "How inbox state is stored"): a put, never an update or delete of existing items.
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:Query']);
+      const put = statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem' && JSON.stringify(statement.Resource).includes('TablesInbox'));
+      expect(put?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*'] }, 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['T#*#F#*'] } });
       const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
       expect(variables.SNOOZE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.urgentDelivery.queue), 'Arn'] });
       expect(variables.SCHEDULE_GROUP_NAME).toBeDefined();
-      expect(variables.DELIVERY_JOB_SECRET).toBeDefined();
+      // The snooze key signs one-recipient comebacks only; the fan-out's delivery-job key stays out of this internet-facing function.
+      expect(variables.SNOOZE_JOB_SECRET).toBeDefined();
+      expect(variables.DELIVERY_JOB_SECRET).toBeUndefined();
+      expect(variables.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.scheduling.snoozeRole), 'Arn'] });
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
@@ -452,16 +457,19 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(targets.sort()).toEqual(expected);
     });
 
-    it('lets fan-out, delivery and REST write (snooze comeback) create schedules and pass only the scheduler role, and nothing else schedule', () => {
+    it('lets fan-out and delivery create schedules and pass only the scheduler role, REST write only snooze-* schedules with only the snooze role, and nothing else schedule', () => {
       const scheduling = synth.built.app.scheduling;
       const schedulingFunctions = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('scheduler:CreateSchedule'));
-      // REST write schedules a snoozed item's comeback push (a signed urgent job at the return time).
+      // REST write schedules a snoozed item's comeback push (an urgent job signed with the snooze key at the return time).
       expect(new Set(schedulingFunctions.map((fn) => fn.handlerName))).toEqual(new Set(['fanout', 'delivery', 'rest-write']));
       for (const fn of schedulingFunctions) {
+        const role = fn.handlerName === 'rest-write' ? scheduling.snoozeRole : scheduling.role;
         const passRole = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
         expect(passRole).toEqual([
-          expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(scheduling.role), 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }),
+          expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(role), 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }),
         ]);
+        const schedules = JSON.stringify(grantsOf(app, fn).get('scheduler:CreateSchedule'));
+        expect(schedules.endsWith(fn.handlerName === 'rest-write' ? '/snooze-*\\"]]}"]' : '/*\\"]]}"]'), schedules).toBe(true);
       }
     });
   });

@@ -1,9 +1,10 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
-import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/model/notification.js';
-import type { CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, OwnInboxItemWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
 function partitionOf(source: InboxSource | CelebrityPostsShard): string {
@@ -26,6 +27,23 @@ export function toStored(item: Record<string, unknown>): StoredNotification {
   };
 }
 
+/** One stored row of an item to write (the batch puts and the single put share it). */
+function rowOf({ source, item }: InboxItemToWrite): Record<string, unknown> {
+  return {
+    pk: partitionOf(source),
+    sk: item.id,
+    type: item.type,
+    createdAt: item.createdAt,
+    actor: item.actor,
+    title: item.title,
+    body: item.body,
+    data: item.data,
+    expiresAt: item.expiresAt,
+    // The log's reader keeps the posts of the celebrities it follows by this attribute.
+    ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
+  };
+}
+
 /** The key condition of a newest-first id range of one partition (`:pk` bound by the caller). */
 export function rangeCondition(range: { before?: string; after?: string }): { expression: string; values: Record<string, string> } {
   if (range.before !== undefined && range.after !== undefined) {
@@ -37,7 +55,7 @@ export function rangeCondition(range: { before?: string; after?: string }): { ex
   return { expression: 'pk = :pk', values: {} };
 }
 
-export class InboxRepository implements InboxReader, InboxWriter {
+export class InboxRepository implements InboxReader, InboxWriter, OwnInboxItemWriter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -129,20 +147,12 @@ export class InboxRepository implements InboxReader, InboxWriter {
 
   /** writeInboxItems: BatchWriteItem puts, 25 per call; no guard needed: ids are deterministic, so a retry rewrites the same item. */
   async writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void> {
-    const rows = items.map(({ source, item }) => ({
-      pk: partitionOf(source),
-      sk: item.id,
-      type: item.type,
-      createdAt: item.createdAt,
-      actor: item.actor,
-      title: item.title,
-      body: item.body,
-      data: item.data,
-      expiresAt: item.expiresAt,
-      // The log's reader keeps the posts of the celebrities it follows by this attribute.
-      ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
-    }));
-    await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
+    await batchPutAll(this.client, this.tableName, items.map(rowOf), this.batchOptions);
+  }
+
+  /** putOwnInboxItem: one PutItem into the user's own partition; deterministic id, so a retry rewrites the same item. */
+  async putOwnInboxItem(user: UserRef, item: StoredNotification): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: rowOf({ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId }, item }) }));
   }
 }
 

@@ -3,21 +3,27 @@
  * time (pages and counts skip ids that have not arrived yet), written at snooze time, and a
  * one-time schedule that puts a signed delivery job for it on the urgent queue at that time, so
  * the user's connected devices get it live like any new arrival (quiet hours and rate limits apply).
+ *
+ * Least privilege (the REST write function is internet-facing): the comeback is one PutItem into the
+ * user's partition (no batch write, no delete, no other kind of partition), and the job is signed with
+ * the snooze key, which delivery accepts for a one-recipient urgent comeback only (`isSnoozeComebackJob`),
+ * never with the fan-out's delivery-job key.
  */
 import type { DeliveryJob } from '../jobs/delivery-job.js';
-import { signedDeliveryJobBody } from '../jobs/delivery-job-signature.js';
+import { signedDeliveryJobBody, SNOOZE_EVENT_ID_PREFIX } from '../jobs/delivery-job-signature.js';
 import type { StoredNotification } from '../model/notification.js';
-import type { InboxWriter, SnoozeReturns } from '../ports/inbox.js';
+import type { OwnInboxItemWriter, SnoozeReturns } from '../ports/inbox.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import { scheduleName } from '../jobs/schedules.js';
 import type { UserRef } from '../model/user.js';
 
 export interface SnoozeReturnsDeps {
-  inbox: InboxWriter;
+  inbox: OwnInboxItemWriter;
   scheduler: Scheduler;
   /** Where the comeback's push goes: the urgent delivery queue (no batching window). */
   urgentQueueArn: string;
-  deliveryJobSecret: string;
+  /** The snooze key (`SNOOZE_JOB_SECRET`), not the fan-out's delivery-job key. */
+  snoozeJobSecret: string;
   inboxTtlDays: number;
 }
 
@@ -27,11 +33,11 @@ export class ScheduledSnoozeReturns implements SnoozeReturns {
   async scheduleReturn(user: UserRef, item: StoredNotification, returnId: string, untilMs: number): Promise<void> {
     const expiresAt = Math.ceil(untilMs / 1000) + this.deps.inboxTtlDays * 86_400;
     const comeback: StoredNotification = { ...item, id: returnId, expiresAt };
-    await this.deps.inbox.writeInboxItems([{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId }, item: comeback }]);
+    await this.deps.inbox.putOwnInboxItem(user, comeback);
     const job: DeliveryJob = {
       v: 1,
       tenantId: user.tenantId,
-      eventId: `snooze:${item.id}`,
+      eventId: `${SNOOZE_EVENT_ID_PREFIX}${item.id}`,
       priority: 'urgent',
       notification: { type: item.type, createdAt: item.createdAt, actor: item.actor, title: item.title, body: item.body, data: item.data },
       target: { kind: 'recipients', recipients: [{ userId: user.userId, notificationId: returnId }] },
@@ -40,7 +46,7 @@ export class ScheduledSnoozeReturns implements SnoozeReturns {
       name: scheduleName('snooze', user.tenantId, `${user.userId}\u0000${returnId}`),
       atMs: untilMs,
       targetArn: this.deps.urgentQueueArn,
-      payload: signedDeliveryJobBody(job, this.deps.deliveryJobSecret),
+      payload: signedDeliveryJobBody(job, this.deps.snoozeJobSecret),
     });
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Delivery jobs carry an HMAC-SHA256 over their JSON (`sig`), keyed with a secret only the fan-out
- * (the one producer of jobs) and the delivery functions hold. Delivery pushes a job's rendered
+ * (the one producer of jobs), the channel consumers and the delivery functions hold (a snooze comeback
+ * is signed with a key of its own, `isSnoozeComebackJob`). Delivery pushes a job's rendered
  * notification to open sockets, so a message put on a delivery queue by anyone else (an insider
  * with sqs:SendMessage, a misrouted producer) must not be pushed: without a valid `sig` it is
  * dropped. Costs one HMAC per job on each side and no DynamoDB read.
@@ -9,6 +10,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DeliveryJob } from './delivery-job.js';
 
 export const DELIVERY_JOB_SIGNATURE_FIELD = 'sig';
+
+/** The event id of a snooze comeback's job: `snooze:<original notification id>`. */
+export const SNOOZE_EVENT_ID_PREFIX = 'snooze:';
+
+/**
+ * What a job signed with the snooze key may be: one urgent push of one notification to one user (the
+ * comeback of an item they snoozed). The REST write function holds that key instead of the
+ * delivery-job key, so even taken over it cannot sign a celebrity page, a retraction or a job for many users.
+ */
+export function isSnoozeComebackJob(job: DeliveryJob): boolean {
+  return job.eventId.startsWith(SNOOZE_EVENT_ID_PREFIX) && job.priority === 'urgent' && job.retracted === undefined && job.target.kind === 'recipients' && job.target.recipients.length === 1;
+}
 
 const hmacOf = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest();
 

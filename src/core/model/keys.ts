@@ -46,6 +46,15 @@ export function keySegment(kind: string, value: string): string {
   return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
 }
 
+/**
+ * A user's partition (`userPartition`) as an IAM `dynamodb:LeadingKeys` StringLike pattern. `*` also
+ * matches `#`, so a feed shard of an actor whose id is `U` (`T#t#F#U#S1`) matches it too: a grant
+ * narrowed to user partitions pairs it with StringNotLike FEED_SHARD_KEY_PATTERN (no user partition has `#F#`).
+ */
+export const USER_PARTITION_KEY_PATTERN = 'T#*#U#*';
+/** Every feed shard partition (`feedShardPartition`), as an IAM StringLike pattern. */
+export const FEED_SHARD_KEY_PATTERN = 'T#*#F#*';
+
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
 

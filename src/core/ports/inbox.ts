@@ -49,6 +49,11 @@ export interface InboxItemToWrite {
   item: StoredNotification;
 }
 
+/** One item into the user's own partition (the snooze comeback: a PutItem its role may send to user partitions only). */
+export interface OwnInboxItemWriter {
+  putOwnInboxItem(user: UserRef, item: StoredNotification): Promise<void>;
+}
+
 export interface InboxWriter {
   /** Idempotent puts (deterministic ids): BatchWriteItem, 25 per call, retries unprocessed and throttled calls. */
   writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void>;
