@@ -15,7 +15,17 @@ export function sqsClient(parts: Parts): SQSClient {
   );
 }
 
-/** EventBridge Scheduler (the local runtime passes its own Scheduler instead). */
+/** EventBridge Scheduler (locally its stand-in on the runtime's HTTP server). */
 export function eventBridgeScheduler(parts: Parts, config: SchedulerConfig): EventBridgeScheduler {
-  return parts.shared(eventBridgeScheduler, [config.groupName, config.roleArn, config.deadLetterArn], () => new EventBridgeScheduler(new SchedulerClient(clientOptions(parts)), config));
+  return parts.shared(eventBridgeScheduler, [config.groupName, config.roleArn, config.deadLetterArn], () => new EventBridgeScheduler(schedulerClient(parts), config));
+}
+
+function schedulerClient(parts: Parts): SchedulerClient {
+  return parts.shared(schedulerClient, [], () =>
+    new SchedulerClient({
+      ...clientOptions(parts),
+      ...(parts.aws.schedulerEndpoint ? { endpoint: parts.aws.schedulerEndpoint } : {}),
+      ...(parts.aws.schedulerEndpoint && parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
+    }),
+  );
 }

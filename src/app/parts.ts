@@ -36,6 +36,8 @@ export interface AwsTarget {
   sqsEndpoint?: string;
   /** The local SQS endpoint's own SigV4 credentials (generated per DATA_DIR); other clients keep `credentials`. */
   sqsCredentials?: AwsCredentialIdentity;
+  /** The local EventBridge Scheduler API (signed with `sqsCredentials`, like the other local stand-ins). */
+  schedulerEndpoint?: string;
 }
 
 /** What identifies a shared object: the values it is built from (plain data by value, objects such as a scheduler by reference). */

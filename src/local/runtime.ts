@@ -24,6 +24,8 @@ import { LOCAL_FUNCTIONS } from './functions.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
+import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, LOCAL_SCHEDULER_ROLES } from './scheduler/scheduler-api.js';
+import { eventBridgeScheduler } from '../app/parts-queues.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
@@ -133,7 +135,14 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
-  const parts = createParts({ logger, clock, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
+  const parts = createParts({
+    logger,
+    clock,
+    aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials, schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}` },
+  });
+  // The functions schedule through the SDK against the Scheduler stand-in, each with its role (as on AWS).
+  const schedules = eventBridgeScheduler(parts, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.target });
+  const snoozeSchedules = eventBridgeScheduler(parts, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.snooze });
   // A data dir from 0.1.0 has FOLLOWING_CELEBS edges but no packs: build them once, before any consumer runs.
   const backfill = await ensureFollowedCelebrityPacks(documentClient(parts), dynamo.tableNames.graph, {
     onFull: (writes) => logger.warn('followed-celebrities pack chunk full (400 KB DynamoDB item limit): follows kept as edges only', { follows: writes.length }),
@@ -142,9 +151,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
-  attachPipelineConsumers(queues, parts, configs, scheduler);
-  attachChannelConsumers(queues, parts, configs, scheduler);
-  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
+  attachPipelineConsumers(queues, parts, configs, schedules);
+  attachChannelConsumers(queues, parts, configs, schedules);
+  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler: schedules, queues });
   const jwksRoute: LocalRoute = {
     async handle(request) {
       if (request.method !== 'GET' || request.url.pathname !== '/.well-known/jwks.json') return undefined;
@@ -152,14 +161,15 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, scheduler), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
+    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, snoozeSchedules), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  const schedulerApi = createLocalSchedulerRoute(scheduler, { region: LOCAL_REGION, credentials: queues.sqsCredentials, serverHost: settings.host });
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, schedulerApi, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,
