@@ -117,14 +117,19 @@ export class Channels extends Construct {
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
         // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).
         .writeTable(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
-      fn.allow(['sns:Publish', 'sns:DeleteEndpoint'], endpoints);
+      fn.allow(['sns:Publish'], endpoints);
+      // SNS has no resource-level permissions for the endpoint management actions (the service
+      // authorization reference lists no resource type for them): IAM authorizes them on "*" only,
+      // so a grant naming the applications or endpoints never allowed them (found by the least-privilege check).
+      const endpointManagement = "SNS supports no resource-level permissions for CreatePlatformEndpoint, GetEndpointAttributes, SetEndpointAttributes and DeleteEndpoint: AWS requires Resource '*' for them.";
+      fn.allow(['sns:DeleteEndpoint'], ['*']);
+      acknowledge(fn.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       // Devices: the preferences function creates, refreshes and deletes the endpoints of its users' tokens.
-      props.preferences.allow(['sns:CreatePlatformEndpoint'], applications.map(([, arn]) => arn));
-      props.preferences.allow(['sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], endpoints);
+      props.preferences.allow(['sns:CreatePlatformEndpoint', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], ['*']);
+      acknowledge(props.preferences.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       for (const [name, value] of Object.entries(platformEnv)) props.preferences.addEnvironment(name, value);
       for (const endpoint of endpoints) {
-        acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
-        acknowledgeWildcardResource(props.preferences.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
+        acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the Publish grant covers only the endpoints of the configured platform applications.');
       }
       this.push = { queue, consumer: fn };
     }

@@ -129,6 +129,14 @@ export class HandlerFunction extends NodejsFunction {
     return this;
   }
 
+  /**
+   * Item reads on that table only of items whose partition key matches one of the patterns (IAM
+   * `dynamodb:LeadingKeys`, StringLike): e.g. BatchGetItem of feed items, never of an inbox.
+   */
+  readTableKeys(binding: SpecTable, actions: readonly Exclude<TableReadAction, 'dynamodb:Query'>[] | readonly TableReadAction[], leadingKeyPatterns: readonly string[]): this {
+    return this.tableKeys(binding, actions, leadingKeyPatterns, []);
+  }
+
   /** Env var of the table + exactly the item writes the function's code sends, on exactly that table. */
   writeTable(binding: SpecTable, actions: readonly TableWriteAction[]): this {
     this.bindTableName(binding);
@@ -143,6 +151,10 @@ export class HandlerFunction extends NodejsFunction {
    * count index slot, never of an inbox item. (ForAllValues over no key at all is true: only item writes, never Scan.)
    */
   writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[] = []): this {
+    return this.tableKeys(binding, actions, leadingKeyPatterns, exceptKeys);
+  }
+
+  private tableKeys(binding: SpecTable, actions: readonly string[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[]): this {
     this.bindTableName(binding);
     if (actions.length === 0) return this;
     this.addToRolePolicy(

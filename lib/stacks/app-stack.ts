@@ -176,8 +176,10 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
     // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
-    // celebrities; muted types are one BatchGetItem of the preferences item.
+    // celebrities; muted types are one BatchGetItem of the preferences item. A page that merges
+    // celebrity feeds gets the feed items its heads place in it with one BatchGetItem (feed shards only).
     .readTable(inbox, ['dynamodb:Query'])
+    .readTableKeys(inbox, ['dynamodb:BatchGetItem'], [FEED_SHARD_KEY_PATTERN])
     .readTable(readMarks, ['dynamodb:Query'])
     .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
   const inboxWrite = new HandlerFunction(scope, 'InboxWrite', {
@@ -192,7 +194,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     // the mark, GetItem of the stored time when the condition fails without returning it.
     .readTable(inbox, ['dynamodb:BatchGetItem'])
     .readTable(readMarks, ['dynamodb:GetItem'])
-    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
+    // Bulk read: the READ# items go as BatchWriteItems of 25 (the ReadMarks table holds user partitions only).
+    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
     .readTable(graph, ['dynamodb:Query']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
   // a copy of one item the caller already owns, written into the caller's own partition (key from

@@ -22,7 +22,7 @@ import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
+import { clientOptions, createParts, documentClient, preferencesCache, type Parts, instrumented } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
@@ -133,12 +133,12 @@ function localEndpointOptions(parts: Parts, endpoint: string | undefined) {
 }
 
 export function snsPushProvider(parts: Parts, config: PushProviderConfig): SnsPushProvider {
-  return parts.shared(snsPushProvider, [config.platformApplications, config.endpoint], () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), config.platformApplications));
+  return parts.shared(snsPushProvider, [config.platformApplications, config.endpoint], () => new SnsPushProvider(instrumented(parts, new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) })), config.platformApplications));
 }
 
 function sesEmailProvider(parts: Parts, config: EmailProviderConfig): SesEmailProvider {
   return parts.shared(sesEmailProvider, [config.fromAddress, config.identityArn, config.configurationSetName, config.endpoint], () =>
-    new SesEmailProvider(new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), {
+    new SesEmailProvider(instrumented(parts, new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) })), {
       fromAddress: config.fromAddress,
       ...(config.identityArn ? { fromArn: config.identityArn } : {}),
       ...(config.configurationSetName ? { configurationSetName: config.configurationSetName } : {}),

@@ -3,15 +3,15 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-scheduler.js';
 import type { SchedulerConfig } from './shared-config.js';
-import { clientOptions, type Parts } from './parts.js';
+import { clientOptions, instrumented, type Parts } from './parts.js';
 
 export function sqsClient(parts: Parts): SQSClient {
   return parts.shared(sqsClient, [], () =>
-    new SQSClient({
+    instrumented(parts, new SQSClient({
       ...clientOptions(parts),
       ...(parts.aws.sqsEndpoint ? { endpoint: parts.aws.sqsEndpoint } : {}),
       ...(parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
-    }),
+    })),
   );
 }
 
@@ -22,10 +22,10 @@ export function eventBridgeScheduler(parts: Parts, config: SchedulerConfig): Eve
 
 function schedulerClient(parts: Parts): SchedulerClient {
   return parts.shared(schedulerClient, [], () =>
-    new SchedulerClient({
+    instrumented(parts, new SchedulerClient({
       ...clientOptions(parts),
       ...(parts.aws.schedulerEndpoint ? { endpoint: parts.aws.schedulerEndpoint } : {}),
       ...(parts.aws.schedulerEndpoint && parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
-    }),
+    })),
   );
 }

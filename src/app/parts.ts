@@ -38,6 +38,19 @@ export interface AwsTarget {
   sqsCredentials?: AwsCredentialIdentity;
   /** The local EventBridge Scheduler API (signed with `sqsCredentials`, like the other local stand-ins). */
   schedulerEndpoint?: string;
+  /** Called with every SDK client built on these parts (the local runtime's AWS call recorder adds its middleware). */
+  instrument?: (client: InstrumentableClient) => void;
+}
+
+/** An SDK client (each service types its middleware stack with its own inputs: the instrument adds to it). */
+export interface InstrumentableClient {
+  readonly middlewareStack: object;
+}
+
+/** `client`, instrumented when the parts say so (every builder of an SDK client passes its client through here). */
+export function instrumented<Client extends InstrumentableClient>(parts: Parts, client: Client): Client {
+  parts.aws.instrument?.(client);
+  return client;
 }
 
 /** What identifies a shared object: the values it is built from (plain data by value, objects such as a scheduler by reference). */
@@ -103,7 +116,12 @@ export function clientOptions(parts: Parts): { region?: string; credentials?: Aw
 }
 
 export function dynamoClients(parts: Parts): DynamoClients {
-  return parts.shared(dynamoClients, [], () => createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) }));
+  return parts.shared(dynamoClients, [], () => {
+    const clients = createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) });
+    // The document client shares its base client's middleware stack.
+    instrumented(parts, clients.dynamoClient);
+    return clients;
+  });
 }
 
 export function documentClient(parts: Parts): DynamoDBDocumentClient {

@@ -4,19 +4,20 @@
  * through the real management API client.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
+import { invokedAs, principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
 import { LOCAL_FUNCTIONS } from './functions.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './apigateway/websocket-gateway.js';
+import type { LocalSqsHandler } from './sqs/message.js';
 
-type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** The local urgent / info delivery queues (their consumer settings: batch size, batching window). */
 export interface DeliveryQueues {
-  urgent: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
-  info: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
+  urgent: { readonly name: string; attachConsumer(handler: LocalSqsHandler): () => void; readonly maxReceiveCount?: number | undefined };
+  info: { readonly name: string; attachConsumer(handler: LocalSqsHandler): () => void; readonly maxReceiveCount?: number | undefined };
 }
 
 export interface LocalLiveDelivery {
@@ -43,17 +44,23 @@ export interface LocalLiveDeliveryOptions {
   /** The local scheduler: quiet-hours and rate-limit holds are released through it. */
   scheduler: Scheduler;
   queues: DeliveryQueues;
+  /** Records each function's AWS calls (RECORD_AWS_CALLS). */
+  recorder?: AwsCallRecorder;
 }
 
 /** Route handlers on the gateway, and the urgent and info delivery consumers (`DELIVERY_MODE` on AWS). */
 export function attachLocalLiveDelivery(options: LocalLiveDeliveryOptions): LocalLiveDelivery {
   const { gateway, parts, configs } = options;
   gateway.attach({
-    connect: LOCAL_FUNCTIONS['ws-connect'](parts, configs.wsConnect),
-    disconnect: LOCAL_FUNCTIONS['ws-disconnect'](parts, configs.wsDisconnect),
-    default: LOCAL_FUNCTIONS['ws-default'](parts, configs.wsDefault),
+    connect: invokedAs(principalOf('ws-connect'), LOCAL_FUNCTIONS['ws-connect'](parts, configs.wsConnect)),
+    disconnect: invokedAs(principalOf('ws-disconnect'), LOCAL_FUNCTIONS['ws-disconnect'](parts, configs.wsDisconnect)),
+    default: invokedAs(principalOf('ws-default'), LOCAL_FUNCTIONS['ws-default'](parts, configs.wsDefault)),
   });
-  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(LOCAL_FUNCTIONS.delivery(parts, configs.delivery(mode), options.scheduler, options.queues[mode].maxReceiveCount === undefined ? {} : { maxReceiveCount: options.queues[mode].maxReceiveCount })));
+  const detach = (['urgent', 'info'] as const).map((mode) => {
+    const queue = options.queues[mode];
+    const handler = LOCAL_FUNCTIONS.delivery(parts, configs.delivery(mode), options.scheduler, queue.maxReceiveCount === undefined ? {} : { maxReceiveCount: queue.maxReceiveCount });
+    return queue.attachConsumer(queueConsumer(options.recorder, principalOf('delivery', mode), queue.name, handler));
+  });
   return {
     gateway,
     async close() {

@@ -9,6 +9,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
+import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
@@ -80,12 +81,13 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 }
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
-export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
+export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler, recorder?: AwsCallRecorder): void {
   for (const type of catalog) {
-    const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
-    queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
+    const intake = queues.intake[type.detailType]!;
+    const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
+    intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
-  queues.promotion.attachConsumer(LOCAL_FUNCTIONS['celebrity-promotion'](parts, configs.promotion));
+  queues.promotion.attachConsumer(queueConsumer(recorder, principalOf('celebrity-promotion'), queues.promotion.name, LOCAL_FUNCTIONS['celebrity-promotion'](parts, configs.promotion)));
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createParts, documentClient } from '../app/parts.js';
+import { createParts, documentClient, type InstrumentableClient } from '../app/parts.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
@@ -26,6 +26,8 @@ import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } fr
 import { LocalScheduler } from './scheduler/local-scheduler.js';
 import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, LOCAL_SCHEDULER_ROLES } from './scheduler/scheduler-api.js';
 import { eventBridgeScheduler } from '../app/parts-queues.js';
+import { awsCallRecorderFor, invokedAs, principalOf } from './aws-calls/call-recorder.js';
+import { ENV } from '../env.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
@@ -98,7 +100,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const clock = options.clock ?? systemClock;
   const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
-  const authorizer = LOCAL_FUNCTIONS.authorizer({ logger }, verifier);
+  const authorizer = invokedAs(principalOf('authorizer'), LOCAL_FUNCTIONS.authorizer({ logger }, verifier));
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
@@ -135,10 +137,20 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
+  // RECORD_AWS_CALLS: also from the process environment, so the test suite records the runtimes it starts in-process.
+  const recorder = awsCallRecorderFor(settings.recordAwsCallsDir ?? process.env[ENV.RECORD_AWS_CALLS], dynamo.tableNames);
   const parts = createParts({
     logger,
     clock,
-    aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials, schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}` },
+    aws: {
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: http,
+      sqsCredentials: queues.sqsCredentials,
+      schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}`,
+      ...(recorder ? { instrument: (client: InstrumentableClient) => recorder.instrument(client) } : {}),
+    },
   });
   // The functions schedule through the SDK against the Scheduler stand-in, each with its role (as on AWS).
   const schedules = eventBridgeScheduler(parts, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.target });
@@ -151,9 +163,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
-  attachPipelineConsumers(queues, parts, configs, schedules);
-  attachChannelConsumers(queues, parts, configs, schedules);
-  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler: schedules, queues });
+  attachPipelineConsumers(queues, parts, configs, schedules, recorder);
+  attachChannelConsumers(queues, parts, configs, schedules, recorder);
+  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler: schedules, queues, ...(recorder ? { recorder } : {}) });
   const jwksRoute: LocalRoute = {
     async handle(request) {
       if (request.method !== 'GET' || request.url.pathname !== '/.well-known/jwks.json') return undefined;
@@ -161,7 +173,11 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, snoozeSchedules), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
+    {
+      inboxRead: invokedAs(principalOf('rest-read'), LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox)),
+      inboxWrite: invokedAs(principalOf('rest-write'), LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, snoozeSchedules)),
+      preferences: invokedAs(principalOf('rest-preferences'), LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences)),
+    },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );
@@ -181,8 +197,11 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     feedShards: settings.feedShards,
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
-  scheduler.start(async (targetArn, payload) => {
-    queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
+  scheduler.start(async (targetArn, payload, roleArn) => {
+    const queue = queues.registry.byQueueName(targetArn.split(':').pop());
+    // Scheduler sends with the schedule's role: recorded as that role's call.
+    if (recorder && roleArn) recorder.scheduleDelivered(roleArn, queue.name);
+    queue.send(payload);
   });
 
   return {
@@ -208,6 +227,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       await close(httpServer);
       await settledWithin([...requestsInFlight], capMs);
       parts.destroyClients();
+      recorder?.flush();
       await dynamo.close();
     },
   };

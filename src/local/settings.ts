@@ -34,6 +34,7 @@ export const localSettingsShape = {
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  RECORD_AWS_CALLS: optionalString,
 };
 
 /** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
@@ -72,6 +73,8 @@ export interface LocalSettings {
   channelRateLimitPerWindow?: number;
   /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
   preferencesCacheTtlMs?: number;
+  /** Directory where every AWS call of each function is recorded for the least-privilege check; unset: off. */
+  recordAwsCallsDir?: string;
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -94,5 +97,6 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),
   };
 }

@@ -69,15 +69,16 @@ describe('the local Scheduler API', () => {
   it('delivers a fired schedule to its target queue', async () => {
     // Prepare
     const delivered: string[] = [];
-    const stop = started.runtime.queues.promotion.onSend((message) => delivered.push(message.body));
+    // The urgent queue: one the target role may send to on AWS (the least-privilege check evaluates this delivery).
+    const stop = started.runtime.queues.urgent.onSend((message) => delivered.push(message.body));
     const scheduler = new EventBridgeScheduler(client, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.target });
 
     // Act
-    await scheduler.scheduleOnce({ name: 'sendat-acme-fires', atMs: Date.now(), targetArn: started.runtime.queues.promotion.arn, payload: 'not-a-promotion-job' });
+    await scheduler.scheduleOnce({ name: 'hold-acme-fires', atMs: Date.now(), targetArn: started.runtime.queues.urgent.arn, payload: 'not-a-delivery-job' });
     await pollUntil(() => delivered.length === 1, { attempts: 200, intervalMs: 25 }, 'schedule delivered');
     stop();
 
     // Assess
-    expect(delivered).toEqual(['not-a-promotion-job']);
+    expect(delivered).toEqual(['not-a-delivery-job']);
   });
 });

@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { RecordedAwsCall } from '../../src/local/aws-calls/recorded-call.js';
+import { startLocalRuntime, type LocalRuntime as StartedRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv, localSettingsShape } from '../../src/local/settings.js';
 import { aMention, putEntry } from '../support/events.js';
 import { freePort } from '../support/http.js';
@@ -19,7 +21,9 @@ import { eventsClientOf, pipelineDrained, publish, putPreferences, sleep } from 
 import { TestSocket } from '../support/ws-client.js';
 
 const user = { tenantId: 'acme', userId: 'settings-alice' };
-let runtime: LocalRuntime;
+let started: StartedRuntime | undefined;
+/** The runtime under test (the last test closes it to read its recording). */
+const runtime = new Proxy({} as StartedRuntime, { get: (_target, property) => Reflect.get(started!, property) });
 let dataDir: string;
 let env: Record<keyof typeof localSettingsShape, string>;
 
@@ -45,12 +49,13 @@ beforeAll(async () => {
     CHANNEL_BATCH_WINDOW_MS: '456',
     CHANNEL_RATE_LIMIT_PER_WINDOW: '9',
     PREFERENCES_CACHE_TTL_MS: '250',
+    RECORD_AWS_CALLS: join(dataDir, 'aws-calls'),
   };
-  runtime = await startLocalRuntime(localSettingsFromEnv(env));
+  started = await startLocalRuntime(localSettingsFromEnv(env));
 }, 60_000);
 
 afterAll(async () => {
-  await runtime?.close();
+  await started?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -172,5 +177,24 @@ describe('a short PREFERENCES_CACHE_TTL_MS end to end', () => {
       await socket.close();
       events.destroy();
     }
+  });
+});
+
+describe('RECORD_AWS_CALLS', () => {
+  it("writes every function's AWS calls there when the runtime closes", async () => {
+    // Act: the tests above made REST calls and fanned events out.
+    await started!.close();
+    started = undefined;
+
+    // Assess
+    const files = readdirSync(env.RECORD_AWS_CALLS);
+    expect(files).toHaveLength(1);
+    const [header, ...calls] = readFileSync(join(env.RECORD_AWS_CALLS, files[0]!), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RecordedAwsCall);
+    expect(header).toMatchObject({ recording: 1, pid: process.pid });
+    expect(calls).toEqual(expect.arrayContaining([
+      expect.objectContaining({ principal: 'rest-preferences', service: 'dynamodb', operation: 'PutItem', via: 'sdk', target: expect.objectContaining({ kind: 'table', table: 'graph' }) }),
+      expect.objectContaining({ principal: 'fanout:mention.created', service: 'sqs', operation: 'ReceiveMessage', via: 'event-source-mapping' }),
+      expect.objectContaining({ principal: 'delivery:urgent', service: 'apigatewaymanagementapi', operation: 'PostToConnection' }),
+    ]));
   });
 });

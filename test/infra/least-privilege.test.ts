@@ -95,14 +95,16 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
     // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages.
     CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
-    InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
+    // A page that merges celebrity feeds: one BatchGetItem of the feed items the heads place in it (feed shards only).
+    InboxRead: () => [...on('Inbox', 'Query', 'BatchGetItem'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
     // markOneRead: BatchGetItem of the id (own + visible feeds after a Query of followed celebrities),
     // PutItem of READ#id; read-all / seen-all: conditional UpdateItem, GetItem when the condition fails
     // without returning the stored item. Live: read-state sync (ReadStateSync) = presence BatchGetItem,
     // getReadState + counts (Queries, muted types BatchGetItem), PostToConnection, 410 cleanup.
     InboxWrite: () => [
       ...on('Inbox', 'BatchGetItem'),
-      ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
+      // Bulk read: the READ# items go as BatchWriteItems of 25.
+      ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
       ...on('Graph', 'Query'),
       // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
       // own partition (one PutItem, user partitions only) and the schedule of its urgent job (signed with the snooze key).

@@ -311,7 +311,9 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
     it('REST read can read the inbox, read marks and graph but write nothing', () => {
       const fn = synth.built.app.restFunctions.inboxRead;
       // Exact sets per function: test/infra/least-privilege.test.ts.
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
+      // BatchGetItem of feed items only (dynamodb:LeadingKeys T#*#F#*): a page merging celebrity feeds.
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+      expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchGetItem' && JSON.stringify(statement.Resource).includes('TablesInbox'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#F#*'] } });
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:Query']);
       expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
       const actions = [...grantsOf(app, fn).keys()];
@@ -333,7 +335,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(variables.SNOOZE_JOB_SECRET).toBeDefined();
       expect(variables.DELIVERY_JOB_SECRET).toBeUndefined();
       expect(variables.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.scheduling.snoozeRole), 'Arn'] });
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
       expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);

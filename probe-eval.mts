@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { TemplateWorld } from './scripts/least-privilege/template-world.ts';
+import { evaluate } from './scripts/least-privilege/evaluate.ts';
+import { readRecordings } from './scripts/least-privilege/recordings.ts';
+const template = JSON.parse(readFileSync('/tmp/local-template.json', 'utf8'));
+const map = JSON.parse(readFileSync('/tmp/local-map.json', 'utf8'));
+const world = new TemplateWorld(template, map);
+const rec = readRecordings('.local/aws-calls');
+const t = Date.now();
+const principals = [...Object.keys(map.functions), 'role:target', 'role:snooze'];
+const ev = await evaluate(rec.calls, world, principals);
+console.log('ms', Date.now() - t, 'calls', ev.calls, ev.callCount, 'simulated', ev.simulated);
+console.log('problems', ev.problems.slice(0, 10));
+for (const d of ev.denied) console.log('DENIED', d.result, d.request.principal, d.request.action, world.label(d.request.resource, d.request.principal), JSON.stringify(d.request.context).slice(0, 200));
+for (const g of ev.grants.filter((g) => g.usedBy === 0)) console.log('UNUSED', g.principal, g.action, g.label, g.condition ? JSON.stringify(g.condition) : '');
