@@ -4,6 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
+import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
@@ -92,8 +93,9 @@ export class Channels extends Construct {
         timeout: CHANNEL_CONSUMER_TIMEOUT,
         environment: { [ENV.CHANNEL]: channel, [ENV.CHANNEL_QUEUE_ARN]: queue.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret, [ENV.CHANNEL_RATE_LIMIT_PER_WINDOW]: rateLimit, ...environment },
       })
-        // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
-        .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
+        // Preferences (BatchGetItem of PROFILE partitions) and the user's channel state (one Query of T#t#U#u#CHANNELS).
+        .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+        .readTableKeys(graph, ['dynamodb:Query'], [CHANNEL_STATE_KEY_PATTERN])
         // Dedup records (conditional put, delete after a throttled send) and rate counters (conditional
         // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over the limit).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
@@ -115,8 +117,8 @@ export class Channels extends Construct {
       const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
       const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
-        // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).
-        .writeTable(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
+        // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem), in the channel state only.
+        .writeTableKeys(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'], [CHANNEL_STATE_KEY_PATTERN]);
       fn.allow(['sns:Publish'], endpoints);
       // SNS has no resource-level permissions for the endpoint management actions (the service
       // authorization reference lists no resource type for them): IAM authorizes them on "*" only,
@@ -164,7 +166,9 @@ export class Channels extends Construct {
       // Unsubscribe and the email address: PutItem on the user's CHANNELS partition.
       this.email = { queue, consumer: fn, unsubscribeSecret };
     }
-    // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition.
-    props.preferences.readTable(graph, ['dynamodb:Query', 'dynamodb:GetItem']).writeTable(graph, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+    // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition, and nothing else of the graph.
+    props.preferences
+      .readTableKeys(graph, ['dynamodb:Query', 'dynamodb:GetItem'], [CHANNEL_STATE_KEY_PATTERN])
+      .writeTableKeys(graph, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [CHANNEL_STATE_KEY_PATTERN]);
   }
 }

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -46,6 +45,9 @@ export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 
 export type TableReadAction = (typeof TABLE_READ_ACTIONS)[number];
 export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 export type TableWriteAction = (typeof TABLE_WRITE_ACTIONS)[number];
+
+/** What the Lambda SQS poller does with the function's role (AWS's AWSLambdaSQSQueueExecutionRole): receive, delete, read attributes. */
+export const SQS_CONSUMER_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
 
 export interface ConsumeOptions {
   batchSize: number;
@@ -188,14 +190,17 @@ export class HandlerFunction extends NodejsFunction {
     if (source.visibilityTimeout.toSeconds() < QueueWithDlq.VISIBILITY_FACTOR * timeout) {
       throw new Error(`${this.node.path}: queue ${source.node.path} visibility timeout ${source.visibilityTimeout.toSeconds()}s is under ${QueueWithDlq.VISIBILITY_FACTOR}x the function timeout ${timeout}s`);
     }
-    this.addEventSource(
-      new SqsEventSource(source.queue, {
-        batchSize: options.batchSize,
-        ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
-        ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
-        reportBatchItemFailures: true,
-      }),
-    );
+    // The mapping SqsEventSource would make (same id, so the same logical id), with the three actions
+    // the Lambda poller needs instead of its grantConsumeMessages: no ChangeMessageVisibility or
+    // GetQueueUrl, which nothing calls (the least-privilege check found them unused).
+    this.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(source.queue.node)}`, {
+      eventSourceArn: source.queue.queueArn,
+      batchSize: options.batchSize,
+      ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
+      ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+      reportBatchItemFailures: true,
+    });
+    this.allow([...SQS_CONSUMER_ACTIONS], [source.queue.queueArn]);
     this.allowKey(source.queue.encryptionMasterKey, KEY_ACTIONS.consumeQueue);
     // The consumer logs a record failing its last receive as dead-lettered (SQS moves it silently).
     this.addEnvironment(ENV.MAX_RECEIVE_COUNT, String(source.maxReceiveCount));

@@ -15,7 +15,7 @@ import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-deli
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
-import { FEED_SHARD_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
@@ -181,7 +181,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .readTable(inbox, ['dynamodb:Query'])
     .readTableKeys(inbox, ['dynamodb:BatchGetItem'], [FEED_SHARD_KEY_PATTERN])
     .readTable(readMarks, ['dynamodb:Query'])
-    .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
+    // Graph: the followed celebrities' pack (Query) and the muted types (BatchGetItem of preferences) only.
+    .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
+    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN]);
   const inboxWrite = new HandlerFunction(scope, 'InboxWrite', {
     handler: 'rest-write',
     serviceName: 'inbox-write-api',
@@ -196,7 +198,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .readTable(readMarks, ['dynamodb:GetItem'])
     // Bulk read: the READ# items go as BatchWriteItems of 25 (the ReadMarks table holds user partitions only).
     .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-    .readTable(graph, ['dynamodb:Query']);
+    .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN]);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
   // a copy of one item the caller already owns, written into the caller's own partition (key from
   // the verified claims), and one schedule that puts an urgent job for it on the urgent queue at the
@@ -216,8 +218,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     defaults,
     environment: corsEnvironment,
   })
-    .readTable(graph, ['dynamodb:BatchGetItem'])
-    .writeTable(graph, ['dynamodb:PutItem']);
+    // Only the PROFILE partition (the preferences item beside the profile): not the follow graph.
+    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+    .writeTableKeys(graph, ['dynamodb:PutItem'], [PROFILE_PARTITION_KEY_PATTERN]);
   const restFunctions: Record<RestFunction, HandlerFunction> = { inboxRead, inboxWrite, preferences };
 
   const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: authorizer! };
@@ -252,7 +255,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     inboxWrite
       .readTable(inbox, ['dynamodb:Query'])
       .readTable(readMarks, ['dynamodb:Query'])
-      .readTable(graph, ['dynamodb:BatchGetItem'])
+      .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);

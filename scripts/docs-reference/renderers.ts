@@ -3,6 +3,8 @@
  * shapes from the OpenAPI document, the WebSocket messages from their JSON Schema, the event
  * envelope and every catalog type's data from the zod schemas validation runs.
  */
+import { resolve } from 'node:path';
+import { readKeptGrants } from '../least-privilege/kept-grants.js';
 import { localEnvFromEnv, localSettingsShape } from '../../src/local/settings.js';
 import { websocketJsonSchema } from '../../src/api-docs/json-schemas.js';
 import { openApiDocument } from '../../src/api-docs/openapi.js';
@@ -212,6 +214,15 @@ export function localSettingsTable(): string {
   );
 }
 
+/** The grants kept although no recorded call uses them, with their reasons (`docs/kept-grants.json`, which the least-privilege check reads). */
+export function keptGrantsTable(): string {
+  const root = resolve(import.meta.dirname, '..', '..');
+  return table(
+    ['function', 'action', 'resource', 'why it is kept'],
+    readKeptGrants(root).map((grant) => [code(grant.function), code(grant.action), code(grant.resource), grant.reason]),
+  );
+}
+
 /** Region name -> renderer; `regions.ts` finds each region in the pages. */
 export const renderers: Renderers = {
   'rest-routes': restRoutesTable,
@@ -221,4 +232,5 @@ export const renderers: Renderers = {
   'event-data': eventData,
   'websocket-messages': websocketMessages,
   'local-settings': localSettingsTable,
+  'kept-grants': keptGrantsTable,
 };

@@ -10,6 +10,7 @@
  */
 import { isWildcardOnlyAction, runSimulation, runUnsafeSimulation } from '@cloud-copilot/iam-simulate';
 import type { RecordedAwsCall } from '../../src/local/aws-calls/recorded-call.js';
+import { globMatches } from './iam-glob.js';
 import { iamRequestsOf, type IamRequest } from './iam-requests.js';
 import type { PolicyStatement, Principal, TemplateWorld } from './template-world.js';
 
@@ -43,12 +44,6 @@ export interface Evaluation {
   /** Calls the check cannot translate or attribute: each is a failure. */
   problems: string[];
   grants: GrantUse[];
-}
-
-/** IAM's `*` and `?` wildcards (StringLike and resource ARNs), anchored. */
-export function globMatches(pattern: string, value: string, ignoreCase = false): boolean {
-  const source = pattern.split('').map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
 }
 
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { globMatches, type Grant } from './evaluate.js';
+import type { Grant } from './evaluate.js';
+import { globMatches } from './iam-glob.js';
 
 export const KEPT_GRANTS_FILE = join('docs', 'kept-grants.json');
 

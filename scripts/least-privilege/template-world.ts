@@ -156,16 +156,17 @@ export class TemplateWorld {
    * region left out.
    */
   label(resource: string, principal: string): string {
-    let label = resource.replace(`:${this.region}:${this.accountId}:`, '::').replace(`::${this.accountId}:`, '::');
-    for (const [logicalId, local] of Object.entries(this.map.resources)) {
-      const names = [this.attribute(logicalId), this.attribute(logicalId, 'Arn')].filter((value): value is string => Boolean(value));
-      const text = local.kind === 'logGroup' && local.of === principal ? '{own log group}' : `{${keyOf(local)}}`;
-      for (const name of names.sort((a, b) => b.length - a.length)) {
-        const short = name.replace(`:${this.region}:${this.accountId}:`, '::').replace(`::${this.accountId}:`, '::');
-        if (label.includes(short)) label = label.split(short).join(text);
-      }
-    }
-    return label;
+    const text = (local: LocalResource) => (local.kind === 'logGroup' && local.of === principal ? '{own log group}' : `{${keyOf(local)}}`);
+    const entries = Object.entries(this.map.resources);
+    // A whole ARN or name of a mapped resource; else each segment that is one's name (an API id, a stage, a group).
+    for (const [logicalId, local] of entries) if (resource === this.attribute(logicalId, 'Arn') || resource === this.attribute(logicalId)) return text(local);
+    const names = new Map(entries.map(([logicalId, local]) => [this.attribute(logicalId), text(local)]));
+    return resource
+      .replace(`:${this.region}:${this.accountId}:`, '::')
+      .replace(`::${this.accountId}:`, '::')
+      .split(/([/:])/)
+      .map((segment) => names.get(segment) ?? segment)
+      .join('');
   }
 }
 

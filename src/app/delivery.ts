@@ -8,7 +8,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
-import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/jobs/delivery-job.js';
+import { CONNECTIONS_PER_JOB, prioritySchema, type Priority } from '../core/jobs/delivery-job.js';
 import { LiveDelivery } from '../core/live/live-delivery.js';
 import { HeldPushReleaser, LiveDeliveryGate } from '../core/live/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
@@ -17,7 +17,7 @@ import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/pre
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url, optionalString } from './config-parsing.js';
+import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url, optionalString, ConfigError } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
@@ -37,8 +37,12 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
   idempotencyTable: string;
   deliveryRecordTtlSeconds?: number;
   parallelism: number;
-  /** Celebrity posts in bounded shard/page jobs put back on the delivery queues; without it one job pages every online subscriber. */
-  celebrityJobs?: { urgentQueueUrl: string; infoQueueUrl: string; connectionsPerJob: number };
+  /**
+   * Celebrity posts in bounded shard/page jobs put back on the consumer's own queue (a job keeps its
+   * priority, so the urgent consumer only ever sends to the urgent queue and the info one to the
+   * info queue); without it one job pages every online subscriber.
+   */
+  celebrityJobs?: { queueUrl: string; connectionsPerJob: number };
 }
 
 export interface DeliveryConfig {
@@ -53,6 +57,13 @@ export interface DeliveryConfig {
 }
 
 export const DELIVERY_PARALLELISM_DEFAULT = 16;
+
+/** The queue URL of the consumer's own priority (`URGENT_QUEUE_URL` or `INFO_QUEUE_URL`): the only one it sends to. */
+function ownQueueUrl(mode: Priority, env: { URGENT_QUEUE_URL?: string | undefined; INFO_QUEUE_URL?: string | undefined }): string {
+  const url = mode === 'urgent' ? env.URGENT_QUEUE_URL : env.INFO_QUEUE_URL;
+  if (!url) throw new ConfigError(`delivery: ${mode === 'urgent' ? 'URGENT_QUEUE_URL' : 'INFO_QUEUE_URL'} is required`);
+  return url;
+}
 
 /** With the EventBridge Scheduler of held pushes (the local runtime passes its own scheduler). */
 export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: SchedulerConfig } {
@@ -72,8 +83,8 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       DELIVERY_RECORD_TTL_SECONDS: optionalInteger(1),
       DELIVERY_PARALLELISM: integer(DELIVERY_PARALLELISM_DEFAULT, 1),
-      URGENT_QUEUE_URL: required,
-      INFO_QUEUE_URL: required,
+      URGENT_QUEUE_URL: optionalString,
+      INFO_QUEUE_URL: optionalString,
       CONNECTIONS_PER_JOB: integer(CONNECTIONS_PER_JOB, 1),
       ...schedulerShape,
     },
@@ -89,7 +100,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       idempotencyTable: parsed.IDEMPOTENCY_TABLE,
       ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
       parallelism: parsed.DELIVERY_PARALLELISM,
-      celebrityJobs: { urgentQueueUrl: parsed.URGENT_QUEUE_URL, infoQueueUrl: parsed.INFO_QUEUE_URL, connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
+      celebrityJobs: { queueUrl: ownQueueUrl(parsed.DELIVERY_MODE, parsed), connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
     },
     gate: {
       graphTable: parsed.GRAPH_TABLE,
@@ -137,7 +148,7 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
             celebrityJobs: {
               subscribers: directory,
               steps: ledger,
-              queue: new SqsDeliveryJobQueue(sqsClient(parts), { urgent: celebrityJobs.urgentQueueUrl, info: celebrityJobs.infoQueueUrl }, config.deliveryJobSecret),
+              queue: new SqsDeliveryJobQueue(sqsClient(parts), { [config.mode]: celebrityJobs.queueUrl }, config.deliveryJobSecret),
               connectionsPerJob: celebrityJobs.connectionsPerJob,
             },
           }

@@ -107,7 +107,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
         ...connections,
         idempotencyTable: tables.idempotency,
         parallelism: DELIVERY_PARALLELISM_DEFAULT,
-        celebrityJobs: { urgentQueueUrl: queues.urgentUrl, infoQueueUrl: queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
+        celebrityJobs: { queueUrl: mode === 'urgent' ? queues.urgentUrl : queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
       },
       gate: {
         graphTable: tables.graph,

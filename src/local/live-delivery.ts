@@ -5,11 +5,8 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import type { Parts } from '../app/parts.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
 import { invokedAs, principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
-import type { LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import type { LocalFunctionSet } from './function-set.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './apigateway/websocket-gateway.js';
 import type { LocalSqsHandler } from './sqs/message.js';
 
@@ -39,10 +36,7 @@ export function startLocalGateway(options: LocalGatewayOptions): Promise<LocalWe
 
 export interface LocalLiveDeliveryOptions {
   gateway: LocalWebSocketGateway;
-  parts: Parts;
-  configs: LocalFunctionConfigs;
-  /** The local scheduler: quiet-hours and rate-limit holds are released through it. */
-  scheduler: Scheduler;
+  functions: LocalFunctionSet;
   queues: DeliveryQueues;
   /** Records each function's AWS calls (RECORD_AWS_CALLS). */
   recorder?: AwsCallRecorder;
@@ -50,16 +44,15 @@ export interface LocalLiveDeliveryOptions {
 
 /** Route handlers on the gateway, and the urgent and info delivery consumers (`DELIVERY_MODE` on AWS). */
 export function attachLocalLiveDelivery(options: LocalLiveDeliveryOptions): LocalLiveDelivery {
-  const { gateway, parts, configs } = options;
+  const { gateway, functions } = options;
   gateway.attach({
-    connect: invokedAs(principalOf('ws-connect'), LOCAL_FUNCTIONS['ws-connect'](parts, configs.wsConnect)),
-    disconnect: invokedAs(principalOf('ws-disconnect'), LOCAL_FUNCTIONS['ws-disconnect'](parts, configs.wsDisconnect)),
-    default: invokedAs(principalOf('ws-default'), LOCAL_FUNCTIONS['ws-default'](parts, configs.wsDefault)),
+    connect: invokedAs(principalOf('ws-connect'), functions.wsConnect),
+    disconnect: invokedAs(principalOf('ws-disconnect'), functions.wsDisconnect),
+    default: invokedAs(principalOf('ws-default'), functions.wsDefault),
   });
   const detach = (['urgent', 'info'] as const).map((mode) => {
     const queue = options.queues[mode];
-    const handler = LOCAL_FUNCTIONS.delivery(parts, configs.delivery(mode), options.scheduler, queue.maxReceiveCount === undefined ? {} : { maxReceiveCount: queue.maxReceiveCount });
-    return queue.attachConsumer(queueConsumer(options.recorder, principalOf('delivery', mode), queue.name, handler));
+    return queue.attachConsumer(queueConsumer(options.recorder, principalOf('delivery', mode), queue.name, functions.delivery(mode, queue.maxReceiveCount)));
   });
   return {
     gateway,

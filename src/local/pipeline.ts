@@ -7,15 +7,12 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
-import type { Parts } from '../app/parts.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
 import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
-import type { LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import type { LocalFunctionSet } from './function-set.js';
 import type { LocalRoute } from './http/router.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs/index.js';
 
@@ -81,13 +78,13 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 }
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
-export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler, recorder?: AwsCallRecorder): void {
+export function attachPipelineConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
   for (const type of catalog) {
     const intake = queues.intake[type.detailType]!;
-    const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
+    const handler = functions.fanOut(type.detailType, intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
     intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
-  queues.promotion.attachConsumer(queueConsumer(recorder, principalOf('celebrity-promotion'), queues.promotion.name, LOCAL_FUNCTIONS['celebrity-promotion'](parts, configs.promotion)));
+  queues.promotion.attachConsumer(queueConsumer(recorder, principalOf('celebrity-promotion'), queues.promotion.name, functions.promotion()));
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */

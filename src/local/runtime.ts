@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { createParts, documentClient, type InstrumentableClient } from '../app/parts.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
@@ -20,7 +21,7 @@ import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import { sourceFunctions, type LocalFunctionSet } from './function-set.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
@@ -100,7 +101,12 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const clock = options.clock ?? systemClock;
   const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
-  const authorizer = invokedAs(principalOf('authorizer'), LOCAL_FUNCTIONS.authorizer({ logger }, verifier));
+  // The functions are composed once the configs know the listeners' URLs; the gateway asks for the authorizer only when a client connects.
+  const composed: { functions?: LocalFunctionSet } = {};
+  const authorizer = invokedAs(principalOf('authorizer'), async (event: APIGatewayRequestAuthorizerEvent) => {
+    if (!composed.functions) throw new Error('the local runtime is starting');
+    return composed.functions.authorizer(event);
+  });
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
@@ -163,9 +169,11 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
-  attachPipelineConsumers(queues, parts, configs, schedules, recorder);
-  attachChannelConsumers(queues, parts, configs, schedules, recorder);
-  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler: schedules, queues, ...(recorder ? { recorder } : {}) });
+  const functions = sourceFunctions({ parts, configs, logger, verifier, schedules, snoozeSchedules });
+  composed.functions = functions;
+  attachPipelineConsumers(queues, functions, recorder);
+  attachChannelConsumers(queues, functions, recorder);
+  const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });
   const jwksRoute: LocalRoute = {
     async handle(request) {
       if (request.method !== 'GET' || request.url.pathname !== '/.well-known/jwks.json') return undefined;
@@ -174,9 +182,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   };
   const restGateway = createRestGateway(
     {
-      inboxRead: invokedAs(principalOf('rest-read'), LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox)),
-      inboxWrite: invokedAs(principalOf('rest-write'), LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, snoozeSchedules)),
-      preferences: invokedAs(principalOf('rest-preferences'), LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences)),
+      inboxRead: invokedAs(principalOf('rest-read'), functions.restRead),
+      inboxWrite: invokedAs(principalOf('rest-write'), functions.restWrite),
+      preferences: invokedAs(principalOf('rest-preferences'), functions.restPreferences),
     },
     authorizer,
     configs.inbox.corsAllowOrigins,

@@ -15,9 +15,8 @@ import { grantsOf, logicalId, synthesize, type CfnTemplate, type Synthesized } f
 
 /** Every function: its own log stream, and X-Ray active tracing (no resource-level permissions). */
 const BASE = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
-/** What the Lambda SQS event source (CDK's SqsEventSource) needs on the queue it consumes. */
-const consume = (queue: string) =>
-  ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
+/** What the Lambda SQS poller needs on the queue it consumes (AWSLambdaSQSQueueExecutionRole's three actions). */
+const consume = (queue: string) => ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
 /** CreateSchedule in the app's group and PassRole of exactly the Scheduler target role. */
 const SCHEDULE = ['scheduler:CreateSchedule schedule-group/*', 'iam:PassRole scheduler-target-role'];
 /** Snooze: CreateSchedule of `snooze-*` schedules only, and PassRole of the snooze role (which sends to the urgent queue only). */
@@ -55,7 +54,7 @@ function fanOutAccess(detailType: string): string[] {
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
   // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
-  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), 'sqs:SendMessage queue:urgent');
+  if (type.retraction) access.push(...on('Inbox', 'PutItem'), 'sqs:SendMessage queue:urgent');
   return access;
 }
 
@@ -72,9 +71,8 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Graph', 'BatchGetItem'),
     // Ledger claim (conditional PutItem) and release (DeleteItem); rate counters and holds (UpdateItem).
     ...on('Idempotency', 'PutItem', 'DeleteItem', 'UpdateItem'),
-    // Celebrity posts: shard, next-page and put-back jobs onto the delivery queues.
-    'sqs:SendMessage queue:urgent',
-    'sqs:SendMessage queue:info',
+    // Celebrity posts: shard, next-page and put-back jobs onto its own queue (a job keeps its priority).
+    `sqs:SendMessage queue:${queue}`,
     // Delivery trace records (one BatchWriteItem per stage per batch).
     ...on('Idempotency', 'BatchWriteItem'),
   ];

@@ -350,9 +350,12 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         // PutItem for a post's recent posts log entry); follow.created also reads that log (Query).
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
-        const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : [...puts, ...(fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
+        const type = catalog.find((candidate) => `FanOut${candidate.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id);
+        const notifies = type?.audience !== 'none';
+        // A retraction type writes its one record (PutItem) in the tenant's retractions partition only.
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : type?.retraction ? ['dynamodb:PutItem'] : [...puts, ...(fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
+        if (type?.retraction) expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
         const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
         expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
         for (const statement of inboxUpdates) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CELEBRITY_POSTS_INDEX_KEY_PATTERN] } });

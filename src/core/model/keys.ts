@@ -54,6 +54,15 @@ export function keySegment(kind: string, value: string): string {
 export const USER_PARTITION_KEY_PATTERN = 'T#*#U#*';
 /** Every feed shard partition (`feedShardPartition`), as an IAM StringLike pattern. */
 export const FEED_SHARD_KEY_PATTERN = 'T#*#F#*';
+/** Graph: a user's PROFILE partition (the profile and the preferences items), as an IAM StringLike pattern; no other partition ends with `#PROFILE`. */
+export const PROFILE_PARTITION_KEY_PATTERN = 'T#*#U#*#PROFILE';
+/** Graph: a user's channel state (`channelStatePartition`), as an IAM StringLike pattern. */
+export const CHANNEL_STATE_KEY_PATTERN = 'T#*#U#*#CHANNELS';
+/** Graph: a user's packed followed-celebrities list (`followedCelebsPackPartition`), as an IAM StringLike pattern. */
+export const FOLLOWED_CELEBS_PACK_KEY_PATTERN = 'T#*#U#*#FOLLOWED_CELEBS_PACK';
+
+/** The tenant's retractions partition (`retractionsPartition`), as an IAM StringLike pattern. */
+export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
 
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
