@@ -138,6 +138,8 @@ const RULES: LayerRule[] = [
   { from: 'src/notifications/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/lambda/', 'src/client/', '@aws-sdk/'] },
   { from: 'src/app/', forbidden: ['src/local/', 'src/lambda/'] },
   { from: 'src/lambda/', onlyWithin: ['src/app/'] },
+  // The generators read the contract, the catalog and the event envelope, never a composition or the runtime.
+  { from: 'src/api-docs/', forbidden: ['src/adapters/', 'src/handlers/', 'src/app/', 'src/lambda/', 'src/local/', 'src/client/'] },
   { from: 'src/client/', forbidden: ['@aws-sdk/', 'node:'], allowTypeOnly: true, onlyWithin: ['src/client/'] },
 ];
 
