@@ -78,6 +78,7 @@ const ENV_NAMES = [
   'CHANNEL_BATCH_WINDOW_MS',
   'SNS_ENDPOINT',
   'SES_ENDPOINT',
+  'LOCAL_FUNCTIONS',
   // The least-privilege check's recording (src/local/aws-calls/): the directory, and what names this runtime in it.
   'RECORD_AWS_CALLS',
   'RECORD_AWS_CALLS_LABEL',

@@ -15,6 +15,7 @@ process.stdout.write(
     `  WebSocket         ${runtime.endpoints.ws}`,
     `  event bus         ${runtime.endpoints.eventBusName}`,
     `  data              ${settings.dataDir}`,
+    `  functions         ${runtime.functionsFrom === 'sources' ? 'the sources' : `the deployed bundles of ${runtime.functionsFrom}`}`,
     `  token             npm run --silent token -- --tenant acme --user alice`,
     'endpoints written to .local/endpoints.json; Ctrl+C stops',
     '',

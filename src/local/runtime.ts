@@ -7,7 +7,7 @@
 import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
@@ -22,6 +22,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDyna
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
 import { sourceFunctions, type LocalFunctionSet } from './function-set.js';
+import { bundledFunctions, checkBundleImports, readLocalDeployment } from './deployed/bundled-functions.js';
+import { localBundleWorld } from './deployed/bundle-world.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
@@ -30,7 +32,7 @@ import { eventBridgeScheduler } from '../app/parts-queues.js';
 import { awsCallRecorderFor, invokedAs, principalOf } from './aws-calls/call-recorder.js';
 import { ENV } from '../env.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
-import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
+import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues, DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
@@ -45,6 +47,8 @@ export interface LocalRuntime {
   settings: LocalSettings;
   /** The runtime's logger (`LOG_LEVEL`). */
   logger: Logger;
+  /** Where the functions come from: `sources`, or the cdk.out directory of the deployed bundles (`LOCAL_FUNCTIONS`). */
+  functionsFrom: string;
   dynamo: EmbeddedDynamo;
   documentClient: DynamoDBDocumentClient;
   /** The typed config each function was composed from (table names, queue URLs, settings). */
@@ -95,6 +99,11 @@ export interface LocalRuntimeOptions {
 
 export async function startLocalRuntime(settings: LocalSettings, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = new Logger({ serviceName: 'local-runtime', logLevel: (settings.logLevel as 'WARN' | undefined) ?? 'WARN' });
+  // LOCAL_FUNCTIONS: also from the process environment, so the deployed-bundles run (npm run test:deployed) reaches the runtimes its tests start in-process.
+  const functionsFrom = settings.functionsFrom ?? process.env[ENV.LOCAL_FUNCTIONS];
+  const deployment = functionsFrom ? { dir: resolve(functionsFrom), map: readLocalDeployment(resolve(functionsFrom)) } : undefined;
+  // A bundle that imports what Lambda does not provide fails before anything starts.
+  if (deployment) await checkBundleImports(deployment.dir, deployment.map);
   const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
@@ -169,7 +178,39 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
-  const functions = sourceFunctions({ parts, configs, logger, verifier, schedules, snoozeSchedules });
+  // LOCAL_FUNCTIONS: the deployed esbuild bundles instead of the sources (src/local/deployed/).
+  const bundles = deployment
+    ? await bundledFunctions(
+        deployment.dir,
+        deployment.map,
+        localBundleWorld({
+          settings,
+          region: LOCAL_REGION,
+          tables: dynamo.tableNames,
+          registry: queues.registry,
+          secrets: { cursor: secrets.cursorSecret, deliveryJob: secrets.deliveryJobSecret, snoozeJob: secrets.snoozeJobSecret, unsubscribe: localUnsubscribeSecret(secrets.deliveryJobSecret) },
+          credentials: queues.sqsCredentials,
+          http,
+          dynamoEndpoint: dynamo.endpoint,
+          managementEndpoint: gateway.managementEndpoint,
+          snsEndpoint: channels.snsEndpoint,
+          sesEndpoint: channels.sesEndpoint,
+          configs,
+          functionTimeoutMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT,
+          maxReceiveCount: settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT,
+        }),
+      ).catch(async (error: unknown) => {
+        // A bundle that fails to load (throws at import, exports no handler): close what started, then fail.
+        await scheduler.close();
+        closeLocalPipelineQueues(queues);
+        await gateway.close();
+        await close(httpServer);
+        parts.destroyClients();
+        await dynamo.close();
+        throw error;
+      })
+    : undefined;
+  const functions = bundles?.functions ?? sourceFunctions({ parts, configs, logger, verifier, schedules, snoozeSchedules });
   composed.functions = functions;
   attachPipelineConsumers(queues, functions, recorder);
   attachChannelConsumers(queues, functions, recorder);
@@ -216,6 +257,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     endpoints,
     settings,
     logger,
+    functionsFrom: functions.from,
     dynamo,
     documentClient: documentClient(parts),
     configs,

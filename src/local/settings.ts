@@ -35,6 +35,7 @@ export const localSettingsShape = {
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
   RECORD_AWS_CALLS: optionalString,
+  LOCAL_FUNCTIONS: optionalString,
 };
 
 /** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
@@ -75,6 +76,8 @@ export interface LocalSettings {
   preferencesCacheTtlMs?: number;
   /** Directory where every AWS call of each function is recorded for the least-privilege check; unset: off. */
   recordAwsCallsDir?: string;
+  /** A cdk.out directory (`npm run synth:local`): run the deployed esbuild bundles instead of the sources. */
+  functionsFrom?: string;
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -98,5 +101,6 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),
+    ...(parsed.LOCAL_FUNCTIONS ? { functionsFrom: parsed.LOCAL_FUNCTIONS } : {}),
   };
 }

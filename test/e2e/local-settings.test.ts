@@ -26,7 +26,8 @@ let started: StartedRuntime | undefined;
 /** The runtime under test (the last test closes it to read its recording). */
 const runtime = new Proxy({} as StartedRuntime, { get: (_target, property) => Reflect.get(started!, property) });
 let dataDir: string;
-let env: Record<keyof typeof localSettingsShape, string>;
+/** Every variable but LOCAL_FUNCTIONS (which swaps the sources for the deployed bundles: its own test below). */
+let env: Record<Exclude<keyof typeof localSettingsShape, 'LOCAL_FUNCTIONS'>, string>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'local-settings-e2e-'));
@@ -62,7 +63,7 @@ afterAll(async () => {
 
 describe('the local runtime reads every documented variable', () => {
   it('has a test below for each variable of the generated table', () => {
-    expect(Object.keys(env).sort()).toEqual(Object.keys(localSettingsShape).sort());
+    expect([...Object.keys(env), 'LOCAL_FUNCTIONS'].sort()).toEqual(Object.keys(localSettingsShape).sort());
   });
 
   it('HOST: every endpoint is on it', () => {
@@ -148,6 +149,19 @@ describe('the local runtime reads every documented variable', () => {
     expect(runtime.configs.delivery('urgent').gate.cacheTtlMs).toBe(250);
     expect(runtime.configs.channel?.('push').cacheTtlMs).toBe(250);
     expect(runtime.configs.inbox.cacheTtlMs).toBe(250);
+  });
+});
+
+describe('LOCAL_FUNCTIONS', () => {
+  it('makes the runtime load the functions from that cdk.out, and refuse one without a synthesized local deployment', async () => {
+    // The deployed-bundles run (npm run test:deployed) starts runtimes from a real cdk.out; here, an empty one.
+    const empty = await mkdtemp(join(tmpdir(), 'empty-cdk-out-'));
+    try {
+      const start = startLocalRuntime(localSettingsFromEnv({ PORT: '0', WS_PORT: '0', DATA_DIR: join(empty, 'data'), LOCAL_FUNCTIONS: empty }));
+      await expect(start).rejects.toThrow(/LOCAL_FUNCTIONS=.*no local-deployment\.json there \(run npm run synth:local first\)/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
 
