@@ -31,7 +31,7 @@ export default defineConfig({
         test: {
           name: 'system',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', 'test/localstack/**', 'test/chaos/**', 'test/package/**', 'test/least-privilege/**', 'node_modules/**'],
+          exclude: ['test/unit/**', 'test/localstack/**', 'test/chaos/**', 'test/package/**', 'test/least-privilege/**', 'test/deployed/**', 'node_modules/**'],
           setupFiles: ['test/support/aws-calls-setup.ts'],
         },
       },
