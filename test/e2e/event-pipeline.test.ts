@@ -179,7 +179,9 @@ describe('When a celebrity account publishes a post', () => {
       expect((await inboxOf(follower)).map((item) => item.body)).toEqual(['a post by c-star']);
     }
     expect(await inboxOf('c-late')).toEqual([]);
-    expect(jobsOf(post.id)).toEqual([expect.objectContaining({ priority: 'info', target: expect.objectContaining({ kind: 'onlineFollowers', actorId: 'c-star' }) })]);
+    // The fan-out's one job (the info delivery consumer may already have split it into shard jobs, which carry `shard`, on a slow machine).
+    const fanOutJobs = jobsOf(post.id).filter((job) => !('shard' in job.target));
+    expect(fanOutJobs).toEqual([expect.objectContaining({ priority: 'info', target: expect.objectContaining({ kind: 'onlineFollowers', actorId: 'c-star' }) })]);
   });
 });
 
