@@ -5,11 +5,13 @@
  */
 import { eventsJsonSchema, websocketJsonSchema } from '../api-docs/json-schemas.js';
 import { openApiDocument } from '../api-docs/openapi.js';
+import { deployedCatalog } from '../notifications/deployed.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 
 const documents: Record<string, () => unknown> = {
   '/openapi.json': openApiDocument,
-  '/schemas/events.json': () => eventsJsonSchema(),
+  // The events of the catalog the runtime serves (a team's with CATALOG_ENTRY).
+  '/schemas/events.json': () => eventsJsonSchema(deployedCatalog()),
   '/schemas/websocket.json': websocketJsonSchema,
 };
 

@@ -9,7 +9,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
-import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
+import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
+import { resourceNameOf } from '../notifications/notification-type.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
@@ -73,7 +74,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     // Push goes at once; email gathers a window so a burst becomes one digest. Concurrency per channel bounds the provider's load.
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
-    intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
@@ -81,7 +82,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
-  for (const type of catalog) {
+  for (const type of deployedCatalog()) {
     const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }

@@ -15,6 +15,8 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
 import { ensureFollowedCelebrityPacks } from '../adapters/dynamo/followed-celebs-pack.js';
+import { serveCatalog } from '../notifications/deployed.js';
+import { loadCatalogEntry } from './catalog-entry.js';
 import { createContractFilesRoute } from './contract-files.js';
 import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
@@ -88,6 +90,8 @@ export interface LocalRuntimeOptions {
 
 export async function startLocalRuntime(settings: LocalSettings, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = new Logger({ serviceName: 'local-runtime', logLevel: (settings.logLevel as 'WARN' | undefined) ?? 'WARN' });
+  // A team's catalog first: every function below is composed over it, as its bundle would be on AWS.
+  serveCatalog(settings.catalogEntry ? await loadCatalogEntry(settings.catalogEntry, join(settings.dataDir, 'catalog-entry')) : undefined);
   const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
@@ -154,7 +158,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     configs.inbox.corsAllowOrigins,
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
-  const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
+  const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints, corsAllowOrigins: configs.inbox.corsAllowOrigins });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
   routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
@@ -195,6 +199,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       await settledWithin([...requestsInFlight], capMs);
       parts.destroyClients();
       await dynamo.close();
+      serveCatalog();
     },
   };
 }

@@ -65,8 +65,8 @@ export async function publishNotification<D extends NotificationDetailType>(clie
   return putEvent(client, detailType, event, options);
 }
 
-/** `publishNotification` typed by the catalog passed (its value is only read for its type). */
-export function publisherFor<const Catalog extends AnyCatalog>(_catalog: Catalog) {
+/** `publishNotification` typed by the catalog passed, or named: `publisherFor<typeof catalog>()` (the value is only read for its type). */
+export function publisherFor<const Catalog extends AnyCatalog>(_catalog?: Catalog) {
   return <D extends NotificationDetailType<Catalog>>(client: EventBridgeSender, detailType: D, event: NotificationEventOf<D, Catalog>, options: PublishOptions = {}): Promise<string> =>
     putEvent(client, detailType, event, options);
 }
