@@ -219,6 +219,8 @@ export class InboxSync implements SyncTarget {
     this.store.merge(page.items);
     this.historyCursor = page.nextCursor;
     this.loaded = true;
+    // An answer proves the failure over (token, network): the list shows without the old error.
+    this.syncError = undefined;
     this.changed();
   }
 
@@ -230,6 +232,7 @@ export class InboxSync implements SyncTarget {
     for (let pages = 1; ; pages += 1) {
       const page = await this.rest.listPage({ limit: this.settings.catchUpPageSize, since, cursor });
       this.store.merge(page.items);
+      this.syncError = undefined;
       this.changed();
       if (page.nextCursor === null) return;
       if (pages >= this.settings.maxCatchUpPages) {

@@ -139,6 +139,9 @@ describe('NotificationFeed items', () => {
     expect(format(new Date(NOW - 90 * 60 * SECOND), now)).toBe('1 hour ago');
     expect(format(new Date(NOW - 86_400 * SECOND), now)).toBe('yesterday');
     expect(format(new Date(NOW), now)).toBe('now');
+    // The server's clock a little ahead of this device's: not "in 2 seconds".
+    expect(format(new Date(NOW + 2 * SECOND), now)).toBe('now');
+    expect(format(new Date(NOW + 3 * 3_600 * SECOND), now)).toBe('in 3 hours');
     expect(relativeTimeFormatter('fr')(new Date(NOW - 3 * 86_400 * SECOND), now)).toBe('il y a 3 jours');
   });
 });

@@ -4,6 +4,7 @@
 export type TimeFormatter = (date: Date, now: Date) => string;
 
 const SECOND = 1_000;
+const MAX_CLOCK_SKEW_MS = 60 * SECOND;
 const UNITS: ReadonlyArray<readonly [Intl.RelativeTimeFormatUnit, number]> = [
   ['year', 365 * 86_400 * SECOND],
   ['month', 30 * 86_400 * SECOND],
@@ -19,6 +20,8 @@ export function relativeTimeFormatter(locale?: string | readonly string[]): Time
   const format = new Intl.RelativeTimeFormat(locale as string | string[] | undefined, { numeric: 'auto' });
   return (date, now) => {
     const difference = date.getTime() - now.getTime();
+    // A time a little ahead of this device's clock is the server's clock, not the future.
+    if (difference > 0 && difference < MAX_CLOCK_SKEW_MS) return format.format(0, 'second');
     for (const [unit, size] of UNITS) {
       if (Math.abs(difference) >= size) return format.format(Math.trunc(difference / size), unit);
     }
