@@ -3,9 +3,9 @@
  * package installed offline into a fresh app (it needs nothing else), a vite build of
  * test/browser/react-app, served from its own origin against the in-process local runtime. Checks:
  * the live badge, the feed with the type's action links, a keyboard-only walk (bell, feed, "Mark as
- * read" on one item, "Mark all read", Escape) with a visible focus at every stop, the expired-token
- * error state and its recovery, and an axe-core scan with no serious or critical violation in each
- * state. Screenshots go to test-artifacts/ (UPDATE_DOCS_SCREENSHOTS=1 also writes docs/'s).
+ * read" on one item, "Mark all read", Escape) with a visible focus at every stop, the offline
+ * status, the expired-token error state and its recovery, and an axe-core scan with no serious or
+ * critical violation in each state. Screenshots go to test-artifacts/ (UPDATE_DOCS_SCREENSHOTS=1 also writes docs/'s).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -226,6 +226,17 @@ describe.each([1280, 390])('the React app at %i px', (width) => {
     expect(await bell.getAttribute('aria-expanded')).toBe('false');
     expect((await focused(page)).className).toContain('sn-bell');
     expect(await seriousViolations(page)).toEqual([]);
+
+    // Act 6: the browser goes offline, then back.
+    await page.keyboard.press('Enter');
+    await page.context().setOffline(true);
+
+    // Assess 6: the feed says so while it lasts.
+    const status = page.locator('.sn-feed-status');
+    await expect.poll(() => status.textContent(), WAIT).toBe('You are offline. New notifications will arrive when you are back online.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().setOffline(false);
+    await expect.poll(() => status.textContent(), WAIT).toBe('');
     await page.close();
   });
 
