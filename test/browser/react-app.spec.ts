@@ -4,7 +4,7 @@
  * test/browser/react-app, served from its own origin against the in-process local runtime. Checks:
  * the live badge, the feed with the type's action links, a keyboard-only walk (bell, feed, "Mark as
  * read" on one item, "Mark all read", Escape) with a visible focus at every stop, the offline
- * status, the expired-token error state and its recovery, and an axe-core scan with no serious or
+ * and reconnecting statuses (and the catch-up after), the expired-token error state and its recovery, and an axe-core scan with no serious or
  * critical violation in each state. Screenshots go to test-artifacts/ (UPDATE_DOCS_SCREENSHOTS=1 also writes docs/'s).
  */
 import { execFile } from 'node:child_process';
@@ -237,6 +237,38 @@ describe.each([1280, 390])('the React app at %i px', (width) => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().setOffline(false);
     await expect.poll(() => status.textContent(), WAIT).toBe('');
+    await page.close();
+  });
+
+  it('says it is reconnecting while the socket is down, and catches up on what arrived meanwhile', async () => {
+    // Prepare: the page's socket goes through a route the test can cut and refuse.
+    const user = `reconnect-${width}`;
+    const page = await browser.newPage({ viewport: { width, height: width < 500 ? 844 : 800 } });
+    let refuse = false;
+    const sockets: { close(options?: { code?: number; reason?: string }): Promise<void> }[] = [];
+    await page.routeWebSocket(/token=/, (socket) => {
+      if (refuse) return socket.close({ code: 4001, reason: 'test: network down' });
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    await page.goto(`${siteUrl}/?${new URLSearchParams({ api: runtime.endpoints.http, ws: runtime.endpoints.ws, tenant: 'acme', user })}`);
+    const bell = page.locator('button.sn-bell');
+    await publishMentions(user, 1);
+    await expect.poll(() => bell.getAttribute('aria-label'), WAIT).toBe('Notifications, 1 new');
+    await bell.click();
+    const status = page.locator('.sn-feed-status');
+
+    // Act: the socket drops and every reconnect is refused; a mention arrives meanwhile.
+    refuse = true;
+    await sockets.at(-1)!.close({ code: 4000, reason: 'test: dropped' });
+    await expect.poll(() => status.textContent(), WAIT).toBe('Reconnecting… new notifications may be late.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await publishMentions(user, 1);
+    refuse = false;
+
+    // Assess: back, the status line clears and the catch-up brings the mention the socket missed.
+    await expect.poll(() => status.textContent(), { timeout: 45_000 }).toBe('');
+    await expect.poll(() => page.locator('[role="feed"] article').count(), WAIT).toBe(2);
     await page.close();
   });
 
