@@ -16,6 +16,9 @@ import { createChannelHandler } from '../handlers/channel-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { channelConsumerConfigFromEnv, observabilityConfigFromEnv, type ChannelConsumerConfig, type EmailProviderConfig, type Env, type ObservabilityConfig, type PushProviderConfig } from './config.js';
 import { eventBridgeScheduler } from './parts-queues.js';
+import { observability } from './parts-observability.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
 
 export function channelRepository(parts: Parts, graphTable: string): ChannelRepository {
@@ -70,21 +73,23 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
+    trace: observability(parts, config.idempotencyTable).trace,
   });
 }
 
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  return createChannelHandler({
+  return withAuditBarrier(parts, createChannelHandler({
     delivery: channelDelivery(parts, config, scheduler),
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 export function channelFunction(env: Env) {
   const config = channelConsumerConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `channel-${config.channel}` }) });
+  installAuditTrailFromEnv(parts, env, config.idempotencyTable);
   return composeChannelConsumer(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

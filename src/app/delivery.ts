@@ -13,6 +13,8 @@ import type { Scheduler } from '../core/ports/scheduler.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
 import { deliveryConfigFromEnv, observabilityConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
@@ -50,7 +52,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
   );
   // Shares the gate (and its cache) with delivery.
   const releaser = parts.once('held-push-releaser', () => new HeldPushReleaser({ gate, directory, ledger, pusher }));
-  return createDeliveryHandler({
+  return withAuditBarrier(parts, createDeliveryHandler({
     delivery,
     releaser,
     mode: config.mode,
@@ -59,7 +61,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): LiveDeliveryGate {
@@ -81,6 +83,7 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): L
 export function deliveryFunction(env: Env) {
   const config = deliveryConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `delivery-${config.mode}` }) });
+  installAuditTrailFromEnv(parts, env, config.gate.idempotencyTable);
   return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }
 

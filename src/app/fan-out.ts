@@ -25,6 +25,8 @@ import { findNotificationType } from '../notifications/deployed.js';
 import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { followGraphRepository } from './follow-graph.js';
 import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
@@ -107,7 +109,7 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
 export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const type = notificationTypeOf(config);
   const observed = observability(parts, config.idempotencyTable, observabilityConfig);
-  return createFanOutHandler({
+  return withAuditBarrier(parts, createFanOutHandler({
     trace: observed.trace,
     traced: observed.traced,
     afterBatch: observed.flush,
@@ -127,11 +129,12 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
         awsSdkV3Client: dynamoClients(parts).dynamoClient,
       }),
     ),
-  });
+  }));
 }
 
 export function fanOutFunction(env: Env) {
   const config = fanOutConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `fanout-${config.notificationType}` }) });
+  installAuditTrailFromEnv(parts, env, config.idempotencyTable);
   return composeFanOut(parts, config, config.scheduler ? eventBridgeScheduler(parts, config.scheduler) : undefined, observabilityConfigFromEnv(env));
 }

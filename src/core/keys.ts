@@ -303,4 +303,7 @@ export const keys = {
    */
   traceRecordId: (tenantId: string, userId: string | undefined, stage: string, eventId: string): string =>
     `${userId === undefined ? `${tenantKeyPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
+
+  /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
+  auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
 };

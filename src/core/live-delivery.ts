@@ -228,7 +228,7 @@ export class LiveDelivery {
       if (job.target.kind !== 'recipients') continue;
       const eventTimeMs = Date.parse(job.notification.createdAt);
       for (const recipient of job.target.recipients) {
-        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, stage: 'delivery' as const, atMs };
+        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, notificationId: recipient.notificationId, stage: 'delivery' as const, atMs };
         const connections = connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? [];
         if (connections.length === 0) {
           entries.push({ ...base, outcome: 'offline', detail: 'no open connection: the inbox has it' });
@@ -442,7 +442,7 @@ function pushOutcome(notificationId: string, connections: readonly ConnectionTar
 }
 
 function gateEntry(candidate: GateCandidate, eventId: string, decision: GateDecision, atMs: number): TraceEntry {
-  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, stage: 'gate' as const, atMs };
+  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, notificationId: candidate.notification.id, stage: 'gate' as const, atMs };
   if (decision.verdict === 'push' || !decision.reason) return { ...base, outcome: 'admitted', detail: decision.verdict === 'push' ? 'pushed now' : decision.verdict };
   const until = decision.untilMs === undefined ? '' : ` until ${new Date(decision.untilMs).toISOString()}`;
   const detail = { muted: 'muted type: no push', live_delivery_off: 'live delivery off for the type: no push', quiet_hours: `quiet hours: held${until}`, preferences_unavailable: `preferences unreadable: held${until} (fail closed)`, rate_limited: `rate limit reached: held for the digest${until}` }[decision.reason];

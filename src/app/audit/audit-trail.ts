@@ -1,0 +1,91 @@
+/**
+ * The audit trail in a composition: one writer per `Parts` (a Lambda container, the local runtime),
+ * installed by the function's entry (AWS: src/app/audit/aws.ts) or by the local runtime before the
+ * consumers are composed; the delivery trace feeds it (src/app/parts-observability.ts), and every
+ * queue consumer awaits its barrier once per batch (`withAuditBarrier`), after its work and before
+ * its messages are acknowledged.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SQSRecord } from 'aws-lambda';
+import type { AuditWriter } from '../../core/audit/audit-writer.js';
+import { auditDecisionOf, type AuditDecisionInput } from '../../core/audit/decisions.js';
+import type { AuditSalts, AuditSink } from '../../core/audit/ports.js';
+import type { Pseudonymizer } from '../../core/audit/pseudonymizer.js';
+import type { TraceRecorder } from '../../core/ports/trace.js';
+import { traceIdsOf } from '../../handlers/dead-letter.js';
+import type { Parts } from '../parts.js';
+
+export interface AuditTrail {
+  writer: AuditWriter;
+  /** Where the writer appends (the drainer appends backlog segments there too). */
+  sink: AuditSink;
+  pseudonymizer: Pseudonymizer;
+  salts: AuditSalts;
+  /** The trace recorder the stages write to (records in memory; never throws). */
+  recorder: TraceRecorder;
+  /** The barrier: everything recorded so far is written, buffered or logged. Never rejects. */
+  flush(): Promise<void>;
+}
+
+const installed = new WeakMap<Parts, AuditTrail>();
+
+export function installAuditTrail(parts: Parts, trail: AuditTrail): AuditTrail {
+  installed.set(parts, trail);
+  return trail;
+}
+
+/** The trail of these parts, if the deployment has one. */
+export function auditTrailOf(parts: Parts): AuditTrail | undefined {
+  return installed.get(parts);
+}
+
+/** The queue records of the running invocation: the attempt of a decision is its message's receive count. */
+interface Invocation {
+  records: readonly SQSRecord[];
+  attempts?: Map<string, number>;
+}
+
+const invocation = new AsyncLocalStorage<Invocation>();
+
+function attemptOf(eventId: string): number {
+  const current = invocation.getStore();
+  if (!current) return 1;
+  // Built on the first decision of the batch: a body is parsed only when the batch records a decision.
+  current.attempts ??= new Map(
+    current.records.flatMap((record) => {
+      const ids = traceIdsOf(record.body);
+      return ids ? [[ids.eventId, Number(record.attributes?.ApproximateReceiveCount) || 1] as const] : [];
+    }),
+  );
+  return current.attempts.get(eventId) ?? 1;
+}
+
+/** The recorder of `writer`: maps trace entries to audit decisions, in memory. */
+export function auditRecorder(writer: AuditWriter): TraceRecorder {
+  return {
+    async record(entries) {
+      const decisions: AuditDecisionInput[] = [];
+      for (const entry of entries) {
+        const decision = auditDecisionOf(entry, attemptOf(entry.eventId));
+        if (decision) decisions.push(decision);
+      }
+      writer.record(decisions);
+    },
+  };
+}
+
+/** A queue consumer that awaits the audit barrier after its batch (the same handler when no trail is installed). */
+export function withAuditBarrier<Event extends { Records: readonly SQSRecord[] }, Rest extends unknown[], Result>(
+  parts: Parts,
+  handler: (event: Event, ...rest: Rest) => Promise<Result>,
+): (event: Event, ...rest: Rest) => Promise<Result> {
+  const trail = auditTrailOf(parts);
+  if (!trail) return handler;
+  return async (event, ...rest) => {
+    try {
+      return await invocation.run({ records: event.Records }, () => handler(event, ...rest));
+    } finally {
+      await trail.flush();
+    }
+  };
+}
