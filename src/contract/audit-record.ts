@@ -41,6 +41,7 @@ export const AUDIT_DECISIONS = [
 ] as const;
 export const AUDIT_REASONS = [
   'invalid_event',
+  'duplicate_event',
   'send_at',
   'celebrity_feed',
   'muted',

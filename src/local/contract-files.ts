@@ -1,16 +1,19 @@
 /**
  * The contract files on the local runtime (loopback callers only, like the dev routes):
- * `GET /openapi.json` (REST), `GET /schemas/events.json` (producer events), `GET /schemas/websocket.json`.
+ * `GET /openapi.json` (REST), `GET /schemas/events.json` (producer events), `GET /schemas/websocket.json`,
+ * `GET /schemas/audit.json` (one line of the audit trail).
  * Generated from the zod schemas once, on first request.
  */
 import { eventsJsonSchema, websocketJsonSchema } from '../contract/json-schemas.js';
 import { openApiDocument } from '../contract/openapi.js';
+import { auditRecordJsonSchema } from '../contract/audit-record.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 
 const documents: Record<string, () => unknown> = {
   '/openapi.json': openApiDocument,
   '/schemas/events.json': () => eventsJsonSchema(),
   '/schemas/websocket.json': websocketJsonSchema,
+  '/schemas/audit.json': auditRecordJsonSchema,
 };
 
 export function createContractFilesRoute(): LocalRoute {

@@ -46,6 +46,9 @@ export interface AuditWriterDeps {
 
 type Pending = { kind: 'decision'; decision: AuditDecisionInput } | { kind: 'erasure'; erasure: AuditErasureInput };
 
+/** A segment header's link to the record it follows. */
+const linkTo = (head: SegmentHead | null | undefined) => (head ? { segment: head.segment, seq: head.seq, hash: head.hash } : null);
+
 const MAX_RECORDS_PER_APPEND = 1_500;
 const MAX_RECORDS_PER_BACKLOG_MESSAGE = 400;
 /** Items taken into one group at most (memory and latency bound of one commit). */
@@ -61,6 +64,8 @@ export class AuditWriter {
   private headerLine: string | undefined;
   /** The last durable record before the live segment (the resume point), for `after` links. */
   private resumedAfter: SegmentHead | null | undefined;
+  /** A torn line the archive found at the resume point (acknowledged by the live segment's header). */
+  private torn: { torn?: { offset: number; length: number; sha256: string } } = {};
 
   constructor(private readonly deps: AuditWriterDeps) {}
 
@@ -132,7 +137,7 @@ export class AuditWriter {
   /** Seals `contents` after the live head and appends them (with the segment's header if not yet written). */
   private async appendToLiveSegment(contents: readonly AuditRecordContent[]): Promise<boolean> {
     if (!this.head) {
-      const opened = openSegment(this.deps.stream, this.deps.newSegmentId(), { at: new Date(this.deps.nowMs()).toISOString(), cause: this.resumedAfter ? 'restart' : 'start', after: this.resumedAfter ?? null, ...this.torn });
+      const opened = openSegment(this.deps.stream, this.deps.newSegmentId(), { at: new Date(this.deps.nowMs()).toISOString(), cause: this.resumedAfter ? 'restart' : 'start', after: linkTo(this.resumedAfter), ...this.torn });
       this.head = opened.head;
       this.headerLine = opened.line;
     }
@@ -156,7 +161,7 @@ export class AuditWriter {
     const size = this.deps.maxRecordsPerBacklogMessage ?? MAX_RECORDS_PER_BACKLOG_MESSAGE;
     const messages: AuditBacklogMessage[] = [];
     for (let start = 0; start < contents.length; start += size) {
-      const opened = openSegment(this.deps.stream, this.deps.newSegmentId(), { at: new Date(this.deps.nowMs()).toISOString(), cause: 'failover', after });
+      const opened = openSegment(this.deps.stream, this.deps.newSegmentId(), { at: new Date(this.deps.nowMs()).toISOString(), cause: 'failover', after: linkTo(after) });
       const sealed = sealAfter(opened.head, contents.slice(start, start + size));
       messages.push({ v: 1, kind: 'sealed', lines: [opened.line, ...sealed.lines] });
     }
@@ -177,8 +182,6 @@ export class AuditWriter {
       }
     }
   }
-
-  private torn: { torn?: { offset: number; length: number; sha256: string } } = {};
 
   /** Once per writer: where the stream continues (a readable archive), before the first segment opens. */
   private async ensureResumed(): Promise<void> {

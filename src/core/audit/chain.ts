@@ -118,6 +118,8 @@ interface SegmentState {
   stream: string;
   lastSeq: number;
   lastHash: string;
+  /** Where the last record was read. */
+  lastAt: { source: string; line: number };
   /** Hash prefix of every record, by seq (for the `after` links of later segments). */
   hashes: string[];
 }
@@ -173,7 +175,7 @@ export class ChainVerifier {
       } else if (record.prev !== GENESIS_HASH) {
         this.problem(at, `${where}: a segment's first record must have prev = 64 zeros`);
       }
-      this.segments.set(key, { stream: record.stream, lastSeq: record.seq, lastHash: record.hash, hashes: this.keepHash([], record.seq, record.hash) });
+      this.segments.set(key, { stream: record.stream, lastSeq: record.seq, lastHash: record.hash, lastAt: at, hashes: this.keepHash([], record.seq, record.hash) });
       return this.accept(record, at);
     }
     if (record.seq <= state.lastSeq) {
@@ -190,11 +192,12 @@ export class ChainVerifier {
       const missing = record.seq - state.lastSeq - 1;
       this.problem(at, `${where}: ${missing === 1 ? `record seq ${state.lastSeq + 1} is` : `records seq ${state.lastSeq + 1}..${record.seq - 1} are`} missing before this line (dropped or moved)`);
     } else if (record.prev !== state.lastHash) {
-      this.problem(at, `${where}: prev does not match the hash of seq ${state.lastSeq} before it (a record was changed or replaced)`);
+      this.problem(at, `${where}: prev does not match the hash of seq ${state.lastSeq} (${state.lastAt.source}:${state.lastAt.line}): that record was replaced, or this one was`);
     }
     if (record.kind === 'segment') this.problem(at, `${where}: a segment record inside a segment`);
     state.lastSeq = record.seq;
     state.lastHash = record.hash;
+    state.lastAt = at;
     this.keepHash(state.hashes, record.seq, record.hash);
     return this.accept(record, at);
   }

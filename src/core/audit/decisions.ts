@@ -53,7 +53,7 @@ const CHANNEL: Partial<Record<TraceOutcome, Verdict>> = {
 };
 
 const BY_STAGE: Record<TraceStage, { stage: AuditStage; verdicts: Partial<Record<TraceOutcome, Verdict>> }> = {
-  intake: { stage: 'intake', verdicts: { accepted: ['accepted', null], invalid: ['rejected', 'invalid_event'], deferred: ['deferred', 'send_at'] } },
+  intake: { stage: 'intake', verdicts: { accepted: ['accepted', null], invalid: ['rejected', 'invalid_event'], deferred: ['deferred', 'send_at'], deduplicated: ['deduplicated', 'duplicate_event'] } },
   fanout: { stage: 'fanout', verdicts: { inbox_written: ['written', null], celebrity_feed: ['written', 'celebrity_feed'], muted: ['suppressed', 'muted'], erased: ['dropped', 'erased_user'] } },
   gate: { stage: 'live', verdicts: GATE },
   delivery: {

@@ -82,11 +82,12 @@ export class Pseudonymizer {
     const nowMs = this.clock.nowMs();
     const found = new Map<string, SaltLookup>();
     const missing = new Map<string, Set<string>>();
-    for (const { tenantId, userId } of decisions) {
+    for (const { tenantId, userId, reason } of decisions) {
       if (userId === undefined) continue;
       const key = userKeyOf(tenantId, userId);
       const cached = this.salts.get(key);
-      if (cached && cached.expiresAtMs > nowMs) found.set(key, cached.salt);
+      // An erasure drop reads the store: once the salt is deleted it is written as `erased`, whatever this cache still holds.
+      if (cached && cached.expiresAtMs > nowMs && reason !== 'erased_user') found.set(key, cached.salt);
       else missing.set(tenantId, (missing.get(tenantId) ?? new Set()).add(userId));
     }
     for (const [tenantId, userIds] of missing) {

@@ -69,6 +69,7 @@ export class WhyCollector {
 
 const REASONS: Record<string, string> = {
   invalid_event: 'the event failed validation',
+  duplicate_event: 'a duplicate of an event already processed (nothing written again)',
   send_at: 'the event asked for a later sendAt',
   celebrity_feed: "written once to the actor's celebrity feed (read with the inbox)",
   muted: 'the user muted this type',
