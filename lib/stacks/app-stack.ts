@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { acknowledge } from '../nag.js';
@@ -272,21 +272,17 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
   const audit = props.audit
     ? new AuditTrail(scope, 'AuditTrail', {
-        destination: props.audit.destination,
+        stream: { name: props.audit.stream.deliveryStream.ref, arn: props.audit.stream.deliveryStream.attrArn },
         pseudonymKey: props.audit.pseudonymKey,
         idempotency: tables.tables.idempotency,
         defaults,
         maxReceiveCount: config.maxReceiveCount,
-        ...(config.auditBufferSeconds !== undefined ? { bufferInterval: Duration.seconds(config.auditBufferSeconds) } : {}),
-        logRetention: config.logRetentionDays,
-        removalPolicy: config.removalPolicy,
         ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       })
     : undefined;
   const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : [])];
   if (audit) for (const fn of recorders) audit.record(fn);
   if (audit) {
-    new CfnOutput(scope, 'AuditStreamName', { value: audit.deliveryStream.ref, description: 'Firehose stream of the audit trail (npm run erase -- --audit-stream)' });
     new CfnOutput(scope, 'AuditBacklogQueueUrl', { value: audit.backlog.queue.queueUrl, description: 'Audit records waiting for the archive (drained automatically; DLQ: npm run dlq)' });
   }
 

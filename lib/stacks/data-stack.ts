@@ -8,7 +8,8 @@ import { InboxTables } from '../constructs/inbox-tables.js';
 import { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { acknowledge } from '../nag.js';
 import { AuditArchive, createPseudonymKey } from '../constructs/audit-archive.js';
-import type { AuditDestination } from '../constructs/audit-trail.js';
+import { AuditStream, type AuditDestination } from '../constructs/audit-stream.js';
+import { Duration } from 'aws-cdk-lib';
 
 export interface DataStackProps extends StackProps {
   config: NotificationsConfig;
@@ -27,6 +28,8 @@ export interface StatefulParts {
 
 export interface StatefulAudit {
   destination: AuditDestination;
+  /** The Firehose stream into the archive (beside it, so the archive's ARN is never a cross-stack import). */
+  stream: AuditStream;
   pseudonymKey: IKey;
   /** This account's archive (absent when delivering to another account's bucket). */
   archive?: AuditArchive;
@@ -37,10 +40,19 @@ function buildStatefulAudit(scope: Construct, config: NotificationsConfig): Stat
   if (config.auditRetentionDays === undefined && config.auditDestination === undefined) return undefined;
   const pseudonymKey = createPseudonymKey(scope);
   new CfnOutput(scope, 'AuditPseudonymKeyArn', { value: pseudonymKey.keyArn, description: 'KMS HMAC key of the audit pseudonyms (npm run audit -- why --key-arn)' });
-  if (config.auditDestination) return { destination: config.auditDestination, pseudonymKey };
-  const archive = new AuditArchive(scope, 'AuditArchive', { retentionDays: config.auditRetentionDays! });
-  new CfnOutput(scope, 'AuditArchiveBucket', { value: archive.bucket.bucketName, description: 'Audit archive (Object Lock, compliance mode): npm run audit -- verify --bucket' });
-  return { destination: { bucketArn: archive.bucket.bucketArn, keyArn: archive.key.keyArn }, pseudonymKey, archive };
+  const archive = config.auditDestination ? undefined : new AuditArchive(scope, 'AuditArchive', { retentionDays: config.auditRetentionDays! });
+  if (archive) new CfnOutput(scope, 'AuditArchiveBucket', { value: archive.bucket.bucketName, description: 'Audit archive (Object Lock, compliance mode): npm run audit -- verify --bucket' });
+  const destination = config.auditDestination ?? { bucketArn: archive!.bucket.bucketArn, keyArn: archive!.key.keyArn };
+  const stream = new AuditStream(scope, 'AuditStream', {
+    destination,
+    ...(config.auditBufferSeconds !== undefined ? { bufferInterval: Duration.seconds(config.auditBufferSeconds) } : {}),
+    logRetention: config.logRetentionDays,
+    removalPolicy: config.removalPolicy,
+    ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+  });
+  new CfnOutput(scope, 'AuditStreamName', { value: stream.deliveryStream.ref, description: 'Firehose stream of the audit trail (npm run erase -- --audit-stream)' });
+  if (config.auditDestination) new CfnOutput(scope, 'AuditFirehoseRoleArn', { value: stream.firehoseRole.roleArn, description: 'Give this role write access in the logging account (AuditArchive writerRoleArns)' });
+  return { destination, stream, pseudonymKey, ...(archive ? { archive } : {}) };
 }
 
 /** Builds the stateful part into `scope` (a stack, or a construct in a host app's stack). */
