@@ -25,7 +25,7 @@ import { findNotificationType } from '../notifications/deployed.js';
 import { tableSpecs } from '../table-specs.js';
 import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
 import { observability } from './parts-observability.js';
-import { withAuditBarrier } from './audit/audit-trail.js';
+import { withAuditBarrier, withAuditFlush } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { followGraphRepository } from './follow-graph.js';
@@ -116,7 +116,7 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
     notificationType: type,
     findType: findNotificationType,
-    service: fanOutService(parts, config, type),
+    service: withAuditFlush(parts, fanOutService(parts, config, type)),
     ...(config.sendAt && scheduler
       ? { sendAt: new SendAtDeferral({ scheduler, intakeQueueArn: config.sendAt.intakeQueueArn, clock: parts.clock, minDelayMs: config.sendAt.minDelayMs }) }
       : {}),

@@ -25,7 +25,7 @@ export class WrongIntakeQueueError extends Error {
 export interface FanOutHandlerDeps {
   notificationType: NotificationType;
   findType(detailType: string): NotificationType | undefined;
-  service: FanOutService;
+  service: Pick<FanOutService, 'process'>;
   logger: Logger;
   /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */
   persistenceStore?: BasePersistenceLayer;

@@ -74,6 +74,24 @@ export function auditRecorder(writer: AuditWriter): TraceRecorder {
   };
 }
 
+/**
+ * A step whose completion is itself recorded as done (the fan-out's idempotency record): its
+ * decisions are made durable before it returns, so a crash after the record never leaves them
+ * unwritten (a retry would find the step done and decide nothing again). The delivery jobs were
+ * enqueued inside the step, so this wait is not on the push's path.
+ */
+export function withAuditFlush<Service extends { process(...args: never[]): Promise<unknown> }>(parts: Parts, service: Service): Pick<Service, 'process'> {
+  const trail = auditTrailOf(parts);
+  if (!trail) return service;
+  return {
+    process: (async (...args: Parameters<Service['process']>) => {
+      const result = await service.process(...args);
+      await trail.flush();
+      return result;
+    }) as Service['process'],
+  };
+}
+
 /** A queue consumer that awaits the audit barrier after its batch (the same handler when no trail is installed). */
 export function withAuditBarrier<Event extends { Records: readonly SQSRecord[] }, Rest extends unknown[], Result>(
   parts: Parts,
