@@ -21,6 +21,8 @@ const userKeyOf = (tenantId: string, userId: string) => JSON.stringify([tenantId
 export class Pseudonymizer {
   private readonly tenantKeys = new Map<string, Promise<Buffer>>();
   private readonly salts = new Map<string, { salt: SaltLookup; expiresAtMs: number }>();
+  /** The user keys and pseudonyms derived from cached salts (two HMACs saved per decision). */
+  private readonly derived = new WeakMap<Buffer, { tenantKey: Buffer; userId: string; key: Buffer; ref: string }>();
 
   constructor(
     private readonly keys: AuditKeys,
@@ -45,18 +47,24 @@ export class Pseudonymizer {
     const tenants = [...new Set([...decisions.map((decision) => decision.tenantId), ...erasures.map((erasure) => erasure.tenantId)])];
     const keys = new Map(await Promise.all(tenants.map(async (tenantId) => [tenantId, await this.tenantKey(tenantId)] as const)));
     const salts = await this.saltsFor(decisions);
+    // A batch's decisions share events: each event's hash once per call.
+    const events = new Map<string, string>();
     const contents: AuditRecordContent[] = decisions.map((decision) => {
       const tenantKey = keys.get(decision.tenantId)!;
       const salt = decision.userId === undefined ? undefined : salts.get(userKeyOf(decision.tenantId, decision.userId));
-      const recipientKey = decision.userId !== undefined && salt instanceof Buffer ? userKey(tenantKey, salt, decision.userId) : undefined;
+      const recipient = decision.userId !== undefined && salt instanceof Buffer ? this.recipient(tenantKey, salt, decision.userId) : undefined;
+      const recipientKey = recipient?.key;
       // An erased recipient's notification hash would need their key: none is written.
       const notificationKey = decision.userId === undefined ? tenantKey : recipientKey;
+      const eventKey = JSON.stringify([decision.tenantId, decision.eventId]);
+      let event = events.get(eventKey);
+      if (event === undefined) events.set(eventKey, (event = eventRef(tenantKey, decision.eventId)));
       return {
         kind: 'decision',
         at: new Date(decision.atMs).toISOString(),
         tenant: decision.tenantId,
-        event: eventRef(tenantKey, decision.eventId),
-        user: decision.userId === undefined ? null : recipientKey ? userRef(recipientKey) : 'erased',
+        event,
+        user: decision.userId === undefined ? null : recipient ? recipient.ref : 'erased',
         notification: decision.notificationId !== undefined && notificationKey ? notificationRef(notificationKey, decision.notificationId) : null,
         stage: decision.stage,
         channel: decision.channel,
@@ -67,6 +75,17 @@ export class Pseudonymizer {
     });
     for (const erasure of erasures) contents.push(this.erasureContent(keys.get(erasure.tenantId)!, erasure));
     return contents;
+  }
+
+  /** The user's key and pseudonym, derived once per cached salt (the salt Buffer is the cache entry's). */
+  private recipient(tenantKey: Buffer, salt: Buffer, userId: string): { key: Buffer; ref: string } {
+    let derived = this.derived.get(salt);
+    if (!derived || derived.userId !== userId || derived.tenantKey !== tenantKey) {
+      const key = userKey(tenantKey, salt, userId);
+      derived = { tenantKey, userId, key, ref: userRef(key) };
+      this.derived.set(salt, derived);
+    }
+    return derived;
   }
 
   /** Forgets a cached salt (the erasure, in this process). */

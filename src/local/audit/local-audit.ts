@@ -28,6 +28,8 @@ export interface LocalAudit {
   archive: FileAuditArchive;
   /** Records written, buffered on the backlog, or only logged, since the start (the local stand-in of the metrics). */
   counts: Record<AuditCount, number>;
+  /** Appends to the archive so far (one per group commit): records / appends = the group commit's size. */
+  readonly appends: number;
   /** Dev and tests: while false, the sink refuses every append (an archive outage). */
   setSinkAvailable(available: boolean): void;
   /** Flushes what is pending and closes the archive. */
@@ -50,8 +52,13 @@ export async function startLocalAudit(options: LocalAuditOptions): Promise<Local
   const archive = new FileAuditArchive(dir, { sync: options.sync ?? true });
   const counts: Record<AuditCount, number> = { written: 0, buffered: 0, unbuffered: 0 };
   let available = true;
+  let appends = 0;
   const sink: AuditSink = {
-    append: (lines) => (available ? archive.append(lines) : Promise.reject(new Error('local audit archive unavailable (outage switch)'))),
+    append: (lines) => {
+      if (!available) return Promise.reject(new Error('local audit archive unavailable (outage switch)'));
+      appends += 1;
+      return archive.append(lines);
+    },
     resume: (stream) => archive.resume(stream),
   };
   const trail = buildAuditTrail({
@@ -68,6 +75,9 @@ export async function startLocalAudit(options: LocalAuditOptions): Promise<Local
     trail,
     archive,
     counts,
+    get appends() {
+      return appends;
+    },
     setSinkAvailable: (value) => void (available = value),
     async close() {
       await trail.flush();
