@@ -1,4 +1,4 @@
-/** CDK app entry (`cdk.json`: `npx tsx bin/app.ts`). Settings: `-c notifications:key=value`, see README "Deploy". */
+/** CDK app entry (`cdk.json`: `npx tsx bin/app.ts`). Settings: `-c notifications:key=value`, see docs/settings.md. */
 import { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildNotificationsApp } from '../lib/app.js';

@@ -31,7 +31,7 @@ export interface NotificationsConfig {
   /**
    * Concurrent invocations of EACH delivery consumer (urgent, info): the SQS event source's
    * `maxConcurrency`, 2..1000. Pushes/s <= 2 x this x 16 in flight / push latency; keep it under
-   * API Gateway's 10,000 requests/s per account and region (README, "Live delivery at scale").
+   * API Gateway's 10,000 requests/s per account and region (docs/design-notes.md, "Live delivery at scale").
    */
   deliveryMaxConcurrency: number;
   /** Days an inbox item lives (TTL). */

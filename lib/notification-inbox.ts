@@ -37,7 +37,7 @@ export type NotificationInboxAuth =
       fixedTenant?: string;
     });
 
-/** Settings with their documented defaults (README "Settings"); auth, bus, removal and alarms are props of their own. */
+/** Settings with their documented defaults (docs/settings.md); auth, bus, removal and alarms are props of their own. */
 export type NotificationInboxSettings = Partial<
   Pick<
     NotificationsConfig,
@@ -91,7 +91,7 @@ export interface NotificationInboxProps {
   encryptionKey?: IKey;
   /**
    * Mobile push (your SNS platform applications for APNs / FCM) and email (your SES identity and
-   * configuration set). Each channel is off until configured here (README, "Push and email").
+   * configuration set). Each channel is off until configured here (docs/channels.md).
    */
   channels?: ChannelsSettings;
 }

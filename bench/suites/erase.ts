@@ -9,7 +9,8 @@ import { batchPutAll, type Item } from '../../src/adapters/dynamo/batch.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
-import { itemNamesUser, totalRemoved } from '../../src/core/erasure.js';
+import { totalRemoved } from '../../src/core/erasure.js';
+import { classifyStoredItem } from '../../src/core/erasure-roles.js';
 import { notificationId } from '../../src/core/ids.js';
 import { keys } from '../../src/core/keys.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
@@ -54,7 +55,7 @@ async function naiveErase(client: DynamoDBDocumentClient, tables: Record<TableNa
     do {
       const page = await client.send(new ScanCommand({ TableName: tables[table], ...(start ? { ExclusiveStartKey: start } : {}) }));
       for (const item of page.Items ?? []) {
-        if (!itemNamesUser(item, { tenantId: TENANT, userId })) continue;
+        if (classifyStoredItem(table, item, { tenantId: TENANT, userId }).action !== 'delete') continue;
         const key = 'sortKey' in spec ? { pk: item.pk, sk: item.sk } : { id: item.id };
         await client.send(new DeleteCommand({ TableName: tables[table], Key: key }));
         removed += 1;

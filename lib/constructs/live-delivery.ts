@@ -138,7 +138,7 @@ export class LiveDelivery extends Construct {
         // Celebrity posts: the shard jobs, next-page jobs and put-back page jobs (SendMessageBatch).
         .sendTo(props.urgentDelivery.queue, ENV.URGENT_QUEUE_URL)
         .sendTo(props.infoDelivery.queue, ENV.INFO_QUEUE_URL);
-    // Bounded so pushes stay under API Gateway's account-wide 10,000 requests/s (see README).
+    // Bounded so pushes stay under API Gateway's account-wide 10,000 requests/s (docs/design-notes.md, "Live delivery at scale").
     const maxConcurrency = props.deliveryMaxConcurrency;
     this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10, maxConcurrency });
     // A batch above 10 needs a batching window; with a window the digest sees up to 100 jobs at once.

@@ -27,14 +27,14 @@ export interface ListPageRequest {
   since?: string;
   /** One type, or several comma-separated. */
   type?: string;
-  /** Filters (README "Inbox actions"); a cursor keeps the filter it was issued with. */
+  /** Filters (docs/api/rest.md, "Reading the inbox"); a cursor keeps the filter it was issued with. */
   read?: boolean;
   archived?: boolean;
   category?: string;
   tags?: string[];
 }
 
-/** The per-item and bulk actions (README "Inbox actions"). */
+/** The per-item and bulk actions (docs/api/rest.md "Inbox actions", docs/api/inbox-state.md). */
 export interface InboxActionsRest {
   changeOne(id: string, action: Exclude<ItemAction, 'read'>): Promise<void>;
   archiveAllRead(): Promise<ArchiveReadAnswer>;
@@ -44,7 +44,7 @@ export interface InboxActionsRest {
   countsOf(category: string): Promise<Counts>;
 }
 
-/** `GET /preferences` (README "Preferences"). */
+/** `GET /preferences` (docs/api/preferences.md). */
 export interface NotificationPreferences {
   timeZone: string;
   quietHours: { start: string; end: string } | null;

@@ -60,7 +60,8 @@ const operations: Record<string, Operation> = {
   'POST /notifications/archive-read': { summary: 'Archive everything read (one write)', answer: 'ArchiveReadAnswer' },
   'POST /notifications/bulk': { summary: 'One action on up to 100 ids; ids not in the caller\'s view are named and never touched', body: bulkBodySchema, answer: 'BulkAnswer' },
   'GET /preferences': { summary: "The user's delivery preferences", answer: 'Preferences' },
-  'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.map((type) => type.detailType)), answer: 'Preferences' },
+  // The types a user can mute are those that notify (app/preferences.ts notifyingTypes), as the server validates.
+  'PUT /preferences': { summary: "Replace the user's delivery preferences", body: preferencesInputSchema(catalog.filter((type) => type.audience !== 'none').map((type) => type.detailType)), answer: 'Preferences' },
   'GET /devices': { summary: "The caller's push devices, push consent, email address and email unsubscribes", answer: 'ChannelState' },
   'POST /devices': { summary: 'Register (or refresh) a push token: creates or updates its SNS platform endpoint (201 new, 200 known; 409 over 20 devices)', body: deviceInputSchema, answer: deviceSchemaAnswer },
   'DELETE /devices/{id}': { summary: 'Remove a push device and its endpoint', path: zod.object({ id: zod.string().regex(DEVICE_ID_PATTERN) }).strict() },

@@ -27,20 +27,27 @@ const identifier = z.string().regex(IDENTIFIER_PATTERN, IDENTIFIER_RULE);
  */
 const eventTime = z.iso.datetime({ offset: true }).refine((time) => Date.parse(time) >= 0, 'must not be before 1970-01-01T00:00:00Z');
 
+// The descriptions are the reference's "meaning" column and the events JSON Schema's (npm run docs:reference).
 export const eventEnvelopeSchema = z
   .object({
-    id: z.string().min(1).max(256),
-    tenantId: identifier,
+    id: z.string().min(1).max(256).describe('your event id, the idempotency key: the same type, tenant and id is processed once (24 h) and keeps its notification ids'),
+    tenantId: identifier.describe('the tenant, as your users\' tokens carry it'),
     actor: z
-      .object({ id: identifier, name: z.string().max(256).optional() })
+      .object({ id: identifier, name: z.string().max(256).optional().describe('shown in titles (else the id)') })
       .catchall(z.unknown())
-      .refine((actor) => Buffer.byteLength(JSON.stringify(actor)) <= MAX_ACTOR_BYTES, `must be at most ${MAX_ACTOR_BYTES} bytes as JSON`),
-    recipients: z.array(identifier).min(1).max(MAX_DIRECT_RECIPIENTS).optional(),
-    audience: z.object({ followersOf: identifier }).strict().optional(),
-    priority: prioritySchema.optional(),
-    sendAt: z.iso.datetime({ offset: true }).optional(),
-    time: eventTime.optional(),
-    data: z.record(z.string(), z.unknown()),
+      .refine((actor) => Buffer.byteLength(JSON.stringify(actor)) <= MAX_ACTOR_BYTES, `must be at most ${MAX_ACTOR_BYTES} bytes as JSON`)
+      .describe('who acted; copied into every inbox item and push, extra fields (an avatar URL) included'),
+    recipients: z
+      .array(identifier)
+      .min(1)
+      .max(MAX_DIRECT_RECIPIENTS)
+      .optional()
+      .describe('the direct audience, each gets an inbox item; an event needs `recipients` or `audience.followersOf` unless its type derives its audience'),
+    audience: z.object({ followersOf: identifier }).strict().optional().describe("an account whose followers are the audience (two-tier fan-out); a type whose audience is the actor's followers defaults it to the actor"),
+    priority: prioritySchema.optional().describe("overrides the type's default priority"),
+    sendAt: z.iso.datetime({ offset: true }).optional().describe('deliver later: an event further ahead than the minimum delay (60 s on AWS, 1 s locally) is deferred whole'),
+    time: eventTime.optional().describe('the event time, shown as `createdAt`; it orders nothing (ids carry the arrival). Default: the EventBridge event time'),
+    data: z.record(z.string(), z.unknown()).describe("validated by the type's data schema (below)"),
   })
   .strict();
 export type EventEnvelope = z.infer<typeof eventEnvelopeSchema>;

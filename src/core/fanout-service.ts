@@ -224,7 +224,7 @@ export class FanOutService {
       await this.deps.deliveryQueue.enqueue([planOnlineFollowersJob(event, rendered, accountId, feed.notificationId)]);
       summary.feedItems += feed.writes.length;
       summary.deliveryJobs += 1;
-      await this.deps.trace?.record([{ tenantId: event.tenantId, eventId: event.eventId, stage: 'fanout', outcome: 'celebrity_feed', atMs: Date.now(), detail: `written to ${feed.writes.length} feed shards of ${accountId}; followers read it with their inbox` }]);
+      await this.deps.trace?.record([{ tenantId: event.tenantId, eventId: event.eventId, actorId: accountId, stage: 'fanout', outcome: 'celebrity_feed', atMs: Date.now(), detail: `written to ${feed.writes.length} feed shards of ${accountId}; followers read it with their inbox` }]);
       return;
     }
     const arrivalMs = await arrivalOf();

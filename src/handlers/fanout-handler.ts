@@ -9,6 +9,7 @@ import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/pe
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/events.js';
+import { FAN_OUT_IDEMPOTENCY_PREFIX } from '../core/keys.js';
 import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/send-at.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
@@ -55,7 +56,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   // The record is written INPROGRESS before the work and COMPLETED after it; if the work throws
   // (e.g. the enqueue failed) the record is deleted, so the retry redoes the writes and the jobs.
   const processOnce = deps.persistenceStore
-    ? makeIdempotent(processEvent, { persistenceStore: deps.persistenceStore, config: idempotencyConfig, keyPrefix: 'fanout' })
+    ? makeIdempotent(processEvent, { persistenceStore: deps.persistenceStore, config: idempotencyConfig, keyPrefix: FAN_OUT_IDEMPOTENCY_PREFIX })
     : processEvent;
 
   const recordHandler = async (record: SQSRecord, trace: TraceEntry[]): Promise<void> => {

@@ -14,6 +14,7 @@ import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/e
 import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
+import { findNotificationType } from '../notifications/deployed.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
 import { eraseFromAuditTrail, type AuditErasureOptions } from './audit-erasure.js';
 import { auditErasureOptions } from './audit-access.js';
@@ -56,6 +57,7 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         feedShards: target.feedShards ?? DEFAULT_FEED_SHARDS,
         graceMs: DEFAULT_ERASURE_GRACE_MS,
         tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
+        findType: findNotificationType,
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
         ...eraserOptions,
       },
@@ -83,6 +85,9 @@ export function formatErasureReport(subject: ErasureSubject, report: ErasureRepo
     `  connections closed                   ${report.connectionsClosed}`,
     `  follower counts lowered              ${report.followCountsLowered}`,
     `  schedules deleted                    ${report.schedulesDeleted}`,
+    ...(report.schedulesKeptNamingUser ? [`  schedules kept (a recipient among others; dropped when they fire) ${report.schedulesKeptNamingUser}`] : []),
+    ...Object.entries(report.unknownKept ?? {}).map(([table, count]) => `  kept, unknown kind: ${table.padEnd(18)} ${count} (see the WARN lines)`),
+    ...(report.schedulesUnknown ? [`  kept, schedules of unknown kind      ${report.schedulesUnknown} (see the WARN lines)`] : []),
   ].join('\n');
 }
 

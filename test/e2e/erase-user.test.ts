@@ -90,7 +90,7 @@ async function followerCount(userId: string): Promise<number> {
   return Number(output.Item?.followerCount ?? 0);
 }
 
-/** When seeding began, and when the sendAt event was published (the replay below stops there: see README, erasure and the archive). */
+/** When seeding began, and when the sendAt event was published (the replay below stops there: see docs/privacy.md, "Replicas, backups, archive"). */
 const seeded = { fromMs: 0, scheduledAtMs: 0 };
 
 async function seedErasedUser(): Promise<TestSocket> {

@@ -111,7 +111,7 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
       ...on('Inbox', 'BatchGetItem'),
       ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
       ...on('Graph', 'Query'),
-      // Snooze (a documented exception, README "Inbox actions"): the comeback copy into the caller's
+      // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
       // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
       ...on('Inbox', 'BatchWriteItem'),
       ...SCHEDULE,

@@ -320,7 +320,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
     it('REST write moves read marks; its only inbox write is the snooze comeback (puts, no update or delete)', () => {
       const fn = synth.built.app.restFunctions.inboxWrite;
       // Snooze copies one item the caller owns into the caller's own partition under an id of the
-      // return time (README "Inbox actions"): a put, never an update or delete of existing items.
+      // return time (docs/design-notes.md "How inbox state is stored"): a put, never an update or delete of existing items.
       expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
       const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
       expect(variables.SNOOZE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.urgentDelivery.queue), 'Arn'] });
@@ -385,7 +385,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         'follow.deleted': ['promotion'],
       };
       const envOf = { urgent: 'URGENT_QUEUE_URL', info: 'INFO_QUEUE_URL', promotion: 'PROMOTION_QUEUE_URL' } as const;
-      // The shipped types exactly; a type added by the README recipe follows the same rule.
+      // The shipped types exactly; a type added by the recipe in docs/construct-library.md follows the same rule.
       const byRule = (detailType: string): (keyof typeof queueIds)[] => {
         const type = catalog.find((candidate) => candidate.detailType === detailType)!;
         // A retraction type (audience none) sends its `retracted` jobs to the urgent queue only.

@@ -51,6 +51,12 @@ describe('Contract files', () => {
     expect(operations).toHaveLength(restRoutes.length);
   });
 
+  it('the PUT /preferences body allows muting as many types as the server does: those that notify', () => {
+    const document = openApiDocument() as { paths: Record<string, Record<string, { requestBody: { content: { 'application/json': { schema: { properties: { mutedTypes: { maxItems: number } } } } } } }>> };
+    const body = document.paths['/preferences']!.put!.requestBody.content['application/json'].schema;
+    expect(body.properties.mutedTypes.maxItems).toBe(catalog.filter((type) => type.audience !== 'none').length);
+  });
+
   it('the OpenAPI response schemas compile and accept real answers', () => {
     const ajv = newAjv();
     const schemas = (openApiDocument() as { components: { schemas: Record<string, object> } }).components.schemas;

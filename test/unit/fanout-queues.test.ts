@@ -32,7 +32,7 @@ describe('fanOutQueueNeeds', () => {
       // Notifies nobody; its `retracted` pushes are urgent delivery jobs.
       'notification.retracted': ['urgent'],
     };
-    // The shipped types exactly; a type added by the README recipe follows the same rule.
+    // The shipped types exactly; a type added by the recipe in docs/construct-library.md follows the same rule.
     expect(Object.fromEntries(catalog.filter((type) => type.detailType in shipped).map((type) => [type.detailType, fanOutQueueNeeds(type)]))).toEqual(shipped);
     for (const type of catalog.filter((candidate) => !(candidate.detailType in shipped))) {
       expect(fanOutQueueNeeds(type)).toEqual([...(type.audience !== 'none' ? ['urgent', 'info'] : type.retraction ? ['urgent'] : []), ...(type.graphEffect ? ['promotion'] : [])]);

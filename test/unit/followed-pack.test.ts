@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { followedPackElementsNamingUser, isOthersFollowedPack, scannedItemKind, sharedItemAttributesNamingUser, sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/erasure.js';
+import { sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/erasure.js';
+import { classifyStoredItem } from '../../src/core/erasure-roles.js';
 import {
   decodeFollowedPack,
   decodeFollowedPackElement,
@@ -77,21 +78,23 @@ describe('the followed-celebrities pack', () => {
     const erin = { tenantId: 'acme', userId: 'erin' };
     expect(userPartitions(erin, 1)).toContainEqual({ table: 'graph', pk: keys.followedCelebsPackPartition('acme', 'erin'), kind: 'followedCelebritiesPack' });
     const fansChunk = { ...keys.followedCelebsPack('acme', 'fan', 2), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['1:erin', '3:erin', '2:other', '4:erin2', '5:erin:x']) };
-    expect(followedPackElementsNamingUser(fansChunk, erin)?.sort()).toEqual(['1:erin', '3:erin']);
-    expect(followedPackElementsNamingUser(fansChunk, { tenantId: 'acme', userId: 'nobody' })).toBeUndefined();
-    expect(followedPackElementsNamingUser(fansChunk, { tenantId: 'other', userId: 'erin' })).toBeUndefined();
-    const shared = sharedItemAttributesNamingUser('graph', fansChunk, erin);
-    expect(shared).toEqual({ attributes: [], setElements: [{ attribute: 'f', elements: expect.arrayContaining(['1:erin', '3:erin']) }], kind: 'followedCelebritiesPackEntry' });
-    expect(sharedItemPartCount(shared!)).toBe(2);
-    expect(sharedItemPartCount(sharedItemAttributesNamingUser('graph', fansChunk, { tenantId: 'acme', userId: 'nobody' })!)).toBe(0);
-    expect(isOthersFollowedPack(fansChunk, { tenantId: 'acme', userId: 'C#2' })).toBe(true);
+    const shared = classifyStoredItem('graph', fansChunk, erin);
+    expect(shared).toEqual({
+      action: 'removeParts',
+      kind: 'followedCelebritiesPackEntry',
+      parts: { kind: 'followedCelebritiesPackEntry', remove: [], setElements: [{ attribute: 'f', elements: expect.arrayContaining(['1:erin', '3:erin']) }] },
+    });
+    expect(shared.action === 'removeParts' && sharedItemPartCount(shared.parts)).toBe(2);
+    expect(classifyStoredItem('graph', fansChunk, { tenantId: 'acme', userId: 'nobody' })).toEqual({ action: 'keep', kind: 'followedCelebsPack' });
+    expect(classifyStoredItem('graph', fansChunk, { tenantId: 'other', userId: 'erin' })).toEqual({ action: 'keep', kind: 'otherTenant' });
+    // The sort key `C#2` is not a user: the user `C#2` is not in it.
+    expect(classifyStoredItem('graph', fansChunk, { tenantId: 'acme', userId: 'C#2' })).toEqual({ action: 'keep', kind: 'followedCelebsPack' });
     // A chunk of the unreleased attribute format (dev data dirs) loses the user's `@<id>` attribute too
     const legacyChunk = { ...keys.followedCelebsPack('acme', 'fan', 3), '@erin': 1, '@other': 2 };
-    expect(sharedItemAttributesNamingUser('graph', legacyChunk, erin)).toEqual({ attributes: ['@erin'], kind: 'followedCelebritiesPackEntry' });
-    expect(sharedItemAttributesNamingUser('graph', legacyChunk, { tenantId: 'other', userId: 'erin' })).toEqual({ attributes: [], kind: 'followedCelebritiesPackEntry' });
+    expect(classifyStoredItem('graph', legacyChunk, erin)).toMatchObject({ action: 'removeParts', parts: { remove: [{ path: ['@erin'] }] } });
+    expect(classifyStoredItem('graph', legacyChunk, { tenantId: 'other', userId: 'erin' })).toEqual({ action: 'keep', kind: 'otherTenant' });
     const ownChunk = { ...keys.followedCelebsPack('acme', 'erin', 0), [FOLLOWED_PACK_ATTRIBUTE]: new Set(['1:star']) };
-    expect([isOthersFollowedPack(ownChunk, erin), followedPackElementsNamingUser(ownChunk, erin)]).toEqual([false, undefined]);
-    expect(scannedItemKind('graph', ownChunk)).toBe('followedCelebritiesPack');
+    expect(classifyStoredItem('graph', ownChunk, erin)).toEqual({ action: 'delete', kind: 'followedCelebritiesPack' });
   });
 
   it('resumes the migration only from a key a previous run printed', () => {
@@ -101,13 +104,20 @@ describe('the followed-celebrities pack', () => {
     expect(() => parseStartKey('[]')).toThrow('--start-key');
   });
 
-  it('takes a shared item\'s parts out in updates of at most 100: REMOVE of attributes, DELETE of set elements, names as placeholders', () => {
-    const [mixed, ...none] = sharedPartsUpdates({ attributes: ['@erin', '__proto__'], setElements: [{ attribute: 'f', elements: ['1:erin', '3:erin'] }], kind: 'followedCelebritiesPackEntry' });
+  it('takes a shared item\'s parts out in updates of at most 100: REMOVE of paths (guarded list elements), DELETE of set elements, names as placeholders', () => {
+    const [mixed, ...none] = sharedPartsUpdates({ remove: [{ path: ['@erin'] }, { path: ['__proto__'] }], setElements: [{ attribute: 'f', elements: ['1:erin', '3:erin'] }], kind: 'followedCelebritiesPackEntry' }, 'erin');
     expect(none).toEqual([]);
-    expect(mixed).toEqual({ expression: 'REMOVE #r0, #r1 DELETE #d0 :d0', names: { '#r0': '@erin', '#r1': '__proto__', '#d0': 'f' }, values: { ':d0': new Set(['1:erin', '3:erin']) } });
-    const many = sharedPartsUpdates({ attributes: Array.from({ length: 150 }, (_, i) => `id-${i}`), kind: 'celebrityPostIndexEntry' });
+    expect(mixed).toEqual({ expression: 'REMOVE #n0, #n1 DELETE #n2 :d0', names: { '#n0': '@erin', '#n1': '__proto__', '#n2': 'f' }, values: { ':d0': new Set(['1:erin', '3:erin']) } });
+    const many = sharedPartsUpdates({ remove: Array.from({ length: 150 }, (_, i) => ({ path: [`id-${i}`] })), kind: 'celebrityPostIndexEntry' }, 'erin');
     expect(many.map((update) => Object.keys(update.names).length)).toEqual([100, 50]);
-    expect(many.every((update) => update.values === undefined && update.expression.startsWith('REMOVE '))).toBe(true);
-    expect(sharedPartsUpdates({ attributes: [], kind: 'x' })).toEqual([]);
+    expect(many.every((update) => update.values === undefined && update.condition === undefined && update.expression.startsWith('REMOVE '))).toBe(true);
+    expect(sharedPartsUpdates({ remove: [], kind: 'x' }, 'erin')).toEqual([]);
+    const [list] = sharedPartsUpdates({ remove: [{ path: ['held', 2], guard: ['held', 2, 'notification', 'actor', 'id'] }, { path: ['held', 0], guard: ['held', 0, 'notification', 'actor', 'id'] }], kind: 'heldPush' }, 'erin');
+    expect(list).toEqual({
+      expression: 'REMOVE #n0[2], #n0[0]',
+      condition: '#n0[2].#n1.#n2.#n3 = :user AND #n0[0].#n1.#n2.#n3 = :user',
+      names: { '#n0': 'held', '#n1': 'notification', '#n2': 'actor', '#n3': 'id' },
+      values: { ':user': 'erin' },
+    });
   });
 });

@@ -10,12 +10,14 @@
  * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
  *    every other item kind of that partition, connections and presence, feed shards, posts log,
  *    followers, followed celebrities (edges and pack), profile and preferences;
- * 5. one Scan per table for the items elsewhere that name the user (their follow edges in other
- *    users' FOLLOWERS partitions, whose counts go down by one; items they authored in other inboxes;
- *    online subscriptions; holds, rate windows and traces; idempotency records holding their id;
- *    their elements of followers' followed-celebrities pack chunks, DELETEd from the set, and their
- *    count index slot attributes, REMOVEd);
- * 6. pending schedules whose payload names the user.
+ * 5. one Scan per table, each item decided by its key kind and role attributes
+ *    (`classifyStoredItem`, src/core/erasure-roles.ts), never by matching values: their follow edges
+ *    in other users' FOLLOWERS partitions (whose counts go down by one), notifications they
+ *    authored in other inboxes (with those recipients' read state of them), online subscriptions,
+ *    holds, rate windows, traces; their parts of shared items (followers' pack chunks, count index
+ *    slots, connections' followed-celebrity lists, other users' held pushes) are taken out, the item
+ *    stays; an item of unknown kind is kept, counted and logged at WARN;
+ * 6. pending schedules that belong to the user or that they authored (`classifySchedule`).
  *
  * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
  * edge), and the checkpoint is written after each batch, so running it twice or after a kill ends
@@ -25,12 +27,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   countRemoved,
+  countUnknownKept,
   emptyErasureReport,
   erasureRecordId,
-  followeeProfileOfOutgoingEdge,
-  itemNamesUser,
-  scannedItemKind,
-  sharedItemAttributesNamingUser,
   sharedItemPartCount,
   sharedPartsUpdates,
   userPartitions,
@@ -39,6 +38,8 @@ import {
   type SharedItemPartsNamingUser,
   type UserPartition,
 } from '../../core/erasure.js';
+import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../core/erasure-roles.js';
+import type { ValidateEventInput } from '../../core/events.js';
 import { forEachBounded } from '../../core/bounded-parallel.js';
 import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
@@ -69,6 +70,15 @@ export interface UserEraserOptions {
   batchOptions?: BatchOptions;
   /** Called after every checkpointed batch (tests inject a crash here). */
   afterBatch?: (phase: string) => Promise<void> | void;
+  /** The catalog's type lookup: a scheduled event's recipients and followee derived from its data count as roles too. */
+  findType?: ValidateEventInput['findType'];
+  /** A WARN line (an item or schedule of unknown kind, kept); default: one JSON line on stderr. */
+  warn?: (message: string, context: Record<string, unknown>) => void;
+}
+
+/** The default WARN sink: one JSON line on stderr (the operator's terminal or the job's log). */
+function warnOnStderr(message: string, context: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ level: 'WARN', message, ...context })}\n`);
 }
 
 export interface ErasureStepResult {
@@ -100,6 +110,8 @@ const SCAN_PAGE_UNITS = 100;
 const PAGE_LIMIT = 1_000;
 /** Updates of shared items (pack chunks, count index slots) in flight per Scan page. */
 const SHARED_UPDATES_IN_FLIGHT = 8;
+/** Tries of a shared item's guarded update (each failed guard re-reads the item). */
+const SHARED_UPDATE_ATTEMPTS = 5;
 
 export class UserEraser {
   private readonly phases: Phase[];
@@ -254,62 +266,89 @@ export class UserEraser {
     return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** One Scan page of a table (this tenant's items and tenantless records): what names the user is deleted; their edges lower counts. */
+  /**
+   * One Scan page of a table (this tenant's items and tenantless records), each item decided by its
+   * kind and roles: deleted (an edge the user followed lowers its followee's count; a notification
+   * they authored takes the recipient's read state of it along), its user's parts taken out, or kept
+   * (an unknown kind is counted and logged).
+   */
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
     const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
-    const ownRecordId = this.recordKey.id;
-    // Items shared with other users lose only the user's attributes or set elements; the others that name the user go whole.
-    const named: Item[] = [];
+    const deletes: Item[] = [];
+    const readStateReferences: Item[] = [];
+    const edges: { item: Item; followeeProfile: { pk: string; sk: string } }[] = [];
     const shared: { item: Item; parts: SharedItemPartsNamingUser }[] = [];
     for (const item of output.Items ?? []) {
-      const parts = sharedItemAttributesNamingUser(table, item, this.subject);
-      if (parts) {
-        if (sharedItemPartCount(parts) > 0) shared.push({ item, parts });
-      } else if (item.id !== ownRecordId && itemNamesUser(item, this.subject)) {
-        // The checkpoint's own scan cursor may name the user: the record is never a match.
-        named.push(item);
+      const verdict = classifyStoredItem(table, item, this.subject);
+      if (verdict.action === 'unknown') this.keepUnknown(table, item, verdict, record.report);
+      else if (verdict.action === 'removeParts') shared.push({ item, parts: verdict.parts });
+      else if (verdict.action === 'delete' && verdict.followeeProfile) edges.push({ item, followeeProfile: verdict.followeeProfile });
+      else if (verdict.action === 'delete') {
+        deletes.push(item);
+        countRemoved(record.report, table, verdict.kind, 1);
+        for (const reference of verdict.readStateReferences ?? []) readStateReferences.push({ ...reference });
       }
     }
     // A celebrity's erasure touches one pack chunk per follower: a few updates in flight, not one at a time.
     await forEachBounded(shared, SHARED_UPDATES_IN_FLIGHT, async ({ item, parts }) => {
-      await this.removeSharedParts(table, item, parts);
-      countRemoved(record.report, table, parts.kind, sharedItemPartCount(parts));
+      countRemoved(record.report, table, parts.kind, await this.removeSharedParts(table, item, parts));
     });
-    const sharedUpdated = shared.length;
-    const plain: Item[] = [];
-    for (const item of named) {
-      const followeeProfile = table === 'graph' ? followeeProfileOfOutgoingEdge(item, this.subject) : undefined;
-      if (followeeProfile) {
-        if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
-        countRemoved(record.report, table, 'followingEdge', 1);
-      } else {
-        plain.push(item);
-        countRemoved(record.report, table, scannedItemKind(table, item), 1);
-      }
+    for (const { item, followeeProfile } of edges) {
+      if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
+      countRemoved(record.report, table, 'followingEdge', 1);
     }
-    await this.deleteKeys(table, plain);
+    await this.deleteKeys(table, deletes);
+    // Not counted: most notifications have no read state of their own (the marks cover them).
+    await this.deleteKeys('readMarks', readStateReferences);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: SCAN_PAGE_UNITS + named.length + sharedUpdated, finished: output.LastEvaluatedKey === undefined };
+    return { units: SCAN_PAGE_UNITS + deletes.length + edges.length + shared.length, finished: output.LastEvaluatedKey === undefined };
   }
 
-  /** The parts out of one scanned item (idempotent: REMOVE and DELETE of what is gone do nothing); an item deleted meanwhile is not recreated. */
-  private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<void> {
-    for (const update of sharedPartsUpdates(parts)) {
+  private keepUnknown(table: TableName, item: Item, verdict: Extract<ItemVerdict, { action: 'unknown' }>, report: ErasureReport): void {
+    countUnknownKept(report, table);
+    const key = tableSpecs[table];
+    this.warn('erasure kept an item of unknown kind (never deleted on a guess): check what wrote it', {
+      table,
+      key: 'sortKey' in key ? { pk: item.pk, sk: item.sk } : { id: item.id },
+      reason: verdict.reason,
+    });
+  }
+
+  private warn(message: string, context: Record<string, unknown>): void {
+    (this.options.warn ?? warnOnStderr)(message, context);
+  }
+
+  /**
+   * The user's parts out of one scanned item; answers how many went. Idempotent (REMOVE and DELETE of
+   * what is gone do nothing); an item deleted meanwhile is not recreated; a guard that fails (a list
+   * element moved, or is no longer the user's) re-reads the item and decides again.
+   */
+  private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<number> {
+    const keyName = tableSpecs[table].partitionKey.name;
+    const key = 'sortKey' in tableSpecs[table] ? { pk: item.pk, sk: item.sk } : { id: item.id };
+    let current = parts;
+    for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.options.client.send(
-          new UpdateCommand({
-            TableName: this.options.tables[table],
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: update.expression,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: update.names,
-            ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
-          }),
-        );
+        for (const update of sharedPartsUpdates(current, this.subject.userId)) {
+          await this.options.client.send(
+            new UpdateCommand({
+              TableName: this.options.tables[table],
+              Key: key,
+              UpdateExpression: update.expression,
+              ConditionExpression: [`attribute_exists(#key)`, ...(update.condition ? [update.condition] : [])].join(' AND '),
+              ExpressionAttributeNames: { ...update.names, '#key': keyName },
+              ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
+            }),
+          );
+        }
+        return sharedItemPartCount(current);
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return;
-        throw error;
+        if (!(error instanceof ConditionalCheckFailedException) || attempt >= SHARED_UPDATE_ATTEMPTS) throw error;
       }
+      const fresh = await this.options.client.send(new GetCommand({ TableName: this.options.tables[table], Key: key, ConsistentRead: true }));
+      const verdict = fresh.Item ? classifyStoredItem(table, fresh.Item, this.subject) : undefined;
+      if (verdict?.action !== 'removeParts') return 0;
+      current = verdict.parts;
     }
   }
 
@@ -353,14 +392,20 @@ export class UserEraser {
     }
   }
 
+  /** Pending schedules that belong to the user or that they authored, by the roles in their payload (`classifySchedule`). */
   private async deleteSchedules(report: ErasureReport): Promise<{ units: number; finished: boolean }> {
     const store = this.options.schedules;
     if (!store) return { units: 0, finished: true };
-    const quotedUser = JSON.stringify(this.subject.userId);
-    const quotedTenant = JSON.stringify(this.subject.tenantId);
     const pending = await store.list();
-    const naming = pending.filter((schedule) => schedule.payload.includes(quotedUser) && schedule.payload.includes(quotedTenant));
-    for (const schedule of naming) if (await store.delete(schedule.name)) report.schedulesDeleted += 1;
+    for (const schedule of pending) {
+      const verdict = classifySchedule(schedule.payload, this.subject, this.options.findType);
+      if (verdict.action === 'delete' && (await store.delete(schedule.name))) report.schedulesDeleted += 1;
+      if (verdict.action === 'keep' && verdict.role === 'recipientAmongOthers') report.schedulesKeptNamingUser = (report.schedulesKeptNamingUser ?? 0) + 1;
+      if (verdict.action === 'unknown') {
+        report.schedulesUnknown = (report.schedulesUnknown ?? 0) + 1;
+        this.warn('erasure kept a schedule whose payload is of no known kind (never deleted on a guess)', { schedule: schedule.name, targetArn: schedule.targetArn });
+      }
+    }
     return { units: pending.length + 1, finished: true };
   }
 

@@ -24,7 +24,7 @@ export class SqsChannelJobQueue implements DeliveryJobQueue {
     await this.inApp.enqueue(jobs);
     for (const [channel, url] of Object.entries(this.channelQueueUrls) as [Channel, string | undefined][]) {
       if (!url) continue;
-      // Celebrity posts reach online followers only: their push/email fan-out is not built (README, channels).
+      // Celebrity posts reach online followers only: their push/email fan-out is not built (docs/channels.md).
       const bodies = jobs.filter((job) => job.target.kind === 'recipients' && offersChannel(this.typeOf(job.notification.type), channel)).map((job) => signedDeliveryJobBody(job, this.jobSecret));
       if (bodies.length > 0) await sendAllMessages(this.client, url, bodies);
     }

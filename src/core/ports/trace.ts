@@ -42,6 +42,8 @@ export interface TraceEntry {
   eventId: string;
   /** Omitted for an event-wide record (intake, celebrity feed, dead-lettered). */
   userId?: string;
+  /** An event-wide record about one account (the celebrity whose feed got the post): the erasure finds it by this, never by `detail`. */
+  actorId?: string;
   stage: TraceStage;
   outcome: TraceOutcome;
   atMs: number;

@@ -1,0 +1,21 @@
+/**
+ * How many generated runs a model suite makes: a short run inside `npm test`, a long one under
+ * `npm run test:model` (vitest.model.config.ts sets MODEL_RUNS=long). `FC_SEED` replays a failing
+ * seed printed by fast-check (with `FC_PATH` for its shrunk path); `FC_END_ON_FAILURE=1` skips the
+ * shrinking (a first failing case at once).
+ */
+import type { Parameters } from 'fast-check';
+
+export function modelRuns(short: number, long: number): number {
+  return process.env.MODEL_RUNS === 'long' ? long : short;
+}
+
+/** fast-check parameters of a model suite: the run count, and the seed and path to replay when given. */
+export function modelParameters<T>(short: number, long: number): Parameters<T> {
+  const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+  return {
+    numRuns: modelRuns(short, long),
+    ...(process.env.FC_END_ON_FAILURE ? { endOnFailure: true } : {}),
+    ...(seed !== undefined && Number.isFinite(seed) ? { seed, ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}) } : {}),
+  };
+}
