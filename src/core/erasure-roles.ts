@@ -120,8 +120,8 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'rateWindow':
     case 'channelSend':
     case 'channelRateWindow':
-    // The audit trail's pseudonym salt: once it is gone, the user's audit records name nobody.
     case 'auditSalt':
+      // (auditSalt: the audit trail's pseudonym salt; once it is gone, the user's audit records name nobody.)
       return isUser(parsed.userId) ? remove(parsed.kind) : keep(parsed.kind);
     case 'connectionReverse':
       return classifyConnectionReverse(item, subject);
