@@ -88,6 +88,16 @@ const link = {
   at: z.iso.datetime(),
 };
 
+/** What was decided, where, why, at which attempt: the same fields in a record and in a backlog's raw decision. */
+export const auditVerdictFields = {
+  stage: z.enum(AUDIT_STAGES),
+  channel: z.enum(AUDIT_CHANNELS).nullable(),
+  decision: z.enum(AUDIT_DECISIONS),
+  reason: z.enum(AUDIT_REASONS).nullable(),
+  /** The receive count of the queue message that carried the work (1 = first attempt). */
+  attempt: z.number().int().min(1),
+};
+
 export const auditSegmentRecordSchema = z
   .object({
     ...link,
@@ -109,12 +119,7 @@ export const auditDecisionRecordSchema = z
     /** The recipient's pseudonym; `erased` for a recipient erased before the decision was written; null for the whole event. */
     user: z.union([ref('u'), z.literal('erased')]).nullable(),
     notification: ref('n').nullable(),
-    stage: z.enum(AUDIT_STAGES),
-    channel: z.enum(AUDIT_CHANNELS).nullable(),
-    decision: z.enum(AUDIT_DECISIONS),
-    reason: z.enum(AUDIT_REASONS).nullable(),
-    /** The receive count of the queue message that carried the work (1 = first attempt). */
-    attempt: z.number().int().min(1),
+    ...auditVerdictFields,
   })
   .strict();
 

@@ -9,7 +9,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { AUDIT_CHANNELS, AUDIT_DECISIONS, AUDIT_REASONS, AUDIT_STAGES } from '../contract/audit-record.js';
+import { auditVerdictFields } from '../contract/audit-record.js';
 import type { AuditWriter } from '../core/audit/audit-writer.js';
 import { parseAuditLine } from '../core/audit/chain.js';
 import type { AuditBacklogMessage, AuditSink } from '../core/audit/ports.js';
@@ -23,11 +23,7 @@ const decisionSchema = z
     eventId: z.string().min(1).max(MAX_ID),
     userId: z.string().min(1).max(MAX_ID).optional(),
     notificationId: z.string().min(1).max(MAX_ID).optional(),
-    stage: z.enum(AUDIT_STAGES),
-    channel: z.enum(AUDIT_CHANNELS).nullable(),
-    decision: z.enum(AUDIT_DECISIONS),
-    reason: z.enum(AUDIT_REASONS).nullable(),
-    attempt: z.number().int().min(1),
+    ...auditVerdictFields,
   })
   .strict();
 const erasureSchema = z.object({ tenantId: z.string().min(1).max(MAX_ID), userId: z.string().min(1).max(MAX_ID), atMs: z.number().int().min(0) }).strict();
