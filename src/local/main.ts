@@ -16,6 +16,7 @@ process.stdout.write(
     `  WebSocket         ${runtime.endpoints.ws}`,
     `  event bus         ${runtime.endpoints.eventBusName}`,
     `  data              ${settings.dataDir}`,
+    `  audit trail       ${runtime.audit.archive.file}  (npm run audit -- verify | why)`,
     `  token             npm run --silent token -- --tenant acme --user alice`,
     'endpoints written to .local/endpoints.json; Ctrl+C stops',
     '',
