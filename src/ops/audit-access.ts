@@ -74,7 +74,8 @@ export async function auditErasureOptions(target: OpsTarget, options: { dataDir:
   const salts = new DynamoAuditSalts(target.documentClient, target.idempotencyTable);
   if (target.kind === 'local') {
     const dir = localAuditDir(options.dataDir);
-    return { salts, record: { sink: new FileAuditArchive(dir), keys: await loadLocalAuditKeys(dir) } };
+    // A guest of the runtime's archive: appends its segment, never scans or repairs the file the runtime writes.
+    return { salts, record: { sink: new FileAuditArchive(dir, { owner: false, syncIntervalMs: 0 }), keys: await loadLocalAuditKeys(dir) } };
   }
   if (!options.streamName || !options.keyArn) {
     process.stderr.write('note: without --audit-stream and --audit-key-arn the audit salt is deleted but no erasure record is written\n');

@@ -101,6 +101,38 @@ describe('FileAuditArchive', () => {
     await reopened.close();
   });
 
+  it('terminates a torn tail before its first append even when that append comes before the writer resumes (the drainer first)', async () => {
+    const archiveDir = join(dir, 'torn-append-first');
+    const first = new FileAuditArchive(archiveDir);
+    await first.append(aSegment('01JGGGGGGGGGGGGGGGGGGGGGGG'));
+    await first.close();
+    const torn = aSegment('01JHHHHHHHHHHHHHHHHHHHHHHH')[0]!.slice(0, 33);
+    await appendFile(join(archiveDir, 'audit.jsonl'), torn);
+
+    const reopened = new FileAuditArchive(archiveDir);
+    await reopened.append(aSegment('01JJJJJJJJJJJJJJJJJJJJJJJJ', 'delivery-urgent/abc'));
+    const resume = await reopened.resume('local');
+    await reopened.close();
+
+    expect(resume.torn).toMatchObject({ length: 33, sha256: sha256Hex(torn) });
+    const report = await verifyDir(archiveDir);
+    expect(report.problems.map((problem) => problem.message)).toEqual(['unreadable line: not JSON']);
+    expect(report.records).toBe(6);
+  });
+
+  it('syncs at most once per interval, not per append, and at close', async () => {
+    const archiveDir = join(dir, 'sync-interval');
+    const archive = new FileAuditArchive(archiveDir, { syncIntervalMs: 60_000 });
+    for (let index = 0; index < 20; index += 1) await archive.append(aSegment(`01J${String(index).padStart(23, 'K')}`));
+    expect(archive.syncCount).toBe(0);
+    await archive.close();
+    expect(archive.syncCount).toBe(1);
+    const eager = new FileAuditArchive(join(dir, 'sync-each'), { syncIntervalMs: 0 });
+    for (let index = 0; index < 3; index += 1) await eager.append(aSegment(`01J${String(index).padStart(23, 'L')}`));
+    expect(eager.syncCount).toBe(3);
+    await eager.close();
+  });
+
   it('does not append a backlog segment twice (a drainer that crashed after appending it)', async () => {
     const archiveDir = join(dir, 'dedup');
     const archive = new FileAuditArchive(archiveDir);
@@ -119,8 +151,8 @@ describe('FileAuditArchive', () => {
 
   it('keeps every write whole when two archives (the runtime and the erase CLI) append to one file', async () => {
     const archiveDir = join(dir, 'two-writers');
-    const runtime = new FileAuditArchive(archiveDir, { sync: false });
-    const cli = new FileAuditArchive(archiveDir, { sync: false });
+    const runtime = new FileAuditArchive(archiveDir);
+    const cli = new FileAuditArchive(archiveDir, { owner: false, syncIntervalMs: 0 });
     const segments = Array.from({ length: 20 }, (_, index) => aSegment(`01J${String(index).padStart(23, 'D')}`, index % 2 ? 'erase/x' : 'local', 30));
     await Promise.all(segments.map((segment, index) => (index % 2 ? cli : runtime).append(segment)));
     await Promise.all([runtime.close(), cli.close()]);

@@ -1,10 +1,16 @@
 /**
  * The local audit archive: an append-only JSONL file, `DATA_DIR/audit/audit.jsonl`, in the format of
- * the S3 archive (src/contract/audit-record.ts). The local runtime's writer appends whole groups,
- * one write(2) each followed by one fdatasync (the group commit: the records of every batch that
- * flushed meanwhile share it); the erase CLI appends its own segment to the same file (O_APPEND keeps
- * each write whole). Nothing here ever rewrites a byte: a torn last line left by a crash mid-write is
- * terminated and acknowledged by the next segment's header (the verifier then accepts it), never cut.
+ * the S3 archive (src/contract/audit-record.ts). The local runtime's writer appends whole groups, one
+ * write(2) each (the group commit: the records of every batch that flushed meanwhile share it): once
+ * it returns, a kill -9 cannot lose them. The disk sync is not on that path: an fdatasync runs at most
+ * every `syncIntervalMs` after writes (and at close), off the delivery path, so a power loss can lose
+ * the last interval (the local queue journal does not sync receives and deletes either).
+ *
+ * The runtime's archive is the file's owner: it reads the file once before its first append (the
+ * streams' last records, the backlog segments already there) and terminates a torn last line left by
+ * a crash mid-write, which the writer's next segment then acknowledges (the verifier accepts it);
+ * nothing here ever rewrites or cuts a byte. The erase CLI appends its own segment to the same file as
+ * a guest (`owner: false`: no scan, no repair; O_APPEND keeps each write whole).
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, stat, type FileHandle } from 'node:fs/promises';
@@ -16,9 +22,18 @@ import type { AuditSink, SinkResume } from '../../core/audit/ports.js';
 export const AUDIT_ARCHIVE_FILE = 'audit.jsonl';
 
 export interface FileAuditArchiveOptions {
-  /** fdatasync after each append (default true: an acknowledged batch's decisions survive a power loss too). */
-  sync?: boolean;
+  /** The longest a written group waits for its fdatasync (default 1,000 ms); 0 syncs after every append (tests, the CLI). */
+  syncIntervalMs?: number;
+  /** The runtime's archive (default): scans the file once and repairs a torn tail before its first append. A guest only appends. */
+  owner?: boolean;
 }
+
+interface ArchiveScan {
+  heads: Map<string, SegmentHead>;
+  torn?: { offset: number; length: number; sha256: string };
+}
+
+export const ARCHIVE_SYNC_INTERVAL_MS_DEFAULT = 1_000;
 
 const segmentKey = (stream: string, segment: string) => `${stream}\u0000${segment}`;
 
@@ -27,6 +42,12 @@ export class FileAuditArchive implements AuditSink {
   /** Last seq of every segment in the file: a redelivered backlog segment is not appended twice. */
   private readonly lastSeqs = new Map<string, number>();
   private writes: Promise<void> = Promise.resolve();
+  private scan: Promise<ArchiveScan> | undefined;
+  private tornReported = false;
+  private syncTimer: NodeJS.Timeout | undefined;
+  private unsynced = false;
+  /** fdatasync calls made (tests and the bench check the batching). */
+  syncCount = 0;
 
   constructor(
     readonly dir: string,
@@ -37,33 +58,22 @@ export class FileAuditArchive implements AuditSink {
     return join(this.dir, AUDIT_ARCHIVE_FILE);
   }
 
-  /** Reads the archive once: the stream's last record, and a torn last line, which it terminates. */
+  /** Where `stream` continues: its last record in the file, and (to one caller) a torn last line the file ended with. */
   async resume(stream: string): Promise<SinkResume> {
-    await mkdir(this.dir, { recursive: true });
-    let after: SegmentHead | null = null;
-    let size = 0;
-    let lastLine: AuditLine | undefined;
-    try {
-      size = (await stat(this.file)).size;
-    } catch {
-      return { after };
-    }
-    for await (const line of linesOf(this.file, createReadStream(this.file))) {
-      lastLine = line;
-      const parsed = parseAuditLine(line.bytes.toString('utf8'));
-      if (!parsed.ok) continue;
-      const record = parsed.record;
-      this.lastSeqs.set(segmentKey(record.stream, record.segment), record.seq);
-      if (record.stream === stream) after = { stream, segment: record.segment, seq: record.seq, hash: record.hash };
-    }
-    if (!lastLine || lastLine.offset + lastLine.bytes.length < size) return { after };
-    // The file does not end with a newline: the last line is torn. End it, and let the new segment say so.
-    const torn = { offset: lastLine.offset, length: lastLine.bytes.length, sha256: sha256Hex(lastLine.bytes) };
-    await this.write('\n');
-    return { after, torn };
+    const scan = await this.open();
+    const torn = scan.torn && !this.tornReported ? scan.torn : undefined;
+    if (torn) this.tornReported = true;
+    return { after: scan.heads.get(stream) ?? null, ...(torn ? { torn } : {}) };
+  }
+
+  /** The owner's one read of the file (before its first append): heads, copies index, torn tail terminated. */
+  open(): Promise<ArchiveScan> {
+    this.scan ??= this.scanFile();
+    return this.scan;
   }
 
   async append(lines: readonly string[]): Promise<void> {
+    if (this.options.owner ?? true) await this.open();
     const fresh = this.withoutCopies(lines);
     if (fresh.length === 0) return;
     await this.write(`${fresh.join('\n')}\n`);
@@ -72,9 +82,37 @@ export class FileAuditArchive implements AuditSink {
 
   async close(): Promise<void> {
     await this.writes.catch(() => undefined);
+    clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
     const handle = await this.handle?.catch(() => undefined);
     this.handle = undefined;
+    if (handle && this.unsynced) await this.datasync(handle);
     await handle?.close();
+  }
+
+  private async scanFile(): Promise<ArchiveScan> {
+    await mkdir(this.dir, { recursive: true });
+    const heads = new Map<string, SegmentHead>();
+    let size = 0;
+    let lastLine: AuditLine | undefined;
+    try {
+      size = (await stat(this.file)).size;
+    } catch {
+      return { heads };
+    }
+    for await (const line of linesOf(this.file, createReadStream(this.file))) {
+      lastLine = line;
+      const parsed = parseAuditLine(line.bytes.toString('utf8'));
+      if (!parsed.ok) continue;
+      const record = parsed.record;
+      this.lastSeqs.set(segmentKey(record.stream, record.segment), record.seq);
+      heads.set(record.stream, { stream: record.stream, segment: record.segment, seq: record.seq, hash: record.hash });
+    }
+    if (!lastLine || lastLine.offset + lastLine.bytes.length < size) return { heads };
+    // The file does not end with a newline: the last line is torn. End it, and let the writer's new segment say so.
+    const torn = { offset: lastLine.offset, length: lastLine.bytes.length, sha256: sha256Hex(lastLine.bytes) };
+    await this.write('\n');
+    return { heads, torn };
   }
 
   /** A backlog segment delivered twice (a drainer crashed after appending it) is skipped whole. */
@@ -96,16 +134,31 @@ export class FileAuditArchive implements AuditSink {
     if (head) this.lastSeqs.set(segmentKey(JSON.parse(head[1]!) as string, head[2]!), Number(head[3]));
   }
 
-  /** Appends are serialized (one write, then one fdatasync, each). */
+  /** Appends are serialized (one write each); the fdatasync follows within the sync interval. */
   private write(text: string): Promise<void> {
     const run = this.writes.then(async () => {
       this.handle ??= mkdir(this.dir, { recursive: true }).then(() => open(this.file, 'a', 0o600));
       const handle = await this.handle;
       await handle.appendFile(text, 'utf8');
-      if (this.options.sync ?? true) await handle.datasync();
+      this.unsynced = true;
+      const interval = this.options.syncIntervalMs ?? ARCHIVE_SYNC_INTERVAL_MS_DEFAULT;
+      if (interval <= 0) await this.datasync(handle);
+      else this.syncTimer ??= setTimeout(() => void this.syncLater(), interval);
     });
     this.writes = run.catch(() => undefined);
     return run;
+  }
+
+  private async syncLater(): Promise<void> {
+    this.syncTimer = undefined;
+    const handle = await this.handle?.catch(() => undefined);
+    if (handle && this.unsynced) await this.datasync(handle).catch(() => undefined);
+  }
+
+  private async datasync(handle: FileHandle): Promise<void> {
+    this.unsynced = false;
+    await handle.datasync();
+    this.syncCount += 1;
   }
 }
 

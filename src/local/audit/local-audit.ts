@@ -43,13 +43,15 @@ export interface LocalAuditOptions {
   backlog: AuditBacklog;
   logger: Logger;
   clock: Clock;
-  /** fdatasync per group commit (default true). */
-  sync?: boolean;
+  /** The archive's longest wait for an fdatasync after a write (default 1 s; 0 = after every append). */
+  syncIntervalMs?: number;
 }
 
 export async function startLocalAudit(options: LocalAuditOptions): Promise<LocalAudit> {
   const dir = localAuditDir(options.dataDir);
-  const archive = new FileAuditArchive(dir, { sync: options.sync ?? true });
+  const archive = new FileAuditArchive(dir, options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {});
+  // Read once now: a torn tail left by a crash is terminated before anything (the drainer, the erase CLI) appends.
+  await archive.open();
   const counts: Record<AuditCount, number> = { written: 0, buffered: 0, unbuffered: 0 };
   let available = true;
   let appends = 0;
