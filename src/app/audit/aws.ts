@@ -46,13 +46,19 @@ export function containerStreamName(env: Env = process.env): string {
   return `${env.AWS_LAMBDA_FUNCTION_NAME ?? 'function'}/${randomBytes(6).toString('hex')}`;
 }
 
+/**
+ * A hung call must not hold a batch's acknowledgement: Firehose and KMS answer in milliseconds, so
+ * past these the writer fails over to the backlog. (Salt reads share the functions' DynamoDB client and its settings.)
+ */
+const AUDIT_CALL_TIMEOUTS = { requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } };
+
 export function awsAuditTrail(parts: Parts, config: AwsAuditConfig, stream = containerStreamName()): AuditTrail {
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
   return buildAuditTrail({
     stream,
-    sink: new FirehoseAuditSink(new FirehoseClient(clientOptions(parts)), config.streamName),
+    sink: new FirehoseAuditSink(new FirehoseClient({ ...clientOptions(parts), ...AUDIT_CALL_TIMEOUTS }), config.streamName),
     backlog: new SqsAuditBacklog(sqsClient(parts), config.backlogQueueUrl),
-    keys: new KmsAuditKeys(new KMSClient(clientOptions(parts)), config.keyArn),
+    keys: new KmsAuditKeys(new KMSClient({ ...clientOptions(parts), ...AUDIT_CALL_TIMEOUTS }), config.keyArn),
     salts: new DynamoAuditSalts(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs()),
     clock: parts.clock,
     logger: parts.logger,
