@@ -3,8 +3,8 @@
  * workers taking batches of `batchSize` jobs, the production LiveDelivery over dynalite, and a
  * counting pusher in place of API Gateway. Failed records go back on the queue (SQS redelivery).
  */
-import type { DeliveryJob } from '../src/core/delivery-job.js';
-import type { LiveDelivery } from '../src/core/live-delivery.js';
+import type { DeliveryJob } from '../src/core/jobs/delivery-job.js';
+import type { LiveDelivery } from '../src/core/live/live-delivery.js';
 import type { ConnectionPusher, PostOutcome } from '../src/core/ports/live.js';
 import type { DeliveryJobQueue } from '../src/core/ports/queues.js';
 

@@ -3,9 +3,10 @@
  * bench (`bench/suites/bundle-size.ts`) both read these settings, so the bench measures what ships.
  * No aws-cdk-lib import here, so the bench stays light.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LAMBDA_FUNCTION_NAMES, type LambdaFunctionName } from '../src/lambda/functions.js';
 
 /**
  * The nearest folder above `start` with a package.json: the repository when this file runs from
@@ -19,7 +20,8 @@ export function packageRootOf(start: string): string {
 }
 
 export const PROJECT_ROOT = packageRootOf(dirname(fileURLToPath(import.meta.url)));
-export const HANDLERS_DIR = join(PROJECT_ROOT, 'src', 'handlers');
+/** The Lambda entry files, `<name>.ts` for each function of `src/lambda/functions.ts`. */
+export const LAMBDA_DIR = join(PROJECT_ROOT, 'src', 'lambda');
 export const LOCK_FILE = join(PROJECT_ROOT, 'package-lock.json');
 
 /**
@@ -42,17 +44,17 @@ export const bundleSettings = {
 } as const;
 
 export interface HandlerEntry {
-  /** File name without extension, e.g. `rest-read`. */
-  name: string;
+  /** The function's name in the table, e.g. `rest-read`. */
+  name: LambdaFunctionName;
   path: string;
 }
 
-/** The Lambda entry files: top-level `src/handlers/*.ts` files that export `handler`. */
-export function handlerEntries(dir: string = HANDLERS_DIR): HandlerEntry[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((file) => file.isFile() && file.name.endsWith('.ts') && !file.name.endsWith('.d.ts'))
-    .map((file) => join(dir, file.name))
-    .filter((path) => /export\s+(const|let|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/.test(readFileSync(path, 'utf8')))
-    .map((path) => ({ name: basename(path, '.ts'), path }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+/** The entry file of one function. */
+export function entryPath(name: LambdaFunctionName): string {
+  return join(LAMBDA_DIR, `${name}.ts`);
+}
+
+/** Every Lambda entry, in the table's order (`src/lambda/functions.ts`). */
+export function handlerEntries(): HandlerEntry[] {
+  return LAMBDA_FUNCTION_NAMES.map((name) => ({ name, path: entryPath(name) }));
 }

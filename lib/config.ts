@@ -5,8 +5,8 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { DEFAULT_FEED_SHARDS } from '../src/core/feed-shards.js';
-import { INBOX_TTL_DAYS_DEFAULT } from '../src/core/notification.js';
+import { DEFAULT_FEED_SHARDS } from '../src/core/model/feed-shards.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../src/core/model/notification.js';
 import { DEFAULT_TENANT_CLAIM } from '../src/adapters/jwt-verifier.js';
 
 export type AuthMode = 'cognito' | 'jwt';

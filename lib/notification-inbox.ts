@@ -22,7 +22,7 @@ import type { Scheduling } from './constructs/scheduling.js';
 import type { Channels, ChannelsSettings } from './constructs/channels.js';
 import type { AuditTrail } from './constructs/audit-trail.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
-import type { RestFunction } from '../src/handlers/rest/routes.js';
+import type { RestFunction } from '../src/contract/rest-routes.js';
 import { buildStateful } from './stacks/data-stack.js';
 import { buildStateless } from './stacks/app-stack.js';
 

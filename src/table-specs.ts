@@ -2,7 +2,7 @@
  * The tables, declared once. `lib/` (CDK) and `src/local/` (dynalite table creation) both derive
  * their definitions from here, so infrastructure and code cannot drift.
  */
-import { ENV } from './app/config.js';
+import { ENV } from './env.js';
 
 export interface AttributeSpec {
   name: string;

@@ -10,18 +10,20 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RetractionRepository } from '../../src/adapters/dynamo/retraction-repository.js';
 import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
-import type { NotificationEvent } from '../../src/core/events.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
-import { notificationId } from '../../src/core/ids.js';
-import { InboxActions } from '../../src/core/inbox-actions.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import { keys } from '../../src/core/keys.js';
-import type { StoredNotification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
-import { CachedRetractions, RetractionService } from '../../src/core/retraction.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
+import type { NotificationEvent } from '../../src/core/fanout/events.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { InboxActions } from '../../src/core/actions/inbox-actions.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
+import { ReadMarks } from '../../src/core/actions/read-marks.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import { RetractionService } from '../../src/core/fanout/retraction.js';
 import { startMeteredDynamo } from '../dynamo.js';
 import { round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import { CachedRetractions } from '../../src/core/read/retractions-cache.js';
 
 const TENANT = 'bench';
 const SIZES = [10, 1_000, 10_000] as const;
@@ -95,7 +97,7 @@ export const suite: BenchSuite = {
   id: 'actions',
   title: 'Inbox actions: archive-all-read, retraction and per-item actions beside per-item baselines',
   method: `
-In-process: dynalite in memory, the production repositories, \`InboxService\`, \`InboxActions\` and
+In-process: dynalite in memory, the production repositories, \`InboxReadService\`, \`ReadMarks\`, \`InboxActions\` and
 \`RetractionService\`, and the \`RequestMeter\` SDK middleware counting every DynamoDB request.
 
 - \`archiveAllRead.requests.nN\`: a user with N read notifications (read-all first); the production
@@ -129,10 +131,11 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
       feedShards: DEFAULT_FEED_SHARDS,
       inboxTtlDays: 90,
     };
-    const baseline = new InboxService(common);
+    const baseline = new InboxReadService(common);
     const retractionsCache = new CachedRetractions(retractionRecords, 60_000, clock);
-    const service = new InboxService({ ...common, retractions: retractionsCache });
-    const actions = new InboxActions({ service, readState, itemStates: readState, clock, inboxTtlDays: 90 });
+    const service = new InboxReadService({ ...common, retractions: retractionsCache });
+    const marks = new ReadMarks({ readState, view: service, clock, inboxTtlDays: 90 });
+    const actions = new InboxActions({ view: service, readState, itemStates: readState, clock, inboxTtlDays: 90 });
     const retractions = new RetractionService({ arrivals: new DynamoArrivalLedger(client, tables.idempotency), store: retractionRecords, clock, inboxTtlDays: 90 });
     const results: BenchResult[] = [];
     try {
@@ -146,7 +149,7 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
           tables.inbox,
           recentItems(naiveUser.userId, n, 'naive').map((stored) => ({ ...keys.inboxItem(TENANT, naiveUser.userId, stored.id), ...stored, read: true })),
         );
-        await service.markAllRead(user);
+        await marks.markAllRead(user);
         const archived = await metered(meter, () => actions.archiveAllRead(user));
         const left = await service.listPage(user, { limit: 20 });
         if (left.items.length !== 0) throw new Error(`archive-all-read left ${left.items.length} items at n=${n}`);
@@ -186,7 +189,7 @@ In-process: dynalite in memory, the production repositories, \`InboxService\`, \
       const readerItems = recentItems(reader.userId, 50, 'reader');
       await inbox.writeInboxItems(readerItems.map((stored) => ({ source: { kind: 'own', ...reader }, item: stored })));
       // A fresh container: its retraction cache is empty.
-      const coldService = new InboxService({ ...common, retractions: new CachedRetractions(retractionRecords, 60_000, clock) });
+      const coldService = new InboxReadService({ ...common, retractions: new CachedRetractions(retractionRecords, 60_000, clock) });
       const cold = await metered(meter, () => coldService.listPage(reader, { limit: 20 }));
       const page = await metered(meter, () => service.listPage(reader, { limit: 20 }));
       const pageBaseline = await metered(meter, () => baseline.listPage(reader, { limit: 20 }));

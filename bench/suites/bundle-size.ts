@@ -1,5 +1,5 @@
 /**
- * Lambda bundle sizes: every handler entry in src/handlers bundled with the exact esbuild settings
+ * Lambda bundle sizes: every Lambda entry of src/lambda/functions.ts bundled with the exact esbuild settings
  * the CDK function construct uses (`lib/bundling.ts`), measured as the minified `index.mjs` that
  * ships (the source map is a separate file and is not loaded at cold start).
  */
@@ -42,7 +42,7 @@ export const suite: BenchSuite = {
   id: 'bundle-size',
   title: 'Lambda bundle sizes',
   method: `
-Every handler entry in \`src/handlers\` (top-level files exporting \`handler\`) is bundled with the
+Every Lambda entry (\`src/lambda/<name>.ts\` of each function in \`src/lambda/functions.ts\`) is bundled with the
 settings of the CDK function construct (\`lib/bundling.ts\`: esbuild, minified ESM for node22,
 AWS SDK v3 external because the Lambda runtime provides it) and the size of the \`index.mjs\` that
 ships is reported in KB (1024 bytes). Target: <= ${TARGET_KB} KB per handler. The note names the

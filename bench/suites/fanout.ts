@@ -6,23 +6,23 @@
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
-import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
+import { CachedPreferencesReader } from '../../src/core/preferences/preferences-cache.js';
 import { systemClock } from '../../src/core/ports/clock.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { DeliveryJobQueue } from '../../src/core/ports/queues.js';
-import type { NotificationEvent } from '../../src/core/events.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
-import { planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
-import { FanOutService } from '../../src/core/fanout-service.js';
-import { keys } from '../../src/core/keys.js';
+import type { NotificationEvent } from '../../src/core/fanout/events.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
+import { planRecipientWrites, renderNotification } from '../../src/core/fanout/fanout-plan.js';
+import { FanOutService } from '../../src/core/fanout/fanout-service.js';
+import { keys } from '../../src/core/model/keys.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startSeparateDynamo } from '../separate-dynamo.js';
 import { postPublished } from '../../src/notifications/post-published.js';
@@ -72,7 +72,7 @@ export const suite: BenchSuite = {
   title: 'Two-tier fan-out',
   method: `
 An account with F followers (follower items seeded in the Graph table) publishes a post; the
-fan-out service (\`src/core/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
+fan-out service (\`src/core/fanout/fanout-service.ts\`) pages the follower list (Query, 1,000 per page, next
 page read while the current one is written) and writes one inbox item per follower with
 BatchWriteItem (25 per call, 8 calls in flight). As in production, the followers who muted the type
 are left out: each follower page's preferences are read (BatchGetItem, 100 users per call) with a
@@ -82,7 +82,7 @@ not run on the fan-out's thread. The arrival clock (\`arrivalClock.*\`): every e
 costs one conditional PutItem of its arrival stamp (Idempotency table, < 1 KB: 1 WCU); a retry or a
 duplicate publish costs one request on DynamoDB (the failed condition returns the stored stamp) and
 one GetItem more on dynalite, which does not return it; an ordinary-tier post also logs itself in its
-author's recent-posts log (one PutItem).
+author's recent posts log (one PutItem).
 
 - \`fanout.batchWrites.f<F>\`: BatchWriteItem calls of one post (target: exactly ceil(F/25)), beside
   \`fanout.naivePutItems.f<F>\`, the same items written with one PutItem each (8 in flight).
@@ -101,7 +101,7 @@ author's recent-posts log (one PutItem).
   suite measured 1.22 at F = 9,999 and 1.23 at F = 1,000.
 - \`celebrityPost.writes.f100000\`: a celebrity (PROFILE says tier = celebrity, 100,000 followers;
   no follower items are seeded because the celebrity path never reads the follower list) publishes;
-  consumed WCU (target: 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2}: feed, posts log and count index shards, arrival stamp, feed head; independent of F), with the request count.
+  consumed WCU (target: 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2}: feed, celebrity posts log and count index shards, arrival stamp, feed head; independent of F), with the request count.
   Delivery jobs go to an in-memory queue here (the SQS path is covered by the tests).
 `,
   async run(): Promise<BenchResult[]> {
@@ -122,7 +122,7 @@ author's recent-posts log (one PutItem).
         graph,
         inbox,
         arrivals,
-        postsLog: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
+        recentPosts: new DynamoRecentPostsLog(client, dynamo.tableNames.inbox),
         celebrityPostsIndex: new DynamoCelebrityPostsLog(client, dynamo.tableNames.inbox),
         deliveryQueue: jobs,
         promotionQueue: { enqueue: async () => undefined },
@@ -142,7 +142,7 @@ author's recent-posts log (one PutItem).
             name: 'arrivalClock.ordinaryPost.extraRequests',
             value: counted.PutItemCommand ?? 0,
             unit: 'requests',
-            note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent-posts log entry (PutItem)',
+            note: 'per ordinary-tier post: the arrival stamp (conditional PutItem) + the recent posts log entry (PutItem)',
           });
         }
         const batchWrites = counted.BatchWriteItemCommand ?? 0;
@@ -203,7 +203,7 @@ author's recent-posts log (one PutItem).
       meter.reset();
       await service.process(postEvent(celebrity, 'celebrity-post'), postPublished);
       const celebrityTotals = meter.snapshot();
-      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2} (S feed items, S posts log items, S count index slots, the arrival stamp, the feed head), independent of F` });
+      results.push({ name: `celebrityPost.writes.f${CELEBRITY_FOLLOWERS}`, value: celebrityTotals.writeCapacityUnits, unit: 'items (WCU)', note: `target 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2} (S feed items, S celebrity posts log items, S count index slots, the arrival stamp, the feed head), independent of F` });
       results.push({
         name: `celebrityPost.requests.f${CELEBRITY_FOLLOWERS}`,
         value: celebrityTotals.requests,

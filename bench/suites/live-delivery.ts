@@ -13,12 +13,12 @@ import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repos
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
-import { notificationId } from '../../src/core/ids.js';
-import { connectionIdFromSortKey, keys } from '../../src/core/keys.js';
-import { LiveDelivery } from '../../src/core/live-delivery.js';
+import { MAX_RECIPIENTS_PER_JOB, type DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { connectionIdFromSortKey, keys } from '../../src/core/model/keys.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
 import type { ConnectionDirectory, ConnectionTarget } from '../../src/core/ports/live.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

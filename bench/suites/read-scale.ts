@@ -13,18 +13,18 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { queryPages } from '../../src/adapters/dynamo/query-pages.js';
 import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
-import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/delivery-job.js';
-import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/feed-shards.js';
-import { idLowerBoundAt, notificationId } from '../../src/core/ids.js';
-import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/read-state.js';
-import { POSTS_LOG_MIN_FOLLOWED } from '../../src/core/celebrity-posts-view.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import { keys } from '../../src/core/keys.js';
-import { LiveDelivery, ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live-delivery.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
+import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/model/feed-shards.js';
+import { idLowerBoundAt, notificationId } from '../../src/core/model/ids.js';
+import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/model/read-state.js';
+import { CELEBRITY_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
+import { keys } from '../../src/core/model/keys.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import { systemClock } from '../../src/core/ports/clock.js';
-import type { InboxItemToWrite, InboxSource, UserRef } from '../../src/core/ports/inbox.js';
+import type { InboxItemToWrite, InboxSource } from '../../src/core/ports/inbox.js';
 import { DEFAULTS } from '../../lib/config.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../celebrity-delivery-sim.js';
 import { startMeteredDynamo } from '../dynamo.js';
@@ -34,6 +34,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo
 import type { TableName } from '../../src/table-specs.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../src/core/live/online-followers.js';
 
 const TENANT = 'scale';
 const FOLLOWED = [0, 50, 150, 500, 2_000] as const;
@@ -95,12 +97,12 @@ async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, r
 
 /**
  * The bench tenant: every celebrity with its posts over the last hour as the fan-out writes them (feed
- * shards, posts log shards, count index, heads on the profiles), each reader with 50 own notifications
+ * shards, celebrity posts log shards, count index, heads on the profiles), each reader with 50 own notifications
  * following the first k celebrities (edges and pack, as a follow writes them, 2 hours ago).
  */
 async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableName, string>, readers: readonly { reader: UserRef; k: number }[], celebrities: readonly string[]): Promise<{ followedAt: string }> {
   const inbox = new InboxRepository(client, tables.inbox);
-  const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
+  const celebrityLog = new DynamoCelebrityPostsLog(client, tables.inbox);
   const shards = new Set(readers.map(({ reader }) => readerShard(reader.userId, DEFAULT_FEED_SHARDS)));
   const now = Date.now();
   const writes: InboxItemToWrite[] = [];
@@ -115,7 +117,7 @@ async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableNa
   });
   await inbox.writeInboxItems(writes);
   // The count index, as the fan-out writes it after the log items.
-  await postsLog.indexPosts(writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [{ tenantId: TENANT, shard: source.shard, authorId: source.authorId, id: item.id, type: item.type, expiresAt: item.expiresAt }] : [])));
+  await celebrityLog.indexPosts(writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [{ tenantId: TENANT, shard: source.shard, authorId: source.authorId, id: item.id, type: item.type, expiresAt: item.expiresAt }] : [])));
   await batchPutAll(client, tables.graph, profiles);
   const followedAt = new Date(now - 7_200_000).toISOString();
   const followGraph = new FollowGraphRepository(client, tables.graph);
@@ -129,7 +131,7 @@ async function seedTenant(client: DynamoDBDocumentClient, tables: Record<TableNa
 }
 
 /** Median of interleaved (k = 0, k = K) pairs of page and counts times, so both sides share the machine's load. */
-async function interleavedRatios(service: InboxService, reader0: UserRef, readerK: UserRef, pairs: number): Promise<{ page: number; counts: number }> {
+async function interleavedRatios(service: InboxReadService, reader0: UserRef, readerK: UserRef, pairs: number): Promise<{ page: number; counts: number }> {
   const pageRatios: number[] = [];
   const countRatios: number[] = [];
   for (let i = 0; i < pairs; i += 1) {
@@ -155,7 +157,7 @@ async function childProcessRatios(): Promise<BenchResult[]> {
     const reader0: UserRef = { tenantId: TENANT, userId: 'reader-k0' };
     const reader500: UserRef = { tenantId: TENANT, userId: 'reader-k500' };
     await seedTenant(client, tables, [{ reader: reader0, k: 0 }, { reader: reader500, k: 500 }], Array.from({ length: Math.max(...FOLLOWED) }, (_, c) => `celeb-${c}`));
-    const service = new InboxService({
+    const service = new InboxReadService({
       inbox: new InboxRepository(client, tables.inbox),
       celebrities: new GraphRepository(client, tables.graph),
       readState: new ReadStateRepository(client, tables.readMarks),
@@ -184,7 +186,7 @@ export const suite: BenchSuite = {
   method: `
 In-process dynalite (a child-process dynalite resets the connection under the current design's
 2,000 parallel queries), the production
-repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
+repositories, \`InboxReadService\` and \`LiveDelivery\`, the \`RequestMeter\` counting every DynamoDB request.
 
 - \`inboxPage.*.kK\` / \`counts.*.kK\`: a user with 50 own notifications following K of the tenant's
   ${Math.max(...FOLLOWED)} celebrities, each with ${POSTS_PER_CELEBRITY} posts over the last hour (followed 2 hours ago), as the fan-out
@@ -194,8 +196,8 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
   ${CURRENT_SAMPLES} samples each (${SAMPLES} for the previous designs), median time; \`*.ms.first.kK\` is the reader's first read (no data is cached
   between reads; only the first page request's size follows the followed share the reader's last page
   scan saw, so a first read reads the budget's 100 log items, and a later page sends that request with
-  its first round). Above ${POSTS_LOG_MIN_FOLLOWED} follows the read scans the
-  reader's shard of the posts log (K = 150 is the sparse case: 7.5% of the log is followed);
+  its first round). Above ${CELEBRITY_LOG_MIN_FOLLOWED} follows the read scans the
+  reader's shard of the celebrity posts log (K = 150 is the sparse case: 7.5% of the log is followed);
   at or below, the feed heads. \`inboxPageHeads.*\` / \`countsHeads.*\`: feed heads at every K (the
   previous design); \`inboxPageEveryFeed.*\` / \`countsEveryFeed.*\`: one Query per followed feed
   (the first design), same data, same run. Target: requests <= 4 + ceil(K/100) + feeds that
@@ -221,10 +223,10 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
     const graph = new GraphRepository(client, tables.graph);
     const readState = new ReadStateRepository(client, tables.readMarks);
     const common = { inbox, celebrities: graph, readState, clock: systemClock, cursorSecret: 'bench', feedShards: DEFAULT_FEED_SHARDS, inboxTtlDays: 90 };
-    const postsLog = new DynamoCelebrityPostsLog(client, tables.inbox);
-    const withLog = new InboxService({ ...common, feedHeads: graph, celebrityPosts: postsLog });
-    const withHeads = new InboxService({ ...common, feedHeads: graph });
-    const everyFeed = new InboxService(common);
+    const celebrityLog = new DynamoCelebrityPostsLog(client, tables.inbox);
+    const withLog = new InboxReadService({ ...common, feedHeads: graph, celebrityPosts: celebrityLog });
+    const withHeads = new InboxReadService({ ...common, feedHeads: graph });
+    const everyFeed = new InboxReadService(common);
     const results: BenchResult[] = [];
     try {
       // Prepare: celebrities' posts on the shards the readers read, heads on the profiles.
@@ -265,7 +267,7 @@ repositories, \`InboxService\` and \`LiveDelivery\`, the \`RequestMeter\` counti
           results.push(
             { name: `inboxPage${name}.requests.k${k}`, value: Math.max(...pages.map((sample) => sample.totals.requests)), unit: 'requests', note: target },
             { name: `inboxPage${name}.ms.p50.k${k}`, value: pageMs, unit: 'ms', note: `p50 of ${taken}, page of 20` },
-            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > POSTS_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
+            { name: `counts${name}.requests.k${k}`, value: Math.max(...counts.map((sample) => sample.totals.requests)), unit: 'requests', note: name === '' ? (k > CELEBRITY_LOG_MIN_FOLLOWED ? 'count index slots above the read mark, stopping at the cap' : 'feeds above the read mark, stopping at the cap') : name === 'Heads' ? 'feeds above the read mark, stopping at the cap' : 'first design: 2 + k' },
             { name: `counts${name}.ms.p50.k${k}`, value: p50.get(`${name}counts${k}`)!, unit: 'ms', note: `p50 of ${taken}` },
           );
         }

@@ -4,21 +4,23 @@
  */
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/feed-shards.js';
-import { notificationId } from '../../src/core/ids.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import { keys } from '../../src/core/keys.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
+import { ReadMarks } from '../../src/core/actions/read-marks.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { Clock } from '../../src/core/ports/clock.js';
-import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
+import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
 import { startMeteredDynamo } from '../dynamo.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 const TENANT = 'bench';
 const SIZES = [10, 1_000, 10_000] as const;
@@ -102,7 +104,7 @@ export const suite: BenchSuite = {
   id: 'read-state',
   title: 'Read state: O(1) mark-all-read, inbox page and counts',
   method: `
-In-process: dynalite in memory, the production repositories and \`InboxService\`, and the
+In-process: dynalite in memory, the production repositories, \`InboxReadService\` and \`ReadMarks\`, and the
 \`RequestMeter\` SDK middleware counting every DynamoDB request (retries included) and the capacity
 units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
 
@@ -122,15 +124,18 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
     const { dynamo, client, meter } = await startMeteredDynamo();
     const tables = dynamo.tableNames;
     const inbox = new InboxRepository(client, tables.inbox);
-    const service = new InboxService({
+    const readState = new ReadStateRepository(client, tables.readMarks);
+    const clock = new SteppingClock();
+    const service = new InboxReadService({
       inbox,
       celebrities: new GraphRepository(client, tables.graph),
-      readState: new ReadStateRepository(client, tables.readMarks),
-      clock: new SteppingClock(),
+      readState,
+      clock,
       cursorSecret: 'bench',
       feedShards: DEFAULT_FEED_SHARDS,
       inboxTtlDays: 90,
     });
+    const marks = new ReadMarks({ readState, view: service, clock, inboxTtlDays: 90 });
     const results: BenchResult[] = [];
     try {
       for (const n of SIZES) {
@@ -150,7 +155,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
 
         // Act: O(1) mark-all-read, several samples.
         const samples: { ms: number; totals: MeterTotals }[] = [];
-        for (let i = 0; i < SAMPLES; i += 1) samples.push(await metered(meter, () => service.markAllRead(user)));
+        for (let i = 0; i < SAMPLES; i += 1) samples.push(await metered(meter, () => marks.markAllRead(user)));
         const after = await service.counts(user);
         if (after.unread !== 0) throw new Error(`markAllRead left ${after.unread} unread at n=${n}`);
 

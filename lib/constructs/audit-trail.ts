@@ -9,7 +9,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 import { AUDIT_METRICS } from '../../src/app/audit/metric-names.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../src/app/metric-names.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
@@ -41,7 +41,7 @@ export class AuditTrail extends Construct {
     this.streamName = props.stream.name;
     this.backlog = new QueueWithDlq(this, 'Backlog', { consumerTimeout: DRAIN_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(15), purpose: 'audit records the archive could not take yet' });
     this.drainer = new HandlerFunction(this, 'Drainer', {
-      handler: 'optional/audit-drain',
+      handler: 'audit-drain',
       serviceName: 'audit-drain',
       description: 'Puts the audit backlog (sealed segments, raw decisions) into the archive once Firehose takes it again',
       defaults: props.defaults,

@@ -2,15 +2,16 @@ import { Arn, ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ENV } from '../../src/app/config.js';
-import { offersChannel, type Channel } from '../../src/core/channels/channel.js';
-import type { Platform } from '../../src/core/channels/devices.js';
+import { ENV } from '../../src/env.js';
+import { offersChannel } from '../../src/core/model/channel.js';
+import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
+import type { Channel } from '../../src/contract/channels.js';
 
 /** Mobile push through Amazon SNS: the platform applications you created with your APNs / FCM credentials. */
 export interface PushChannelProps {
@@ -84,7 +85,7 @@ export class Channels extends Construct {
 
     const consumer = (channel: Channel, queue: QueueWithDlq, environment: Record<string, string>, consume: { batchSize: number; maxConcurrency: number; maxBatchingWindow?: Duration }) => {
       const fn = new HandlerFunction(this, channel === 'push' ? 'PushConsumer' : 'EmailConsumer', {
-        handler: 'optional/channel',
+        handler: 'channel',
         serviceName: `channel-${channel}`,
         description: channel === 'push' ? 'Sends mobile pushes through SNS (consent, dedup, quiet hours, rate-limit digest)' : 'Sends emails and digests through SES v2 (dedup, quiet hours, unsubscribe)',
         defaults: props.defaults,

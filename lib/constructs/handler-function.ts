@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -10,13 +9,14 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type Construct } from 'constructs';
-import { HANDLERS_DIR, LOCK_FILE, PROJECT_ROOT, bundleSettings } from '../bundling.js';
+import { LOCK_FILE, PROJECT_ROOT, bundleSettings, entryPath } from '../bundling.js';
 import { catalogAlias } from '../catalog.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import { KEY_ACTIONS } from './data-protection.js';
 import type { SpecTable } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
+import type { LambdaFunctionName } from '../../src/lambda/functions.js';
 
 /** Settings every function of the app shares (from config). */
 export interface FunctionDefaults {
@@ -30,8 +30,8 @@ export interface FunctionDefaults {
 }
 
 export interface HandlerFunctionProps {
-  /** Entry file in `src/handlers` without extension, e.g. `rest-read`. */
-  handler: string;
+  /** The function's name in `src/lambda/functions.ts` (its entry `src/lambda/<name>.ts`), e.g. `rest-read`. */
+  handler: LambdaFunctionName;
   /** POWERTOOLS_SERVICE_NAME: how logs and metrics name this function. */
   serviceName: string;
   description: string;
@@ -61,7 +61,7 @@ export interface ConsumeOptions {
  * from a `bind`-style helper that sets the environment variable and the exact grant together.
  */
 export class HandlerFunction extends NodejsFunction {
-  readonly handlerName: string;
+  readonly handlerName: LambdaFunctionName;
   readonly executionRole: Role;
   /** kms actions granted so far, per customer-managed key. */
   private readonly keyActions = new Map<IKey, Set<string>>();
@@ -76,7 +76,7 @@ export class HandlerFunction extends NodejsFunction {
       description: `Execution role of ${props.handler} (${id}): exact grants only, no managed policy`,
     });
     super(scope, id, {
-      entry: join(HANDLERS_DIR, `${props.handler}.ts`),
+      entry: entryPath(props.handler),
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,

@@ -17,7 +17,7 @@ import {
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { corsPreflight, publicRoutes, restRoutes, type RestFunction } from '../../src/handlers/rest/routes.js';
+import { corsPreflight, publicRoutes, restRoutes, type RestFunction } from '../../src/contract/rest-routes.js';
 import { acknowledge } from '../nag.js';
 import type { HandlerFunction } from './handler-function.js';
 
@@ -25,7 +25,7 @@ import type { HandlerFunction } from './handler-function.js';
 export type InboxApiAuth = { mode: 'cognito'; userPool: IUserPool } | { mode: 'jwt'; authorizer: HandlerFunction };
 
 export interface InboxApiProps {
-  /** The function serving each `RestFunction` of `src/handlers/rest/routes.ts`. */
+  /** The function serving each `RestFunction` of `src/contract/rest-routes.ts`. */
   functions: Record<RestFunction, HandlerFunction>;
   auth: InboxApiAuth;
   logRetention: RetentionDays;

@@ -10,7 +10,7 @@ import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);

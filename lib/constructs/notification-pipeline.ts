@@ -3,14 +3,14 @@ import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout-queues.js';
-import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/app/config.js';
+import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout/fanout-queues.js';
+import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/env.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -76,12 +76,12 @@ export interface FanOutTableAccess {
  * - a type that notifies (audience not `none`): mutes are one BatchGetItem of preferences per page,
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
- *   post is logged in its author's recent-posts log (PutItem on the Inbox table); a celebrity post's
+ *   post is logged in its author's recent posts log (PutItem on the Inbox table); a celebrity post's
  *   key goes into the count index slots (UpdateItem on the Inbox table).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
  *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
  *   UpdateItem (ADD of a String Set element) of its followed-celebrities pack chunk, Query of
- *   the followee's recent-posts log (Inbox table) to backfill posts the follow raced.
+ *   the followee's recent posts log (Inbox table) to backfill posts the follow raced.
  * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
  *   pack chunk GetItem then UpdateItem (DELETE of the celebrity's set elements),
  *   PROFILE GetItem when the edge was not counted.

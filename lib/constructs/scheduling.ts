@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
 import { KEY_ACTIONS, queueEncryption } from './data-protection.js';
 import type { HandlerFunction } from './handler-function.js';
-import { ENV } from '../../src/app/config.js';
+import { ENV } from '../../src/env.js';
 
 export interface SchedulingProps {
   /**

@@ -3,10 +3,10 @@
  * shapes from the OpenAPI document, the WebSocket messages from their JSON Schema, the event
  * envelope and every catalog type's data from the zod schemas validation runs.
  */
-import { localEnvFromEnv, localSettingsShape } from '../../src/app/config.js';
-import { websocketJsonSchema } from '../../src/contract/json-schemas.js';
-import { openApiDocument } from '../../src/contract/openapi.js';
-import { eventEnvelopeSchema } from '../../src/core/events.js';
+import { localEnvFromEnv, localSettingsShape } from '../../src/local/settings.js';
+import { websocketJsonSchema } from '../../src/api-docs/json-schemas.js';
+import { openApiDocument } from '../../src/api-docs/openapi.js';
+import { eventEnvelopeSchema } from '../../src/core/fanout/events.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { catalog } from '../../src/notifications/index.js';
 import { fieldNames, typeText, type JsonSchema } from './json-schema-types.js';

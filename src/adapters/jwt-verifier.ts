@@ -3,9 +3,9 @@
  * Tenant and user come only from verified claims; `alg: none` and unlisted algorithms are refused.
  */
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { Unauthorized } from '../core/errors.js';
-import { identityFromClaims } from '../core/claims.js';
-import type { UserRef } from '../core/ports/inbox.js';
+import { Unauthorized } from '../core/model/errors.js';
+import { identityFromClaims } from '../core/model/claims.js';
+import type { UserRef } from '../core/model/user.js';
 
 /** `email`: the token's `email` claim, only when `email_verified` is true (the channels send there). */
 export type VerifiedUser = UserRef & { email?: string };

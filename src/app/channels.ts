@@ -1,28 +1,132 @@
 /**
- * Composition of the channel consumers (push: SNS mobile push; email: SES v2) and of the devices /
- * consent / email-address / unsubscribe routes served by the preferences function.
+ * The channel consumers (push: SNS mobile push; email: SES v2): their config and their composition,
+ * and the builders of the devices / consent / email-address / unsubscribe routes the preferences
+ * function serves.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SNSClient } from '@aws-sdk/client-sns';
+import * as z from 'zod';
 import { ChannelRepository } from '../adapters/dynamo/channel-repository.js';
 import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
-import { signedDeliveryJobBody } from '../core/delivery-job-signature.js';
+import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
+import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import type { Env } from '../env.js';
 import { createChannelHandler } from '../handlers/channel-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';
-import { channelConsumerConfigFromEnv, observabilityConfigFromEnv, type ChannelConsumerConfig, type EmailProviderConfig, type Env, type ObservabilityConfig, type PushProviderConfig } from './config.js';
+import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
+import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { observability } from './parts-observability.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
+import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
+
+/** SNS platform application ARNs per platform; a platform without one cannot register devices. */
+export interface PushProviderConfig {
+  platformApplications: { apns?: string; apns_sandbox?: string; fcm?: string };
+  /** The local SNS stand-in (unset on AWS). */
+  endpoint?: string;
+}
+
+export interface EmailProviderConfig {
+  fromAddress: string;
+  identityArn?: string;
+  configurationSetName?: string;
+  /** The local SES stand-in (unset on AWS). */
+  endpoint?: string;
+}
+
+/** The consumer of one channel queue (`CHANNEL` = push | email). */
+export interface ChannelConsumerConfig extends PreferencesCacheConfig {
+  channel: 'push' | 'email';
+  idempotencyTable: string;
+  deliveryJobSecret: string;
+  /** This channel's queue: held jobs re-enter it by a one-time schedule. */
+  channelQueueArn: string;
+  rateLimitPerWindow: number;
+  rateLimitWindowMs: number;
+  parallelism: number;
+  push?: PushProviderConfig;
+  email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+}
+
+export const CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT = 5;
+export const CHANNEL_PARALLELISM_DEFAULT = 8;
+
+export const pushProviderShape = {
+  SNS_PLATFORM_APPLICATION_APNS: optionalString,
+  SNS_PLATFORM_APPLICATION_APNS_SANDBOX: optionalString,
+  SNS_PLATFORM_APPLICATION_FCM: optionalString,
+  SNS_ENDPOINT: optionalString,
+};
+export const pushProviderOf = (env: z.output<z.ZodObject<typeof pushProviderShape>>): PushProviderConfig => ({
+  platformApplications: {
+    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: env.SNS_PLATFORM_APPLICATION_APNS } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: env.SNS_PLATFORM_APPLICATION_FCM } : {}),
+  },
+  ...(env.SNS_ENDPOINT ? { endpoint: env.SNS_ENDPOINT } : {}),
+});
+
+export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & { scheduler: SchedulerConfig } {
+  const parsed = parseEnv(
+    'channel consumer',
+    {
+      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
+      GRAPH_TABLE: required,
+      IDEMPOTENCY_TABLE: required,
+      DELIVERY_JOB_SECRET: required,
+      CHANNEL_QUEUE_ARN: required,
+      PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+      CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+      RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
+      CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
+      ...pushProviderShape,
+      SES_FROM_ADDRESS: optionalString,
+      SES_IDENTITY_ARN: optionalString,
+      SES_CONFIGURATION_SET: optionalString,
+      SES_ENDPOINT: optionalString,
+      UNSUBSCRIBE_SECRET: optionalString,
+      UNSUBSCRIBE_BASE_URL: optionalString,
+      ...schedulerShape,
+    },
+    env,
+  );
+  const base: ChannelConsumerConfig = {
+    channel: parsed.CHANNEL,
+    graphTable: parsed.GRAPH_TABLE,
+    cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    channelQueueArn: parsed.CHANNEL_QUEUE_ARN,
+    rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    parallelism: parsed.CHANNEL_PARALLELISM,
+  };
+  if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
+  if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
+  return {
+    ...base,
+    email: {
+      fromAddress: parsed.SES_FROM_ADDRESS,
+      ...(parsed.SES_IDENTITY_ARN ? { identityArn: parsed.SES_IDENTITY_ARN } : {}),
+      ...(parsed.SES_CONFIGURATION_SET ? { configurationSetName: parsed.SES_CONFIGURATION_SET } : {}),
+      ...(parsed.SES_ENDPOINT ? { endpoint: parsed.SES_ENDPOINT } : {}),
+      unsubscribeSecret: parsed.UNSUBSCRIBE_SECRET,
+      unsubscribeBaseUrl: parsed.UNSUBSCRIBE_BASE_URL,
+    },
+    scheduler: schedulerOf(parsed),
+  };
+}
 
 export function channelRepository(parts: Parts, graphTable: string): ChannelRepository {
-  return parts.once('channel-repository', () => new ChannelRepository(documentClient(parts), graphTable));
+  return parts.shared(channelRepository, [graphTable], () => new ChannelRepository(documentClient(parts), graphTable));
 }
 
 /** A local stand-in endpoint (SNS, SES) checks the same per-DATA_DIR signing credentials as the local SQS endpoint. */
@@ -31,11 +135,11 @@ function localEndpointOptions(parts: Parts, endpoint: string | undefined) {
 }
 
 export function snsPushProvider(parts: Parts, config: PushProviderConfig): SnsPushProvider {
-  return parts.once('sns-push-provider', () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), config.platformApplications));
+  return parts.shared(snsPushProvider, [config.platformApplications, config.endpoint], () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), config.platformApplications));
 }
 
 function sesEmailProvider(parts: Parts, config: EmailProviderConfig): SesEmailProvider {
-  return parts.once('ses-email-provider', () =>
+  return parts.shared(sesEmailProvider, [config.fromAddress, config.identityArn, config.configurationSetName, config.endpoint], () =>
     new SesEmailProvider(new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), {
       fromAddress: config.fromAddress,
       ...(config.identityArn ? { fromArn: config.identityArn } : {}),
@@ -57,7 +161,7 @@ export function channelTypeInfo(type: string): ChannelTypeInfo | undefined {
 }
 
 export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler): ChannelDelivery {
-  const ledger = parts.once('channel-send-ledger', () => new ChannelSendLedger(documentClient(parts), config.idempotencyTable, parts.clock));
+  const ledger = channelSendLedger(parts, config.idempotencyTable);
   return new ChannelDelivery({
     channel: config.channel,
     preferences: preferencesCache(parts, config),
@@ -75,6 +179,10 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
     trace: observability(parts, config.idempotencyTable).trace,
   });
+}
+
+function channelSendLedger(parts: Parts, idempotencyTable: string): ChannelSendLedger {
+  return parts.shared(channelSendLedger, [idempotencyTable], () => new ChannelSendLedger(documentClient(parts), idempotencyTable, parts.clock));
 }
 
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {

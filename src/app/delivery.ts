@@ -1,34 +1,130 @@
 /**
- * Composition of the delivery function, the consumer of one priority queue (`DELIVERY_MODE`):
- * live delivery through the gate (preferences, quiet hours, rate limit), and the releaser of held
- * pushes when their release schedule fires. The local runtime composes both modes on one `Parts`,
- * so they share the gate, its preferences cache, the connection repository and the ledger.
+ * The delivery function, the consumer of one priority queue (`DELIVERY_MODE`): its config and its
+ * composition: live delivery through the gate (preferences, quiet hours, rate limit), and the
+ * releaser of held pushes when their release schedule fires. The local runtime composes both modes
+ * on one `Parts`, so they share the gate, its preferences cache, the connection repository and the ledger.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import * as z from 'zod';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
-import { LiveDelivery } from '../core/live-delivery.js';
-import { HeldPushReleaser, LiveDeliveryGate } from '../core/live-gate.js';
+import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/jobs/delivery-job.js';
+import { LiveDelivery } from '../core/live/live-delivery.js';
+import { HeldPushReleaser, LiveDeliveryGate } from '../core/live/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
+import type { TraceRecorder } from '../core/ports/trace.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import type { Env } from '../env.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { deliveryConfigFromEnv, observabilityConfigFromEnv, type DeliveryConfig, type Env, type LiveGateConfig, type ObservabilityConfig } from './config.js';
-import { observability } from './parts-observability.js';
-import { withAuditBarrier } from './audit/audit-trail.js';
-import { installAuditTrailFromEnv } from './audit/aws.js';
+import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from './config-parsing.js';
+import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
+
+export interface LiveGateConfig extends PreferencesCacheConfig {
+  idempotencyTable: string;
+  /** Where release schedules deliver held pushes: the urgent delivery queue (no batching window). */
+  releaseQueueArn: string;
+  /** Live pushes per user per window (0 = off) and the window (a minute unless a test shortens it). */
+  rateLimitPerWindow: number;
+  rateLimitWindowMs: number;
+}
+
+export interface LiveDeliveryConfig extends ConnectionsConfig {
+  idempotencyTable: string;
+  deliveryRecordTtlSeconds?: number;
+  parallelism: number;
+  /** Celebrity posts in bounded shard/page jobs put back on the delivery queues; without it one job pages every online subscriber. */
+  celebrityJobs?: { urgentQueueUrl: string; infoQueueUrl: string; connectionsPerJob: number };
+}
+
+export interface DeliveryConfig {
+  mode: z.infer<typeof prioritySchema>;
+  /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
+  deliveryJobSecret: string;
+  managementEndpoint: string;
+  delivery: LiveDeliveryConfig;
+  gate: LiveGateConfig;
+}
+
+export const DELIVERY_PARALLELISM_DEFAULT = 16;
+
+/** With the EventBridge Scheduler of held pushes (the local runtime passes its own scheduler). */
+export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: SchedulerConfig } {
+  const parsed = parseEnv(
+    'delivery',
+    {
+      DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
+      DELIVERY_JOB_SECRET: required,
+      WS_MANAGEMENT_ENDPOINT: url,
+      ...connectionsShape,
+      IDEMPOTENCY_TABLE: required,
+      GRAPH_TABLE: required,
+      RELEASE_QUEUE_ARN: required,
+      PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+      RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
+      RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
+      DELIVERY_RECORD_TTL_SECONDS: optionalInteger(1),
+      DELIVERY_PARALLELISM: integer(DELIVERY_PARALLELISM_DEFAULT, 1),
+      URGENT_QUEUE_URL: required,
+      INFO_QUEUE_URL: required,
+      CONNECTIONS_PER_JOB: integer(CONNECTIONS_PER_JOB, 1),
+      ...schedulerShape,
+    },
+    env,
+  );
+  return {
+    mode: parsed.DELIVERY_MODE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
+    delivery: {
+      ...connectionsOf(parsed),
+      idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
+      parallelism: parsed.DELIVERY_PARALLELISM,
+      celebrityJobs: { urgentQueueUrl: parsed.URGENT_QUEUE_URL, infoQueueUrl: parsed.INFO_QUEUE_URL, connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
+    },
+    gate: {
+      graphTable: parsed.GRAPH_TABLE,
+      cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+      idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      releaseQueueArn: parsed.RELEASE_QUEUE_ARN,
+      rateLimitPerWindow: parsed.RATE_LIMIT_PER_MINUTE,
+      rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    },
+    scheduler: schedulerOf(parsed),
+  };
+}
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
-  const directory = connectionRepository(parts, config.delivery);
-  const ledger = deliveryLedger(parts, config.delivery);
-  const pusher = connectionPusher(parts, config.managementEndpoint);
-  const gate = liveGate(parts, config.gate, scheduler);
-  const celebrityJobs = config.delivery.celebrityJobs;
-  const delivery = parts.once('live-delivery', () =>
-    new LiveDelivery({
+  const gate = liveGate(parts, config.gate, scheduler, observed.trace);
+  return withAuditBarrier(parts, createDeliveryHandler({
+    delivery: liveDelivery(parts, config, gate, observed.trace),
+    // Shares the gate (and its cache) with delivery.
+    releaser: heldPushReleaser(parts, config, gate),
+    mode: config.mode,
+    logger: parts.logger,
+    deliveryJobSecret: config.deliveryJobSecret,
+    trace: observed.trace,
+    afterBatch: observed.flush,
+    ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
+  }));
+}
+
+/** One per Parts for both modes (their delivery settings are the same): the urgent and the info consumer share it. */
+function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGate, trace: TraceRecorder): LiveDelivery {
+  return parts.shared(liveDelivery, [config.managementEndpoint, config.deliveryJobSecret, config.delivery, gate, trace], () => {
+    const directory = connectionRepository(parts, config.delivery);
+    const ledger = deliveryLedger(parts, config.delivery);
+    const celebrityJobs = config.delivery.celebrityJobs;
+    return new LiveDelivery({
       gate,
       directory,
       ledger,
@@ -43,29 +139,23 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
             },
           }
         : {}),
-      pusher,
+      pusher: connectionPusher(parts, config.managementEndpoint),
       isDigestible,
-      trace: observed.trace,
+      trace,
       parallelism: config.delivery.parallelism,
       onError: (message, error, context) => parts.logger.warn(message, { ...context, error: error as Error }),
-    }),
-  );
-  // Shares the gate (and its cache) with delivery.
-  const releaser = parts.once('held-push-releaser', () => new HeldPushReleaser({ gate, directory, ledger, pusher }));
-  return withAuditBarrier(parts, createDeliveryHandler({
-    delivery,
-    releaser,
-    mode: config.mode,
-    logger: parts.logger,
-    deliveryJobSecret: config.deliveryJobSecret,
-    trace: observed.trace,
-    afterBatch: observed.flush,
-    ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  }));
+    });
+  });
 }
 
-function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): LiveDeliveryGate {
-  return parts.once('live-gate', () =>
+function heldPushReleaser(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGate): HeldPushReleaser {
+  return parts.shared(heldPushReleaser, [config.managementEndpoint, config.delivery, gate], () =>
+    new HeldPushReleaser({ gate, directory: connectionRepository(parts, config.delivery), ledger: deliveryLedger(parts, config.delivery), pusher: connectionPusher(parts, config.managementEndpoint) }),
+  );
+}
+
+function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
+  return parts.shared(liveGate, [config, scheduler, trace], () =>
     new LiveDeliveryGate({
       preferences: preferencesCache(parts, config),
       holds: new LiveHoldRepository(documentClient(parts), config.idempotencyTable),
@@ -75,7 +165,7 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler): L
       settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs },
       urgentBypassesQuietHours,
       onEvent: (message, context) => parts.logger.debug(message, context),
-      trace: observability(parts, config.idempotencyTable).trace,
+      trace,
     }),
   );
 }
@@ -86,4 +176,3 @@ export function deliveryFunction(env: Env) {
   installAuditTrailFromEnv(parts, env, config.gate.idempotencyTable);
   return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }
-

@@ -1,37 +1,107 @@
 /**
- * Composition of the fan-out function of one catalog type (`NOTIFICATION_TYPE`): validation,
- * idempotency, `sendAt` deferral, inbox writes and delivery / promotion jobs. Only the queue URLs
- * the type can send to are required (`fanOutQueueNeeds`, the derivation the CDK app grants from);
- * a queue it never uses gets a port that throws if called, so a wiring mistake fails loudly.
+ * The fan-out function of one catalog type (`NOTIFICATION_TYPE`): its config and its composition:
+ * validation, idempotency, `sendAt` deferral, inbox writes and delivery / promotion jobs. Only the
+ * queue URLs the type can send to are required (`fanOutQueueNeeds`, the derivation the CDK app
+ * grants from); a queue it never uses gets a port that throws if called, so a wiring mistake fails loudly.
  */
-import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
 import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
-import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
-import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
+import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
-import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout-queues.js';
-import { FanOutService } from '../core/fanout-service.js';
+import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
+import { FanOutService } from '../core/fanout/fanout-service.js';
+import { RetractionService } from '../core/fanout/retraction.js';
+import { SendAtDeferral, SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
+import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/model/notification.js';
+import { DEFAULT_CELEBRITY_THRESHOLD } from '../core/model/tier.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { DeliveryJobQueue } from '../core/ports/queues.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
-import { SendAtDeferral } from '../core/send-at.js';
+import type { TraceRecorder } from '../core/ports/trace.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import { ENV, FAN_OUT_QUEUE_URL_ENV, type Env } from '../env.js';
 import { createFanOutHandler } from '../handlers/fanout-handler.js';
-import { findNotificationType } from '../notifications/deployed.js';
-import { tableSpecs } from '../table-specs.js';
-import { ConfigError, FAN_OUT_QUEUE_URL_ENV, ENV, fanOutConfigFromEnv, observabilityConfigFromEnv, type Env, type FanOutConfig, type ObservabilityConfig } from './config.js';
-import { observability } from './parts-observability.js';
 import { withAuditBarrier, withAuditFlush } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
-import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
+import { findNotificationType } from '../notifications/deployed.js';
+import { tableSpecs } from '../table-specs.js';
+import { ConfigError, integer, optionalString, parseEnv, required } from './config-parsing.js';
 import { followGraphRepository } from './follow-graph.js';
-import { createParts, dynamoClients, documentClient, preferencesCache, type Parts } from './parts.js';
-import { retractionRepository } from './inbox.js';
-import { RetractionService } from '../core/retraction.js';
+import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
+import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
+import { celebrityPostsLog, createParts, documentClient, dynamoClients, inboxRepository, preferencesCache, retractionRepository, type Parts } from './parts.js';
+import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
+
+export interface FanOutSettingsConfig {
+  celebrityThreshold: number;
+  feedShards: number;
+  inboxTtlDays: number;
+}
+
+export interface FanOutConfig extends PreferencesCacheConfig {
+  /** The catalog type this function serves (`NOTIFICATION_TYPE`). */
+  notificationType: string;
+  inboxTable: string;
+  idempotencyTable: string;
+  settings: FanOutSettingsConfig;
+  /** HMAC key of the delivery jobs this function sends (delivery drops jobs without a valid signature). */
+  deliveryJobSecret: string;
+  /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
+  queueUrls: { urgent?: string; info?: string; promotion?: string };
+  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
+  channelQueueUrls?: { push?: string; email?: string };
+  /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
+  sendAt?: { intakeQueueArn: string; minDelayMs: number };
+  scheduler?: SchedulerConfig;
+}
+
+const fanOutShape = {
+  NOTIFICATION_TYPE: required,
+  INBOX_TABLE: required,
+  GRAPH_TABLE: required,
+  IDEMPOTENCY_TABLE: required,
+  DELIVERY_JOB_SECRET: required,
+  CELEBRITY_THRESHOLD: integer(DEFAULT_CELEBRITY_THRESHOLD, 1),
+  FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
+  INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  URGENT_QUEUE_URL: optionalString,
+  INFO_QUEUE_URL: optionalString,
+  PROMOTION_QUEUE_URL: optionalString,
+  PUSH_QUEUE_URL: optionalString,
+  EMAIL_QUEUE_URL: optionalString,
+};
+
+/** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
+export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { sendAt: true }): FanOutConfig {
+  const sendAtShape = { INTAKE_QUEUE_ARN: required, SEND_AT_MIN_DELAY_MS: integer(SEND_AT_MIN_DELAY_MS_DEFAULT, 0), ...schedulerShape };
+  const parsed = parseEnv('fan-out', { ...fanOutShape, ...(options.sendAt ? sendAtShape : {}) }, env);
+  const config: FanOutConfig = {
+    notificationType: parsed.NOTIFICATION_TYPE,
+    inboxTable: parsed.INBOX_TABLE,
+    graphTable: parsed.GRAPH_TABLE,
+    idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    settings: { celebrityThreshold: parsed.CELEBRITY_THRESHOLD, feedShards: parsed.FEED_SHARDS, inboxTtlDays: parsed.INBOX_TTL_DAYS },
+    queueUrls: {
+      ...(parsed.URGENT_QUEUE_URL ? { urgent: parsed.URGENT_QUEUE_URL } : {}),
+      ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
+      ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
+    },
+    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
+      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
+      : {}),
+  };
+  if (!options.sendAt) return config;
+  const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
+  return { ...config, sendAt: { intakeQueueArn: sendAt.INTAKE_QUEUE_ARN, minDelayMs: sendAt.SEND_AT_MIN_DELAY_MS }, scheduler: schedulerOf(sendAt) };
+}
 
 /** The catalog entry this function serves. */
 export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'>): NotificationType {
@@ -40,7 +110,8 @@ export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'
   return type;
 }
 
-export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType): FanOutService {
+/** `trace`: the consumer's trace recorder (default: the Parts' one for the Idempotency table, as the composition builds it). */
+export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, config.idempotencyTable).trace): FanOutService {
   const needs = new Set(fanOutQueueNeeds(type));
   const missing = [...needs].filter((queue) => !config.queueUrls[queue]).map((queue) => FAN_OUT_QUEUE_URL_ENV[queue]);
   if (missing.length > 0) throw new ConfigError(`fan-out of ${type.detailType}: ${missing.join(', ')} is required`);
@@ -48,17 +119,41 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
   return new FanOutService({
     preferences: preferencesCache(parts, config),
     graph: followGraphRepository(parts, config.graphTable),
-    inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
-    arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
-    postsLog: parts.once('recent-posts-log', () => new DynamoRecentPostsLog(documentClient(parts), config.inboxTable)),
-    celebrityPostsIndex: parts.once('celebrity-posts-log', () => new DynamoCelebrityPostsLog(documentClient(parts), config.inboxTable)),
+    inbox: inboxRepository(parts, config.inboxTable),
+    arrivals: arrivalLedger(parts, config.idempotencyTable),
+    recentPosts: recentPostsLog(parts, config.inboxTable),
+    celebrityPostsIndex: celebrityPostsLog(parts, config.inboxTable),
     deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
-    trace: observability(parts, config.idempotencyTable).trace,
-    erased: parts.once('erased-users', () => new DynamoErasedUsers(documentClient(parts), config.idempotencyTable, () => parts.clock.nowMs())),
+    trace,
+    erased: erasedUsers(parts, config.idempotencyTable),
     ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
   });
+}
+
+function arrivalLedger(parts: Parts, idempotencyTable: string): DynamoArrivalLedger {
+  return parts.shared(arrivalLedger, [idempotencyTable], () => new DynamoArrivalLedger(documentClient(parts), idempotencyTable));
+}
+
+/** The authors' recent posts logs (Inbox table), which a late follow backfills from. */
+function recentPostsLog(parts: Parts, inboxTable: string): DynamoRecentPostsLog {
+  return parts.shared(recentPostsLog, [inboxTable], () => new DynamoRecentPostsLog(documentClient(parts), inboxTable));
+}
+
+function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
+  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
+}
+
+function idempotencyPersistence(parts: Parts, idempotencyTable: string): DynamoDBPersistenceLayer {
+  return parts.shared(idempotencyPersistence, [idempotencyTable], () =>
+    new DynamoDBPersistenceLayer({
+      tableName: idempotencyTable,
+      keyAttr: tableSpecs.idempotency.partitionKey.name,
+      expiryAttr: tableSpecs.idempotency.timeToLiveAttribute,
+      awsSdkV3Client: dynamoClients(parts).dynamoClient,
+    }),
+  );
 }
 
 /** The signed delivery jobs of this type, on the queues it needs (a retraction type: urgent only). */
@@ -70,7 +165,7 @@ function deliveryJobQueue(parts: Parts, config: FanOutConfig, needs: ReadonlySet
 /** Retraction types: the record goes to the Inbox table; `retracted` pushes go as urgent jobs to the delivery function. */
 function retractionService(parts: Parts, config: FanOutConfig, deliveryQueue: DeliveryJobQueue | undefined): RetractionService {
   return new RetractionService({
-    arrivals: parts.once('arrival-ledger', () => new DynamoArrivalLedger(documentClient(parts), config.idempotencyTable)),
+    arrivals: arrivalLedger(parts, config.idempotencyTable),
     store: retractionRepository(parts, config.inboxTable),
     clock: parts.clock,
     inboxTtlDays: config.settings.inboxTtlDays,
@@ -99,7 +194,7 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
   return {
     async enqueue() {
       throw new Error(
-        `fan-out of ${detailType} sent to the ${names} queue, which fanOutQueueNeeds says it never uses: this function has no ${envVars} and no sqs:SendMessage on it (fix fanOutQueueNeeds in src/core/fanout-queues.ts)`,
+        `fan-out of ${detailType} sent to the ${names} queue, which fanOutQueueNeeds says it never uses: this function has no ${envVars} and no sqs:SendMessage on it (fix fanOutQueueNeeds in src/core/fanout/fanout-queues.ts)`,
       );
     },
   };
@@ -116,19 +211,12 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
     notificationType: type,
     findType: findNotificationType,
-    service: withAuditFlush(parts, fanOutService(parts, config, type)),
+    service: withAuditFlush(parts, fanOutService(parts, config, type, observed.trace)),
     ...(config.sendAt && scheduler
       ? { sendAt: new SendAtDeferral({ scheduler, intakeQueueArn: config.sendAt.intakeQueueArn, clock: parts.clock, minDelayMs: config.sendAt.minDelayMs }) }
       : {}),
     logger: parts.logger,
-    persistenceStore: parts.once('idempotency-persistence', () =>
-      new DynamoDBPersistenceLayer({
-        tableName: config.idempotencyTable,
-        keyAttr: tableSpecs.idempotency.partitionKey.name,
-        expiryAttr: tableSpecs.idempotency.timeToLiveAttribute,
-        awsSdkV3Client: dynamoClients(parts).dynamoClient,
-      }),
-    ),
+    persistenceStore: idempotencyPersistence(parts, config.idempotencyTable),
   }));
 }
 

@@ -1,9 +1,9 @@
-/** The one FollowGraphRepository of a Parts (fan-out and promotion): a full pack chunk is a WARN, not a retried failure. */
+/** The FollowGraphRepository of a Parts (fan-out and promotion): a full pack chunk is a WARN, not a retried failure. */
 import { FollowGraphRepository } from '../adapters/dynamo/follow-graph-repository.js';
 import { documentClient, type Parts } from './parts.js';
 
 export function followGraphRepository(parts: Parts, graphTable: string): FollowGraphRepository {
-  return parts.once('follow-graph-repository', () =>
+  return parts.shared(followGraphRepository, [graphTable], () =>
     new FollowGraphRepository(documentClient(parts), graphTable, {
       // Retrying cannot help (the item is at 400 KB): the edges keep the follows, the inbox does not merge those feeds.
       onPackFull: (entries, error) =>

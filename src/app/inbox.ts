@@ -1,53 +1,83 @@
 /**
- * The inbox service of the inbox read and write functions, one per container. The write function
- * passes its read-state listener (the sync to connected devices, src/app/inbox-write.ts).
+ * The inbox config and the inbox read service of the inbox read and write functions, one per
+ * container (the write function checks ids against the user's view and syncs counts with it).
  */
-import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
-import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
-import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
-import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
-import { sanitizeLinks } from '../core/action-links.js';
-import { InboxService } from '../core/inbox-service.js';
-import type { StoredNotification } from '../core/notification.js';
-import type { MutedTypesReader, ReadStateListener, RetractionsReader } from '../core/ports/inbox.js';
-import { CachedRetractions } from '../core/retraction.js';
+import type * as z from 'zod';
+import { sanitizeLinks } from '../core/model/action-links.js';
+import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
+import { INBOX_TTL_DAYS_DEFAULT, type StoredNotification } from '../core/model/notification.js';
+import type { MutedTypesReader, RetractionsReader } from '../core/ports/inbox.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import { InboxReadService } from '../core/read/inbox-read-service.js';
+import { CachedRetractions } from '../core/read/retractions-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
-import type { InboxReadConfig } from './config.js';
-import { documentClient, graphRepository, preferencesCache, type Parts } from './parts.js';
+import { integer, optionalInteger, required } from './config-parsing.js';
+import { celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
+import type { PreferencesCacheConfig, RestConfig } from './shared-config.js';
 
-export function readStateRepository(parts: Parts, config: Pick<InboxReadConfig, 'readMarksTable'>): ReadStateRepository {
-  return parts.once('read-state-repository', () => new ReadStateRepository(documentClient(parts), config.readMarksTable));
+export interface InboxConfig extends PreferencesCacheConfig {
+  inboxTable: string;
+  readMarksTable: string;
+  cursorSecret: string;
+  feedShards: number;
+  inboxTtlDays: number;
+  /** How long a container reuses a tenant's retraction list (undefined: the default). */
+  retractionsCacheTtlMs?: number;
 }
 
-export function inboxService(parts: Parts, config: InboxReadConfig, readStateListener?: ReadStateListener): InboxService {
-  return parts.once(readStateListener ? 'inbox-service+read-state-sync' : 'inbox-service', () =>
-    new InboxService({
-      inbox: parts.once('inbox-repository', () => new InboxRepository(documentClient(parts), config.inboxTable)),
-      celebrities: graphRepository(parts, config.graphTable),
-      feedHeads: graphRepository(parts, config.graphTable),
-      celebrityPosts: parts.once('celebrity-posts-log', () => new DynamoCelebrityPostsLog(documentClient(parts), config.inboxTable)),
-      readState: readStateRepository(parts, config),
-      clock: parts.clock,
-      cursorSecret: config.cursorSecret,
-      feedShards: config.feedShards,
-      inboxTtlDays: config.inboxTtlDays,
-      ...(readStateListener ? { readStateListener } : {}),
-      mutedTypes: mutedTypesReader(parts, config),
-      retractions: retractionsReader(parts, config),
-      linksOf: catalogLinksOf,
-    }),
-  );
-}
+/** The config of the inbox read function; the write function's extends it. */
+export interface InboxReadConfig extends InboxConfig, RestConfig {}
 
-export function retractionRepository(parts: Parts, inboxTable: string): RetractionRepository {
-  return parts.once('retraction-repository', () => new RetractionRepository(documentClient(parts), inboxTable));
-}
+export const inboxShape = {
+  INBOX_TABLE: required,
+  READ_MARKS_TABLE: required,
+  GRAPH_TABLE: required,
+  CURSOR_SECRET: required,
+  FEED_SHARDS: integer(DEFAULT_FEED_SHARDS, 1),
+  INBOX_TTL_DAYS: integer(INBOX_TTL_DAYS_DEFAULT, 1),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  RETRACTIONS_CACHE_TTL_MS: optionalInteger(0),
+};
+export const inboxOf = (env: z.output<z.ZodObject<typeof inboxShape>>): InboxConfig => ({
+  inboxTable: env.INBOX_TABLE,
+  readMarksTable: env.READ_MARKS_TABLE,
+  graphTable: env.GRAPH_TABLE,
+  cursorSecret: env.CURSOR_SECRET,
+  feedShards: env.FEED_SHARDS,
+  inboxTtlDays: env.INBOX_TTL_DAYS,
+  cacheTtlMs: env.PREFERENCES_CACHE_TTL_MS,
+  ...(env.RETRACTIONS_CACHE_TTL_MS !== undefined ? { retractionsCacheTtlMs: env.RETRACTIONS_CACHE_TTL_MS } : {}),
+});
 
 /** A container reuses a tenant's retraction list this long (pages and counts of a warm container pay no extra request). */
 export const RETRACTIONS_CACHE_TTL_MS_DEFAULT = 5_000;
 
-export function retractionsReader(parts: Parts, config: Pick<InboxReadConfig, 'inboxTable' | 'retractionsCacheTtlMs'>): RetractionsReader {
-  return parts.once('retractions-cache', () => new CachedRetractions(retractionRepository(parts, config.inboxTable), config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT, parts.clock));
+export function retractionsReader(parts: Parts, inboxTable: string, ttlMs: number): RetractionsReader {
+  return parts.shared(retractionsReader, [inboxTable, ttlMs], () => new CachedRetractions(retractionRepository(parts, inboxTable), ttlMs, parts.clock));
+}
+
+/**
+ * The read service of the read or the write function (`reads`): each has its own, as on AWS where
+ * they run in separate containers (its memory of celebrity posts log readers is its own).
+ */
+export function inboxReadService(parts: Parts, config: InboxConfig, reads: 'read' | 'write'): InboxReadService {
+  const identity = [reads, config.inboxTable, config.readMarksTable, config.graphTable, config.cacheTtlMs, config.cursorSecret, config.feedShards, config.inboxTtlDays, config.retractionsCacheTtlMs];
+  return parts.shared(inboxReadService, identity, () =>
+    new InboxReadService({
+      inbox: inboxRepository(parts, config.inboxTable),
+      celebrities: graphRepository(parts, config.graphTable),
+      feedHeads: graphRepository(parts, config.graphTable),
+      celebrityPosts: celebrityPostsLog(parts, config.inboxTable),
+      readState: readStateRepository(parts, config.readMarksTable),
+      clock: parts.clock,
+      cursorSecret: config.cursorSecret,
+      feedShards: config.feedShards,
+      inboxTtlDays: config.inboxTtlDays,
+      mutedTypes: mutedTypesReader(parts, config),
+      retractions: retractionsReader(parts, config.inboxTable, config.retractionsCacheTtlMs ?? RETRACTIONS_CACHE_TTL_MS_DEFAULT),
+      linksOf: catalogLinksOf,
+    }),
+  );
 }
 
 /** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
@@ -62,7 +92,7 @@ function catalogLinksOf(item: StoredNotification) {
 }
 
 /** Muted types for the inbox read: unreadable preferences mute nothing (show everything rather than hide). */
-function mutedTypesReader(parts: Parts, config: InboxReadConfig): MutedTypesReader {
+function mutedTypesReader(parts: Parts, config: PreferencesCacheConfig): MutedTypesReader {
   const reader = preferencesCache(parts, config);
   return {
     async mutedTypesOf(user) {

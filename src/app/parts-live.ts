@@ -4,9 +4,9 @@ import { ApiGatewayConnectionPusher, createManagementApiClient } from '../adapte
 import { clientOptions, type Parts } from './parts.js';
 
 export function managementClient(parts: Parts, endpoint: string): ApiGatewayManagementApiClient {
-  return parts.once(`management-client:${endpoint}`, () => createManagementApiClient(endpoint, clientOptions(parts)));
+  return parts.shared(managementClient, [endpoint], () => createManagementApiClient(endpoint, clientOptions(parts)));
 }
 
 export function connectionPusher(parts: Parts, endpoint: string): ApiGatewayConnectionPusher {
-  return parts.once(`connection-pusher:${endpoint}`, () => new ApiGatewayConnectionPusher(managementClient(parts, endpoint)));
+  return parts.shared(connectionPusher, [endpoint], () => new ApiGatewayConnectionPusher(managementClient(parts, endpoint)));
 }

@@ -5,10 +5,11 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoTraceRepository } from '../adapters/dynamo/trace-repository.js';
-import { auditTrailOf } from './audit/audit-trail.js';
 import { XRaySubsegments } from '../adapters/xray/xray-subsegments.js';
 import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder, type TraceStage } from '../core/ports/trace.js';
-import { TRACE_TTL_DAYS_DEFAULT, type ObservabilityConfig } from './config.js';
+import { auditTrailOf } from './audit/audit-trail.js';
+import type { Env } from '../env.js';
+import { integer, optionalInteger, parseEnv } from './config-parsing.js';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from './metric-names.js';
 import { documentClient, type Parts } from './parts.js';
 
@@ -64,9 +65,11 @@ function withoutErasedRecipients(recorder: TraceRecorder): TraceRecorder {
   return { record: (entries) => recorder.record(entries.filter((entry) => entry.outcome !== 'erased' || entry.userId === undefined)) };
 }
 
+/** The trace, metrics and X-Ray of a consumer, one per (table, trace TTL) of a Parts. */
 export function observability(parts: Parts, idempotencyTable: string, config: Partial<ObservabilityConfig> = {}): Observability {
-  return parts.once('observability', () => {
-    const table = new DynamoTraceRepository(documentClient(parts), idempotencyTable, config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400, parts.clock);
+  const traceTtlSeconds = config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400;
+  return parts.shared(observability, [idempotencyTable, traceTtlSeconds], () => {
+    const table = new DynamoTraceRepository(documentClient(parts), idempotencyTable, traceTtlSeconds, parts.clock);
     const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }) : undefined;
     const xray = onLambda() ? new XRaySubsegments() : undefined;
     // Audit trail hook (src/app/audit/): the same decisions, in memory until the batch's barrier.
@@ -83,4 +86,19 @@ export function observability(parts: Parts, idempotencyTable: string, config: Pa
       },
     };
   });
+}
+
+/** Delivery trace and dead-letter reporting of the queue consumers (fan-out, delivery, channels). */
+export interface ObservabilityConfig {
+  /** How long a delivery-trace record lives (`TRACE_TTL_DAYS`, default 7). */
+  traceTtlSeconds: number;
+  /** The consumer queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
+  maxReceiveCount?: number;
+}
+
+export const TRACE_TTL_DAYS_DEFAULT = 7;
+
+export function observabilityConfigFromEnv(env: Env): ObservabilityConfig {
+  const parsed = parseEnv('observability', { TRACE_TTL_DAYS: integer(TRACE_TTL_DAYS_DEFAULT, 1), MAX_RECEIVE_COUNT: optionalInteger(1) }, env);
+  return { traceTtlSeconds: parsed.TRACE_TTL_DAYS * 86_400, ...(parsed.MAX_RECEIVE_COUNT !== undefined ? { maxReceiveCount: parsed.MAX_RECEIVE_COUNT } : {}) };
 }

@@ -1,19 +1,25 @@
 /**
  * What every composition is built from, and the builders of the objects several functions share.
- * A `Parts` is one per container (Lambda) or one per local runtime: `once` keeps each shared object
- * (document client, connection repository, preferences cache, inbox service, gate...) to one.
+ * A `Parts` is one per container (Lambda) or one per local runtime. A shared object (document
+ * client, connection repository, preferences cache, gate...) comes from its builder, a function
+ * that keys `parts.shared` with itself and the identity of what it builds (a table, an endpoint):
+ * one object per Parts for each identity, never another builder's or another identity's.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/document-client.js';
+import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
+import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
+import { ReadStateRepository } from '../adapters/dynamo/read-state-repository.js';
+import { RetractionRepository } from '../adapters/dynamo/retraction-repository.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import { CachedPreferencesReader } from '../core/preferences-cache.js';
+import { CachedPreferencesReader } from '../core/preferences/preferences-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
-import type { ConnectionsConfig, PreferencesCacheConfig } from './config.js';
+import type { ConnectionsConfig, PreferencesCacheConfig } from './shared-config.js';
 
 /** Static credentials (the local runtime's; Lambda uses its role). */
 export interface AwsCredentialIdentity {
@@ -32,32 +38,58 @@ export interface AwsTarget {
   sqsCredentials?: AwsCredentialIdentity;
 }
 
+/** What identifies a shared object: the values it is built from (plain data by value, objects such as a scheduler by reference). */
+type Identity = readonly unknown[];
+
 export interface Parts {
   logger: Logger;
   clock: Clock;
   aws: AwsTarget;
-  /** Builds `build()` the first time `key` is asked for, then returns that same object. */
-  once<T>(key: string, build: () => T): T;
+  /**
+   * The object `builder` built on this Parts for `identity` (what it is built from), built by
+   * `build` on the first ask. A builder passes itself: `parts.shared(graphRepository, [table], ...)`.
+   */
+  shared<T>(builder: (parts: Parts, ...args: never[]) => T, identity: Identity, build: () => T): T;
   /** Destroys every SDK client built (the local runtime's close; a Lambda container never closes). */
   destroyClients(): void;
 }
 
 type Destroyable = { destroy(): void };
 const isDestroyable = (value: unknown): value is Destroyable => typeof (value as Partial<Destroyable> | undefined)?.destroy === 'function';
+/** Plain data (primitives, and arrays and plain objects of plain data) compares by value; anything else (a scheduler, a function) by reference. */
+const isPlainData = (value: unknown): boolean => {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return true;
+  if (typeof value === 'function' || (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype)) return false;
+  return Object.values(value).every(isPlainData);
+};
 
 export function createParts(options: { logger: Logger; clock?: Clock; aws?: AwsTarget }): Parts {
-  const built = new Map<string, unknown>();
+  const built = new Map<object, Map<string, unknown>>();
+  const references = new WeakMap<object, number>();
+  let nextReference = 0;
+  const keyOf = (identity: Identity) =>
+    identity
+      .map((value) => {
+        if (isPlainData(value)) return JSON.stringify(value) ?? 'undefined';
+        const object = value as object;
+        if (!references.has(object)) references.set(object, (nextReference += 1));
+        return `@${references.get(object)!}`;
+      })
+      .join('\u0000');
   return {
     logger: options.logger,
     clock: options.clock ?? systemClock,
     aws: options.aws ?? {},
-    once<T>(key: string, build: () => T): T {
-      if (!built.has(key)) built.set(key, build());
-      return built.get(key) as T;
+    shared<T>(builder: (parts: Parts, ...args: never[]) => T, identity: Identity, build: () => T): T {
+      const objects = built.get(builder) ?? new Map<string, unknown>();
+      built.set(builder, objects);
+      const key = keyOf(identity);
+      if (!objects.has(key)) objects.set(key, build());
+      return objects.get(key) as T;
     },
     destroyClients() {
-      // A pair such as the DynamoDB clients is one entry holding two clients.
-      const values = [...built.values()].flatMap((value) => (isDestroyable(value) ? [value] : value && typeof value === 'object' ? Object.values(value) : []));
+      // A pair such as the DynamoDB clients is one object holding two clients.
+      const values = [...built.values()].flatMap((objects) => [...objects.values()]).flatMap((value) => (isDestroyable(value) ? [value] : value && typeof value === 'object' ? Object.values(value) : []));
       for (const value of values) if (isDestroyable(value)) value.destroy();
     },
   };
@@ -69,7 +101,7 @@ export function clientOptions(parts: Parts): { region?: string; credentials?: Aw
 }
 
 export function dynamoClients(parts: Parts): DynamoClients {
-  return parts.once('dynamo-clients', () => createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) }));
+  return parts.shared(dynamoClients, [], () => createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) }));
 }
 
 export function documentClient(parts: Parts): DynamoDBDocumentClient {
@@ -77,26 +109,43 @@ export function documentClient(parts: Parts): DynamoDBDocumentClient {
 }
 
 export function connectionRepository(parts: Parts, config: ConnectionsConfig): ConnectionRepository {
-  return parts.once('connection-repository', () =>
+  return parts.shared(connectionRepository, [config.connectionsTable, config.handshakeGraceSeconds], () =>
     new ConnectionRepository(documentClient(parts), config.connectionsTable, config.handshakeGraceSeconds !== undefined ? { handshakeGraceSeconds: config.handshakeGraceSeconds } : {}),
   );
 }
 
 export function deliveryLedger(parts: Parts, config: { idempotencyTable: string; deliveryRecordTtlSeconds?: number }): DynamoDeliveryLedger {
-  return parts.once('delivery-ledger', () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
+  return parts.shared(deliveryLedger, [config.idempotencyTable, config.deliveryRecordTtlSeconds], () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
 }
 
 export function graphRepository(parts: Parts, graphTable: string): GraphRepository {
-  return parts.once('graph-repository', () => new GraphRepository(documentClient(parts), graphTable));
+  return parts.shared(graphRepository, [graphTable], () => new GraphRepository(documentClient(parts), graphTable));
+}
+
+export function inboxRepository(parts: Parts, inboxTable: string): InboxRepository {
+  return parts.shared(inboxRepository, [inboxTable], () => new InboxRepository(documentClient(parts), inboxTable));
+}
+
+/** The tenant's celebrity posts log and its count index (Inbox table): fan-out writes it, the inbox read scans it. */
+export function celebrityPostsLog(parts: Parts, inboxTable: string): DynamoCelebrityPostsLog {
+  return parts.shared(celebrityPostsLog, [inboxTable], () => new DynamoCelebrityPostsLog(documentClient(parts), inboxTable));
+}
+
+export function readStateRepository(parts: Parts, readMarksTable: string): ReadStateRepository {
+  return parts.shared(readStateRepository, [readMarksTable], () => new ReadStateRepository(documentClient(parts), readMarksTable));
+}
+
+export function retractionRepository(parts: Parts, inboxTable: string): RetractionRepository {
+  return parts.shared(retractionRepository, [inboxTable], () => new RetractionRepository(documentClient(parts), inboxTable));
 }
 
 export function preferencesRepository(parts: Parts, graphTable: string): PreferencesRepository {
-  return parts.once('preferences-repository', () => new PreferencesRepository(documentClient(parts), graphTable));
+  return parts.shared(preferencesRepository, [graphTable], () => new PreferencesRepository(documentClient(parts), graphTable));
 }
 
 /** `PREFERENCES_CACHE_TTL_MS`: how long fan-out, delivery and the inbox read trust a read. */
 export function preferencesCache(parts: Parts, config: PreferencesCacheConfig): CachedPreferencesReader {
-  return parts.once('preferences-cache', () =>
+  return parts.shared(preferencesCache, [config.graphTable, config.cacheTtlMs], () =>
     new CachedPreferencesReader(preferencesRepository(parts, config.graphTable), parts.clock, {
       ttlMs: config.cacheTtlMs,
       onError: (error, tenantId, userCount) => parts.logger.warn('preferences read failed; failing closed', { tenantId, userCount, error: error as Error }),

@@ -1,12 +1,30 @@
-/** Composition of the preferences function: GET /preferences, PUT /preferences. */
+/** The preferences function (GET/PUT /preferences and the channel routes): its config and its composition. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
+import { CHANNELS, type Channel } from '../contract/channels.js';
+import { offersChannel } from '../core/model/channel.js';
+import type { Env } from '../env.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { CHANNELS, offersChannel, type Channel } from '../core/channels/channel.js';
 import { catalog, findNotificationType } from '../notifications/deployed.js';
-import { channelRepository, snsPushProvider } from './channels.js';
-import { preferencesApiConfigFromEnv, type Env, type PreferencesApiConfig } from './config.js';
+import { channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
+import { optionalString, parseEnv, required } from './config-parsing.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
+import { restOf, restShape, type RestConfig } from './shared-config.js';
+
+export interface PreferencesApiConfig extends RestConfig {
+  graphTable: string;
+  /** Devices, consent, email address and unsubscribe routes (served by the same function): push needs platform apps, unsubscribe its key. */
+  channels?: { push: PushProviderConfig; unsubscribeSecret?: string };
+}
+
+export function preferencesApiConfigFromEnv(env: Env): PreferencesApiConfig {
+  const parsed = parseEnv('preferences', { GRAPH_TABLE: required, ...restShape, ...pushProviderShape, UNSUBSCRIBE_SECRET: optionalString }, env);
+  return {
+    graphTable: parsed.GRAPH_TABLE,
+    ...restOf(parsed),
+    channels: { push: pushProviderOf(parsed), ...(parsed.UNSUBSCRIBE_SECRET ? { unsubscribeSecret: parsed.UNSUBSCRIBE_SECRET } : {}) },
+  };
+}
 
 /** The types a user can mute or switch to inbox-only: every catalog type that produces notifications. */
 export function notifyingTypes(): string[] {

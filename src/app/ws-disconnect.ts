@@ -1,8 +1,14 @@
-/** Composition of WebSocket $disconnect: the Connections table only. */
+/** WebSocket $disconnect: its config and its composition (the Connections table only). */
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Env } from '../env.js';
 import { createDisconnectHandler } from '../handlers/websocket/routes.js';
-import { wsDisconnectConfigFromEnv, type ConnectionsConfig, type Env } from './config.js';
+import { parseEnv } from './config-parsing.js';
 import { connectionRepository, createParts, type Parts } from './parts.js';
+import { connectionsOf, connectionsShape, type ConnectionsConfig } from './shared-config.js';
+
+export function wsDisconnectConfigFromEnv(env: Env): ConnectionsConfig {
+  return connectionsOf(parseEnv('ws-disconnect', connectionsShape, env));
+}
 
 export function composeWsDisconnect(parts: Parts, config: ConnectionsConfig) {
   return createDisconnectHandler({ connections: connectionRepository(parts, config), logger: parts.logger });

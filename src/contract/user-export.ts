@@ -25,7 +25,7 @@ export const userExportSchema = z
       .strict(),
     /** Their inbox, newest first, with read state. */
     inbox: z.array(exportedNotificationSchema),
-    /** Posts they authored still held (celebrity feed, recent-posts log). */
+    /** Posts they authored still held (celebrity feed, recent posts log). */
     authoredPosts: z.array(exportedNotificationSchema.omit({ read: true, seen: true }).extend({ actor: actorSchema })),
     followers: z.array(edgeSchema),
     following: z.array(edgeSchema),

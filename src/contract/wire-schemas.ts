@@ -89,7 +89,7 @@ export const serverMessageSchema = z.discriminatedUnion('type', [
   errorMessageSchema,
 ]);
 
-/** `GET /preferences` and the answer of `PUT /preferences` (core/preferences.ts `Preferences`). */
+/** `GET /preferences` and the answer of `PUT /preferences` (core/preferences/preferences.ts `Preferences`). */
 export const preferencesSchema = z.object({
   timeZone: z.string(),
   quietHours: z.object({ start: z.string(), end: z.string() }).nullable(),

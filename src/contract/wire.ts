@@ -2,7 +2,7 @@
  * The wire contract (CONTRACT.md, REST and WebSocket): the JSON shapes the server sends and the
  * client SDK reads, declared once. Types only, no imports and no runtime code, so the browser SDK
  * can import it without pulling zod, the AWS SDK or any Node module into its bundle. The server
- * builds its messages against these types (core/live-messages.ts, the REST handlers) and the
+ * builds its messages against these types (core/live/live-messages.ts, the REST handlers) and the
  * client re-exports them (client/types.ts): a change here changes both sides at once.
  */
 

@@ -2,8 +2,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
-import { promotionJobSchema } from '../core/promotion-job.js';
-import type { CelebrityPromotionService } from '../core/celebrity-promotion.js';
+import { promotionJobSchema } from '../core/jobs/promotion-job.js';
+import type { CelebrityPromotionService } from '../core/fanout/celebrity-promotion.js';
 import type { SqsBatchHandler } from './fanout-handler.js';
 
 export function createCelebrityPromotionHandler(deps: { service: CelebrityPromotionService; logger: Logger }): SqsBatchHandler {

@@ -9,8 +9,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import type { ChannelDelivery, ChannelInput } from '../core/channels/channel-delivery.js';
-import { deliveryJobSchema } from '../core/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/delivery-job-signature.js';
+import { deliveryJobSchema } from '../core/jobs/delivery-job.js';
+import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
 import { finalAttempt } from './dead-letter.js';
 
 const channelJobSchema = deliveryJobSchema.extend({ held: z.literal(true).optional() });

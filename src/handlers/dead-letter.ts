@@ -3,7 +3,7 @@
  * DLQ silently: whether a failed record was its last receive, and the event ids in a raw body.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import { IDENTIFIER_PATTERN } from '../core/model/keys.js';
 
 /** Whether this receive is the last before the queue dead-letters the record (if it fails). */
 export function finalAttempt(record: SQSRecord, maxReceiveCount: number | undefined): boolean {

@@ -7,12 +7,13 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliveryJobSchema, type Priority } from '../core/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/delivery-job-signature.js';
-import type { DeliveryInput, LiveDelivery } from '../core/live-delivery.js';
-import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live-gate.js';
+import { deliveryJobSchema, type Priority } from '../core/jobs/delivery-job.js';
+import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
+import type { LiveDelivery } from '../core/live/live-delivery.js';
+import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live/live-gate.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
+import type { DeliveryInput } from '../core/live/delivery-batch.js';
 
 export class InvalidDeliveryJobError extends Error {
   override readonly name = 'InvalidDeliveryJobError';

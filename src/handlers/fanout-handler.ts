@@ -8,10 +8,10 @@ import { IdempotencyAlreadyInProgressError, IdempotencyConfig, makeIdempotent } 
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/events.js';
-import { FAN_OUT_IDEMPOTENCY_PREFIX } from '../core/keys.js';
-import type { FanOutService, FanOutSummary } from '../core/fanout-service.js';
-import { eventAtSendTime, type SendAtDeferral } from '../core/send-at.js';
+import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/fanout/events.js';
+import { FAN_OUT_IDEMPOTENCY_PREFIX } from '../core/model/keys.js';
+import type { FanOutService, FanOutSummary } from '../core/fanout/fanout-service.js';
+import { eventAtSendTime, type SendAtDeferral } from '../core/fanout/send-at.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';

@@ -9,11 +9,11 @@
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
-import { composeChannelConsumer } from '../app/channels.js';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
+import { LOCAL_FUNCTIONS } from './functions.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 import type { LocalPipelineQueues } from './pipeline.js';
 import { LOCAL_ACCOUNT_ID } from './sqs/local-account.js';
@@ -77,6 +77,6 @@ export function attachChannelConsumers(queues: LocalPipelineQueues, parts: Parts
   if (!configs.channel) return;
   for (const channel of ['push', 'email'] as const) {
     const queue = queues[channel];
-    queue.attachConsumer(composeChannelConsumer(parts, configs.channel(channel), scheduler, { maxReceiveCount: queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
+    queue.attachConsumer(LOCAL_FUNCTIONS.channel(parts, configs.channel(channel), scheduler, { maxReceiveCount: queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
   }
 }

@@ -4,8 +4,8 @@
  * `GET /schemas/audit.json` (one line of the audit trail).
  * Generated from the zod schemas once, on first request.
  */
-import { eventsJsonSchema, websocketJsonSchema } from '../contract/json-schemas.js';
-import { openApiDocument } from '../contract/openapi.js';
+import { eventsJsonSchema, websocketJsonSchema } from '../api-docs/json-schemas.js';
+import { openApiDocument } from '../api-docs/openapi.js';
 import { auditRecordJsonSchema } from '../contract/audit-record.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 

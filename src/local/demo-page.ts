@@ -18,7 +18,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN } from '../core/keys.js';
+import { IDENTIFIER_PATTERN } from '../core/model/keys.js';
 import { catalog as projectCatalog } from '../notifications/index.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalEndpoints } from './endpoints.js';

@@ -3,17 +3,24 @@
  * dynalite table names and the URLs of the local stand-ins: the same config types the Lambda
  * functions parse from their environment, without a string round trip.
  */
-import type { ChannelConsumerConfig, DeliveryConfig, FanOutConfig, InboxWriteConfig, PreferencesApiConfig, PromotionConfig, WsConnectConfig, WsDefaultConfig, ConnectionsConfig } from '../app/config.js';
-import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, DELIVERY_PARALLELISM_DEFAULT } from '../app/config.js';
-import type { Channel } from '../core/channels/channel.js';
+import { CHANNEL_PARALLELISM_DEFAULT, CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, type ChannelConsumerConfig } from '../app/channels.js';
+import { DELIVERY_PARALLELISM_DEFAULT, type DeliveryConfig } from '../app/delivery.js';
+import type { FanOutConfig } from '../app/fan-out.js';
+import type { InboxWriteConfig } from '../app/inbox-write.js';
+import type { PreferencesApiConfig } from '../app/preferences.js';
+import type { PromotionConfig } from '../app/promotion.js';
+import type { ConnectionsConfig } from '../app/shared-config.js';
+import type { WsConnectConfig } from '../app/ws-connect.js';
+import type { WsDefaultConfig } from '../app/ws-default.js';
+import type { Channel } from '../contract/channels.js';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import type { Priority } from '../core/delivery-job.js';
-import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/live-delivery-policy.js';
-import { INBOX_TTL_DAYS_DEFAULT } from '../core/notification.js';
-import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences-cache.js';
-import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/send-at.js';
+import type { Priority } from '../core/jobs/delivery-job.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/model/notification.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
+import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
 import type { TableName } from '../table-specs.js';
-import { CONNECTIONS_PER_JOB } from '../core/delivery-job.js';
+import { CONNECTIONS_PER_JOB } from '../core/jobs/delivery-job.js';
 import type { LocalSettings } from './settings.js';
 
 export interface LocalFunctionInputs {

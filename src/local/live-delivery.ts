@@ -5,13 +5,10 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { composeDelivery } from '../app/delivery.js';
 import type { Parts } from '../app/parts.js';
-import { composeWsConnect } from '../app/ws-connect.js';
-import { composeWsDefault } from '../app/ws-default.js';
-import { composeWsDisconnect } from '../app/ws-disconnect.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
+import { LOCAL_FUNCTIONS } from './functions.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './apigateway/websocket-gateway.js';
 
 type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -52,11 +49,11 @@ export interface LocalLiveDeliveryOptions {
 export function attachLocalLiveDelivery(options: LocalLiveDeliveryOptions): LocalLiveDelivery {
   const { gateway, parts, configs } = options;
   gateway.attach({
-    connect: composeWsConnect(parts, configs.wsConnect),
-    disconnect: composeWsDisconnect(parts, configs.wsDisconnect),
-    default: composeWsDefault(parts, configs.wsDefault),
+    connect: LOCAL_FUNCTIONS['ws-connect'](parts, configs.wsConnect),
+    disconnect: LOCAL_FUNCTIONS['ws-disconnect'](parts, configs.wsDisconnect),
+    default: LOCAL_FUNCTIONS['ws-default'](parts, configs.wsDefault),
   });
-  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(composeDelivery(parts, configs.delivery(mode), options.scheduler, options.queues[mode].maxReceiveCount === undefined ? {} : { maxReceiveCount: options.queues[mode].maxReceiveCount })));
+  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(LOCAL_FUNCTIONS.delivery(parts, configs.delivery(mode), options.scheduler, options.queues[mode].maxReceiveCount === undefined ? {} : { maxReceiveCount: options.queues[mode].maxReceiveCount })));
   return {
     gateway,
     async close() {

@@ -1,8 +1,7 @@
 /** `npm start`: runs the whole system locally, prints the endpoints and writes .local/endpoints.json. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startLocalRuntime } from './runtime.js';
-import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
-import { localSettingsFromEnv } from './settings.js';
+import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, localSettingsFromEnv } from './settings.js';
 
 const settings = localSettingsFromEnv();
 const runtime = await startLocalRuntime(settings);

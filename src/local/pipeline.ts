@@ -6,18 +6,16 @@
  * through dynalite.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
-import { composeFanOut } from '../app/fan-out.js';
+import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import type { Parts } from '../app/parts.js';
-import { composePromotion } from '../app/promotion.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
 import type { LocalFunctionConfigs } from './function-configs.js';
+import { LOCAL_FUNCTIONS } from './functions.js';
 import type { LocalRoute } from './http/router.js';
-import type { LocalSettings } from './settings.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs/index.js';
 
 /** The local queues, for tests and for the live-delivery consumers (attach to `urgent` / `info`). */
@@ -87,10 +85,10 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
   for (const type of catalog) {
-    const handler = composeFanOut(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
+    const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
-  queues.promotion.attachConsumer(composePromotion(parts, configs.promotion));
+  queues.promotion.attachConsumer(LOCAL_FUNCTIONS['celebrity-promotion'](parts, configs.promotion));
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */

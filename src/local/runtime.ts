@@ -10,14 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { composeAuthorizer } from '../app/authorizer.js';
-import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT } from '../app/config.js';
-import { composeInboxRead } from '../app/inbox-read.js';
-import { composeInboxWrite } from '../app/inbox-write.js';
 import { createParts, documentClient } from '../app/parts.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
-import { composePreferences } from '../app/preferences.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
 import { ensureFollowedCelebrityPacks } from '../adapters/dynamo/followed-celebs-pack.js';
 import { createContractFilesRoute } from './contract-files.js';
@@ -25,19 +20,18 @@ import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
+import { LOCAL_FUNCTIONS } from './functions.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
-import { INTAKE_BACKLOG_LIMIT_DEFAULT } from '../app/config.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
-import type { LocalSettings } from './settings.js';
+import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 import { SqsAuditBacklog } from '../adapters/audit/sqs-backlog.js';
 import { installAuditTrail } from '../app/audit/audit-trail.js';
-import { composeAuditDrain } from '../app/audit/drain.js';
 import { sqsClient } from '../app/parts-queues.js';
 import { startLocalAudit, type LocalAudit } from './audit/local-audit.js';
 
@@ -106,7 +100,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const clock = options.clock ?? systemClock;
   const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
-  const authorizer = composeAuthorizer({ logger }, verifier);
+  const authorizer = LOCAL_FUNCTIONS.authorizer({ logger }, verifier);
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
@@ -150,11 +144,11 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   if (backfill && backfill.packed > 0) logger.info('followed-celebrities packs built from FOLLOWING_CELEBS edges', { ...backfill });
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
-  if (indexed) logger.info('celebrity posts count index built from the posts log', { indexed });
+  if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
   // Audit trail (src/local/audit/): installed before the consumers are composed; its backlog queue is drained into the archive.
   const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
   installAuditTrail(parts, audit.trail);
-  queues.auditBacklog.attachConsumer(composeAuditDrain(parts, audit.trail));
+  queues.auditBacklog.attachConsumer(LOCAL_FUNCTIONS['audit-drain'](parts, audit.trail));
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
@@ -165,7 +159,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: composeInboxRead(parts, configs.inbox), inboxWrite: composeInboxWrite(parts, configs.inbox, scheduler), preferences: composePreferences(parts, configs.preferences) },
+    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, scheduler), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );

@@ -1,5 +1,43 @@
-/** Local runtime settings from the environment (CONTRACT.md, local runtime); names and defaults in src/app/config.ts. */
-import { localEnvFromEnv, type Env } from '../app/config.js';
+/** Local runtime settings (`npm start`) from the environment (CONTRACT.md, local runtime): their variables and defaults. */
+import * as z from 'zod';
+import { integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
+import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
+import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
+import type { Env } from '../env.js';
+
+export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
+export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
+/** Local batching window of the email queue (a burst collapses into one digest email); AWS default 60 s. */
+export const LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT = 2_000;
+/** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
+export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
+/** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
+export const INTAKE_BACKLOG_LIMIT_DEFAULT = 2_000;
+
+export const localSettingsShape = {
+  HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
+  PORT: integer(3000, 0),
+  WS_PORT: integer(3001, 0),
+  DATA_DIR: z.preprocess(unsetIfEmpty, z.string().default('.local/data')),
+  CELEBRITY_THRESHOLD: integer(10_000, 1),
+  INFO_BATCH_WINDOW_MS: integer(LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT, 0),
+  FEED_SHARDS: integer(4, 1),
+  FUNCTION_TIMEOUT_MS: integer(LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, 1),
+  // Unset: the pipeline derives it from FUNCTION_TIMEOUT_MS (6x), so overriding the timeout alone keeps AWS's rule.
+  QUEUE_VISIBILITY_TIMEOUT_MS: optionalInteger(1),
+  MAX_RECEIVE_COUNT: integer(5, 1),
+  INTAKE_BACKLOG_LIMIT: integer(INTAKE_BACKLOG_LIMIT_DEFAULT, 0),
+  RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
+  SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
+  LOG_LEVEL: optionalString,
+  CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
+  CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+};
+
+/** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
+export function localEnvFromEnv(env: Env): z.output<z.ZodObject<typeof localSettingsShape>> {
+  return parseEnv('local runtime', localSettingsShape, env);
+}
 
 export interface LocalSettings {
   host: string;

@@ -6,6 +6,6 @@
  */
 export { defineNotificationType, displayName } from './notification-type.js';
 export type { Audience, GraphEffect, NotificationType } from '../core/ports/notification-type.js';
-export type { Actor } from '../core/notification.js';
-export type { Priority } from '../core/delivery-job.js';
-export { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/keys.js';
+export type { Actor } from '../core/model/notification.js';
+export type { Priority } from '../core/jobs/delivery-job.js';
+export { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/model/keys.js';

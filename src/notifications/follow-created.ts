@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/keys.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/model/keys.js';
 import { defineNotificationType, displayName } from './notification-type.js';
 
 /** Notifies the followee and adds the edge actor -> followee to the graph. */

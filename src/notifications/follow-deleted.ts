@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/keys.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../core/model/keys.js';
 import { defineNotificationType } from './notification-type.js';
 
 /** Removes the edge actor -> followee; no notification. */

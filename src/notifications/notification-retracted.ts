@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TYPE_NAME_PATTERN } from '../core/ids.js';
+import { TYPE_NAME_PATTERN } from '../core/model/ids.js';
 import { defineNotificationType } from './notification-type.js';
 
 /**

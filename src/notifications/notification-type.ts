@@ -1,8 +1,8 @@
 /** Helpers of the catalog's files; the interface a type implements is the core's (`src/core/ports/notification-type.ts`). */
-import type { Actor } from '../core/notification.js';
+import type { Actor } from '../core/model/notification.js';
 import * as z from 'zod';
 import type { NotificationType } from '../core/ports/notification-type.js';
-import { isSafeLinkUrl } from '../core/action-links.js';
+import { isSafeLinkUrl } from '../core/model/action-links.js';
 
 /** Keeps the literal `detailType` and the data type, so `publishNotification` can check producers' data. */
 export function defineNotificationType<Data, const DetailType extends string = string>(definition: NotificationType<Data> & { detailType: DetailType }): NotificationType<Data> & { detailType: DetailType } {

@@ -9,7 +9,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { randomBytes } from 'node:crypto';
-import type { ErasureSubject } from '../core/erasure.js';
+import type { ErasureSubject } from '../core/privacy/erasure.js';
 import type { AuditKeys, AuditSalts, AuditSink } from '../core/audit/ports.js';
 import { systemClock } from '../core/ports/clock.js';
 import { buildAuditTrail } from '../app/audit/build.js';

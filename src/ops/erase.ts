@@ -10,8 +10,8 @@ import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException }
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { UserEraser, type ScheduleStore, type UserEraserOptions } from '../adapters/dynamo/user-eraser.js';
 import { EventBridgeScheduleStore } from '../adapters/scheduler/eventbridge-schedule-store.js';
-import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/erasure.js';
-import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
+import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/privacy/erasure.js';
+import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { findNotificationType } from '../notifications/deployed.js';

@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
 import { UserExporter } from '../adapters/dynamo/user-exporter.js';
-import type { ErasureSubject } from '../core/erasure.js';
-import { DEFAULT_FEED_SHARDS } from '../core/feed-shards.js';
+import type { ErasureSubject } from '../core/privacy/erasure.js';
+import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { awsTablesTarget, localTarget, parseSubject, type OpsTarget } from './targets.js';
 

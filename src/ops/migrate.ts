@@ -1,8 +1,8 @@
 /**
  * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Two steps: builds every user's
- * followed-celebrities pack (src/core/followed-pack.ts) from their FOLLOWING_CELEBS edges, with one
+ * followed-celebrities pack (src/core/model/followed-pack.ts) from their FOLLOWING_CELEBS edges, with one
  * Scan of the Graph table; then indexes every logged celebrity post in the count index
- * (src/core/celebrity-posts-index.ts), with one Scan of the Inbox table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
+ * (src/core/model/celebrity-posts-index.ts), with one Scan of the Inbox table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
  * last page it printed), and it ends the same. Locally it works on the running runtime of DATA_DIR
  * (which also runs it by itself at start); on AWS give `--graph-table` and `--inbox-table`.
  */

@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { readRuntimeInfo, type LocalQueueInfo } from '../local/runtime-info.js';
 import { loadLocalSqsCredentials } from '../local/sqs/credentials.js';
-import { assertIdentifier } from '../core/keys.js';
+import { assertIdentifier } from '../core/model/keys.js';
 import { TABLE_NAMES, type TableName } from '../table-specs.js';
 
 export interface OpsTarget {

@@ -4,7 +4,7 @@
  * and puts it on the notifications bus with the real EventBridge SDK.
  */
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { EventEnvelope } from '../core/events.js';
+import type { EventEnvelope } from '../core/fanout/events.js';
 import type { catalogTypes } from '../notifications/index.js';
 
 type CatalogType = (typeof catalogTypes)[number];

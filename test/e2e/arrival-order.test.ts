@@ -5,9 +5,9 @@
  */
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from '../../src/core/events.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aFollow, aMention, aPost, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';

@@ -5,7 +5,7 @@
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { redriveDeadLetterQueue } from '../../src/ops/dlq.js';
 import { localTarget } from '../../src/ops/targets.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';

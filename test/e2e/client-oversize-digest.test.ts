@@ -11,7 +11,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInboxClient, type DigestEvent, type DigestMessage, type InboxClient, type Notification, type ServerMessage } from '../../src/client/index.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { aComment } from '../support/events.js';

@@ -10,8 +10,8 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInboxClient, type InboxClient, type InboxClientOptions, type Notification } from '../../src/client/index.js';
-import type { EventEnvelope } from '../../src/core/events.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

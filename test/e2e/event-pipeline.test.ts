@@ -9,10 +9,10 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryJobSchema, type DeliveryJob } from '../../src/core/delivery-job.js';
-import { keys } from '../../src/core/keys.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import { deliveryJobSchema, type DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';

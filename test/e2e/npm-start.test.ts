@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
-import type { Notification } from '../../src/core/notification.js';
+import type { Notification } from '../../src/core/model/notification.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { aNotification, alice, inboxItemsFor, SECOND } from '../support/fixtures.js';
 import { call, freePort } from '../support/http.js';

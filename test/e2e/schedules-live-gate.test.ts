@@ -5,10 +5,10 @@
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../src/core/keys.js';
+import { keys } from '../../src/core/model/keys.js';
 import { aComment, aFollow, aMention, aPost } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';

@@ -5,8 +5,8 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports/clock.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
-import { wallClockAt } from '../../src/core/time-zones.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import { wallClockAt } from '../../src/core/preferences/time-zones.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aComment, aMention } from '../support/events.js';
 import { pollUntil } from '../support/poll-until.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv, type LocalSettings } from '../../src/local/settings.js';
 import { aMention } from '../support/events.js';

@@ -13,7 +13,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSC
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';

@@ -33,8 +33,8 @@ describe('When push and email are configured', () => {
   const { inbox, template, json } = built;
 
   it('has a queue + DLQ and a consumer per channel, fan-out of offering types enqueueing', () => {
-    expect(inbox.channels?.push?.consumer).toBeDefined();
-    expect(inbox.channels?.email?.consumer).toBeDefined();
+    expect(inbox.channels?.push?.consumer.handlerName).toBe('channel');
+    expect(inbox.channels?.email?.consumer.handlerName).toBe('channel');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [logicalId(inbox.channels!.email!.queue.queue), 'Arn'] }, MaximumBatchingWindowInSeconds: 60, BatchSize: 100, ScalingConfig: { MaximumConcurrency: 2 } });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [logicalId(inbox.channels!.push!.queue.queue), 'Arn'] }, BatchSize: 10, ScalingConfig: { MaximumConcurrency: 5 } });
     const mention = inbox.pipeline.types.find((type) => type.detailType === 'mention.created')!.fanOut;

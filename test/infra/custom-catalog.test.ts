@@ -11,7 +11,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { build } from 'esbuild';
 import * as z from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleSettings, HANDLERS_DIR, PROJECT_ROOT } from '../../lib/bundling.js';
+import { bundleSettings, entryPath, PROJECT_ROOT } from '../../lib/bundling.js';
 import { catalogAlias, resolveCatalog } from '../../lib/catalog.js';
 import { NotificationInbox, type NotificationInboxProps } from '../../lib/index.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
@@ -57,11 +57,11 @@ describe('NotificationInbox with a team catalog', () => {
 
 describe('functions bundled with the team catalog', () => {
   // The handlers whose code reads the catalog: fan-out (validation, render), REST (rendering, categories, preferences), delivery (digests).
-  it.each(['fanout', 'rest-read', 'rest-preferences', 'delivery'])('%s carries the team type and none of the package-only types', async (handler) => {
+  it.each(['fanout', 'rest-read', 'rest-preferences', 'delivery'] as const)('%s carries the team type and none of the package-only types', async (handler) => {
     // Act
     const [, target] = catalogAlias(TEAM_ENTRY).split('=');
     const bundle = await build({
-      entryPoints: [join(HANDLERS_DIR, `${handler}.ts`)],
+      entryPoints: [entryPath(handler)],
       absWorkingDir: PROJECT_ROOT,
       bundle: true,
       write: false,

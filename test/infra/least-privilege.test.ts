@@ -43,12 +43,12 @@ function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem')];
   if (type.audience !== 'none') {
-    // Inbox: item writes (BatchWriteItem), the author's recent-posts log entry (PutItem) and the celebrity
+    // Inbox: item writes (BatchWriteItem), the author's recent posts log entry (PutItem) and the celebrity
     // posts count index slots (UpdateItem); Graph: the celebrity feed head (UpdateItem).
     access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
-  // A follow backfills from the followee's recent-posts log: Query of the Inbox table.
+  // A follow backfills from the followee's recent posts log: Query of the Inbox table.
   if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).

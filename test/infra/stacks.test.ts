@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlerEntries } from '../../lib/bundling.js';
+import { LAMBDA_FUNCTIONS } from '../../src/lambda/functions.js';
 import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/keys.js';
-import { restRoutes } from '../../src/handlers/rest/routes.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { restRoutes } from '../../src/contract/rest-routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { tableSpecs } from '../../src/table-specs.js';
 import { grantsOf, logicalId, statementsOf, synthesize, tableActions, type CfnTemplate, type Synthesized } from './synth.js';
@@ -235,9 +236,10 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
   });
 
   describe('HandlerFunction', () => {
-    it('wires every handler entry in src/handlers', () => {
+    it('wires every function of src/lambda/functions.ts but those of optional features', () => {
       const wired = new Set(allFunctions(synth).map((fn) => fn.handlerName));
-      expect(handlerEntries().map((entry) => entry.name).filter((name) => !wired.has(name))).toEqual([]);
+      const always = handlerEntries().filter((entry) => !('deployedWith' in LAMBDA_FUNCTIONS[entry.name]));
+      expect(always.map((entry) => entry.name).filter((name) => !wired.has(name))).toEqual([]);
     });
 
     it('gives each function every environment variable its handler requires at cold start', async () => {
@@ -338,7 +340,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
         // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
-        // PutItem for a post's recent-posts log entry); follow.created also reads that log (Query).
+        // PutItem for a post's recent posts log entry); follow.created also reads that log (Query).
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
         const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';

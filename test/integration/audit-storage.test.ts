@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileAuditArchive, readLocalArchive } from '../../src/adapters/audit/file-archive.js';
 import { DynamoAuditSalts } from '../../src/adapters/dynamo/audit-salts.js';
 import { openSegment, sealAfter, sha256Hex, ChainVerifier } from '../../src/core/audit/chain.js';
-import { erasureRecordId } from '../../src/core/erasure.js';
+import { erasureRecordId } from '../../src/core/privacy/erasure.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 
 let db: TestDynamo;

@@ -23,7 +23,7 @@ import { createDocumentClient } from '../../src/adapters/dynamo/document-client.
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
-import { keys, type TableKey } from '../../src/core/keys.js';
+import { keys, type TableKey } from '../../src/core/model/keys.js';
 import { inboxItemsFor, notificationsEverySecond, ownSource, T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 

@@ -10,7 +10,7 @@ import { BatchRetriesExhaustedError, batchPutAll } from '../../src/adapters/dyna
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { idsOf, inboxItemsFor, newestFirst, notificationsEverySecond, ownSource, T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 

@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
-import { deliveryJobSchema } from '../../src/core/delivery-job.js';
-import { keys } from '../../src/core/keys.js';
-import { LiveDelivery, onlineSubscriberShard } from '../../src/core/live-delivery.js';
+import { deliveryJobSchema } from '../../src/core/jobs/delivery-job.js';
+import { keys } from '../../src/core/model/keys.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
 import { CountingPusher, MemoryJobQueue, runDeliveryFleet } from '../../bench/celebrity-delivery-sim.js';
 import { anOnlineFollowersJob } from '../support/delivery-fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import { onlineSubscriberShard } from '../../src/core/live/online-followers.js';
 
 let db: TestDynamo;
 

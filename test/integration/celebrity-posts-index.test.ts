@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCelebrityPostsIndex, DynamoCelebrityPostsLog, ensureCelebrityPostsIndex } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
-import { INDEX_SLOT_MS, slotPrefixOfId } from '../../src/core/celebrity-posts-index.js';
-import { notificationId } from '../../src/core/ids.js';
-import { keys } from '../../src/core/keys.js';
-import type { CelebrityPostIndexEntry, CelebrityPostKey } from '../../src/core/ports/celebrity-posts.js';
+import { INDEX_SLOT_MS, slotPrefixOfId } from '../../src/core/model/celebrity-posts-index.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
 import { T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import type { CelebrityPostKey } from '../../src/core/model/celebrity-posts-index.js';
 
 let db: TestDynamo;
 let index: DynamoCelebrityPostsLog;
@@ -117,7 +118,7 @@ describe('celebrity posts count index', () => {
     expect(report.removed['inbox.celebrityPostIndexEntry']).toBe(1);
   });
 
-  it('backfills the index from the posts log (the upgrade step), idempotently', async () => {
+  it('backfills the index from the celebrity posts log (the upgrade step), idempotently', async () => {
     // Prepare: posts logged before the index existed, in two shards, with an escaped tenant segment
     const tenantId = `cpx ${(tenants += 1)}/ü`;
     const posts = Array.from({ length: 5 }, (_, i) => entry(tenantId, `star-${i}`, T0 + i * 3_000));

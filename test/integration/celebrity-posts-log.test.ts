@@ -6,15 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { DEFAULT_POSTS_LOG_BUDGET } from '../../src/core/celebrity-posts-view.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import type { StoredNotification } from '../../src/core/notification.js';
+import { DEFAULT_CELEBRITY_LOG_BUDGET } from '../../src/core/read/celebrity-posts-view.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { CelebrityPostIndexEntry } from '../../src/core/ports/celebrity-posts.js';
-import type { InboxItemToWrite, UserRef } from '../../src/core/ports/inbox.js';
-import { markAt } from '../../src/core/read-state.js';
-import { decodeCursor } from '../../src/core/cursor.js';
+import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
+import { markAt } from '../../src/core/model/read-state.js';
+import { decodeCursor } from '../../src/core/read/cursor.js';
 import { aNotification, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import { ManualClock, repositoriesOn, seedFollowingCeleb, startTestDynamo, walkPages, TEST_CURSOR_SECRET, TEST_FEED_SHARDS, type Repositories, type TestDynamo } from '../support/dynamo.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 let db: TestDynamo;
 let repositories: Repositories;
@@ -50,16 +51,16 @@ function commonDeps(muted: readonly string[] = []) {
   };
 }
 
-function services(muted: readonly string[] = [], postsLogFromFollowed = 0, postsLogBudget = DEFAULT_POSTS_LOG_BUDGET): { withLog: InboxService; withHeads: InboxService; everyFeed: InboxService } {
+function services(muted: readonly string[] = [], celebrityLogFromFollowed = 0, celebrityLogBudget = DEFAULT_CELEBRITY_LOG_BUDGET): { withLog: InboxReadService; withHeads: InboxReadService; everyFeed: InboxReadService } {
   const common = commonDeps(muted);
   return {
-    withLog: new InboxService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, postsLogFromFollowed, postsLogBudget }),
-    withHeads: new InboxService({ ...common, feedHeads: repositories.graph }),
-    everyFeed: new InboxService(common),
+    withLog: new InboxReadService({ ...common, feedHeads: repositories.graph, celebrityPosts: log, celebrityLogFromFollowed, celebrityLogBudget }),
+    withHeads: new InboxReadService({ ...common, feedHeads: repositories.graph }),
+    everyFeed: new InboxReadService(common),
   };
 }
 
-/** A post in every feed shard and every posts log shard, as the fan-out writes it. */
+/** A post in every feed shard and every celebrity posts log shard, as the fan-out writes it. */
 function postWrites(tenantId: string, celebrityId: string, post: StoredNotification): InboxItemToWrite[] {
   return Array.from({ length: TEST_FEED_SHARDS }, (_, shard): InboxItemToWrite[] => [
     { source: { kind: 'feed', tenantId, actorId: celebrityId, shard }, item: post },
@@ -105,8 +106,8 @@ async function seed(celebrityCount: number, postsEach: number, followed = celebr
 
 
 /** The log service, each page read, its followed list and log reads noting when they start (and end) in `events`. */
-function instrumentedService(events: string[]): InboxService {
-  const service = new InboxService({
+function instrumentedService(events: string[]): InboxReadService {
+  const service = new InboxReadService({
     ...commonDeps(),
     celebrities: {
       listFollowedCelebrities: async (reader) => {
@@ -117,7 +118,7 @@ function instrumentedService(events: string[]): InboxService {
       },
     },
     feedHeads: repositories.graph,
-    postsLogFromFollowed: 0,
+    celebrityLogFromFollowed: 0,
     celebrityPosts: {
       scanPosts: (...args) => {
         events.push('scan');
@@ -166,8 +167,8 @@ describe('listPage from the celebrity posts log', () => {
     // requests read about 1.5 x the page instead of the budget's 100, with the same pages.
     const firstSizes = scans.mock.calls.map((call) => call[4]);
     scans.mockRestore();
-    expect(firstSizes[0]).toBe(DEFAULT_POSTS_LOG_BUDGET.pageItems);
-    expect(firstSizes.at(-1)).toBeLessThan(DEFAULT_POSTS_LOG_BUDGET.pageItems);
+    expect(firstSizes[0]).toBe(DEFAULT_CELEBRITY_LOG_BUDGET.pageItems);
+    expect(firstSizes.at(-1)).toBeLessThan(DEFAULT_CELEBRITY_LOG_BUDGET.pageItems);
   }, 60_000);
 
   it('keeps since, type filters and muted types, hides posts from before followedAt and of celebrities not followed', async () => {

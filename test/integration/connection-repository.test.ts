@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionRepository, HANDSHAKE_GRACE_SECONDS } from '../../src/adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../../src/adapters/dynamo/delivery-ledger.js';
-import { keys } from '../../src/core/keys.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { alice, aliceOfGlobex, bob } from '../support/fixtures.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

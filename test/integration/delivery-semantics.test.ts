@@ -14,11 +14,11 @@ import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-re
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
-import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
-import { FanOutService } from '../../src/core/fanout-service.js';
-import { LiveDelivery } from '../../src/core/live-delivery.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
+import { FanOutService } from '../../src/core/fanout/fanout-service.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { createCelebrityPromotionHandler } from '../../src/handlers/celebrity-promotion-handler.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
@@ -78,7 +78,7 @@ beforeEach(() => {
       graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
       inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
       arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
-      postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+      recentPosts: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
       celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
       deliveryQueue: jobs,
       promotionQueue: new RecordingPromotionQueue(),

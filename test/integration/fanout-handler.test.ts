@@ -7,7 +7,7 @@ import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-re
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
-import { FanOutService } from '../../src/core/fanout-service.js';
+import { FanOutService } from '../../src/core/fanout/fanout-service.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../src/local/sqs/index.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
     graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
     inbox: new InboxRepository(db.client, db.dynamo.tableNames.inbox),
     arrivals: new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency),
-    postsLog: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+    recentPosts: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
     celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
     deliveryQueue: jobs,
     promotionQueue: new RecordingPromotionQueue(),

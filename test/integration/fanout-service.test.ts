@@ -6,12 +6,12 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
-import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
-import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
+import { CachedPreferencesReader } from '../../src/core/preferences/preferences-cache.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { systemClock } from '../../src/core/ports/clock.js';
-import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
-import { FanOutService, type FanOutSettings } from '../../src/core/fanout-service.js';
-import { keys } from '../../src/core/keys.js';
+import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
+import { FanOutService, type FanOutSettings } from '../../src/core/fanout/fanout-service.js';
+import { keys } from '../../src/core/model/keys.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { findNotificationType } from '../../src/notifications/index.js';
@@ -26,9 +26,9 @@ let promotions: RecordingPromotionQueue;
 const settings: FanOutSettings = { celebrityThreshold: 50, feedShards: 4, inboxTtlDays: 90, followerPageSize: 40 };
 const type = (detailType: string): NotificationType => findNotificationType(detailType)!;
 
-/** The arrival ledger and the recent-posts log every fan-out service takes. */
+/** The arrival ledger and the recent posts log every fan-out service takes. */
 function clockPorts(client: DynamoDBDocumentClient) {
-  return { arrivals: new DynamoArrivalLedger(client, db.dynamo.tableNames.idempotency), postsLog: new DynamoRecentPostsLog(client, db.dynamo.tableNames.inbox), celebrityPostsIndex: new DynamoCelebrityPostsLog(client, db.dynamo.tableNames.inbox) };
+  return { arrivals: new DynamoArrivalLedger(client, db.dynamo.tableNames.idempotency), recentPosts: new DynamoRecentPostsLog(client, db.dynamo.tableNames.inbox), celebrityPostsIndex: new DynamoCelebrityPostsLog(client, db.dynamo.tableNames.inbox) };
 }
 
 function serviceOn(client: DynamoDBDocumentClient): { service: FanOutService; graph: FollowGraphRepository } {
@@ -167,10 +167,10 @@ describe('FanOutService, celebrity tier', () => {
 
     // Assess: the profile read, the arrival stamp (one conditional PutItem, 1 WCU), S feed writes
     expect(summary).toMatchObject({ inboxItems: 0, feedItems: settings.feedShards, deliveryJobs: 1, audienceTier: 'celebrity' });
-    // The arrival stamp, the feed items with their posts log copies (one call), the post's key in the S
+    // The arrival stamp, the feed items with their celebrity posts log copies (one call), the post's key in the S
     // count index slots (one small UpdateItem each), then the newest feed id on the profile (one small conditional UpdateItem).
     expect(db.meter.snapshot().byCommand).toEqual({ GetItemCommand: 1, PutItemCommand: 1, BatchWriteItemCommand: 1, UpdateItemCommand: settings.feedShards + 1 });
-    // S feed items, S posts log items, S index slots (one post each, < 1 KB), the arrival stamp and the feed head: 3S + 2 WCU.
+    // S feed items, S celebrity posts log items, S index slots (one post each, < 1 KB), the arrival stamp and the feed head: 3S + 2 WCU.
     expect(db.meter.snapshot().writeCapacityUnits).toBe(3 * settings.feedShards + 2);
     expect(jobs.jobs.find((job) => job.eventId === post.eventId)?.target).toMatchObject({ kind: 'onlineFollowers', actorId: 'star' });
   });
@@ -183,7 +183,7 @@ describe('FanOutService, celebrity tier', () => {
     expect(await graph.listFollowedCelebrities({ tenantId: 'acme', userId: 'newcomer' })).toEqual([]);
   });
 
-  it('indexes a celebrity post once when the fan-out dies between the posts log write and the count index write, then retries', async () => {
+  it('indexes a celebrity post once when the fan-out dies between the celebrity posts log write and the count index write, then retries', async () => {
     // Prepare: a celebrity, and a fan-out whose count index writer dies on its first call
     await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...keys.profile('acme', 'crashy-star'), followerCount: 60, tier: 'celebrity' } }));
     const { service, graph } = serviceOn(db.client);

@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { InboxService } from '../../src/core/inbox-service.js';
-import type { StoredNotification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
-import { markAt } from '../../src/core/read-state.js';
+import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import { markAt } from '../../src/core/model/read-state.js';
 import { aNotification, DAY, feedItemsOnAllShards, inboxItemsFor, MINUTE, SECOND, T0 } from '../support/fixtures.js';
 import {
   ManualClock,
@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db.close());
 
-function services(muted: readonly string[] = []): { withHeads: InboxService; everyFeed: InboxService } {
+function services(muted: readonly string[] = []): { withHeads: InboxReadService; everyFeed: InboxReadService } {
   const common = {
     inbox: repositories.inbox,
     celebrities: repositories.graph,
@@ -45,7 +45,7 @@ function services(muted: readonly string[] = []): { withHeads: InboxService; eve
     inboxTtlDays: 90,
     mutedTypes: { mutedTypesOf: async () => muted },
   };
-  return { withHeads: new InboxService({ ...common, feedHeads: repositories.graph }), everyFeed: new InboxService(common) };
+  return { withHeads: new InboxReadService({ ...common, feedHeads: repositories.graph }), everyFeed: new InboxReadService(common) };
 }
 
 interface Seeded {

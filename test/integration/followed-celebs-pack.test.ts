@@ -10,10 +10,11 @@ import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { backfillFollowedCelebrityPacks, ensureFollowedCelebrityPacks, FollowedPackFullError, FOLLOWED_PACK_MIGRATION } from '../../src/adapters/dynamo/followed-celebs-pack.js';
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
-import { FOLLOWED_PACK_ATTRIBUTE, FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/followed-pack.js';
-import { keys } from '../../src/core/keys.js';
-import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
+import { FOLLOWED_PACK_ATTRIBUTE, FOLLOWED_PACK_CHUNKS, followedPackChunk } from '../../src/core/model/followed-pack.js';
+import { keys } from '../../src/core/model/keys.js';
+import type { FollowedCelebrity } from '../../src/core/model/followed-pack.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 let db: TestDynamo;
 let graph: FollowGraphRepository;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../src/core/keys.js';
+import { keys } from '../../src/core/model/keys.js';
 import type { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import {
   aNotification,
   DAY,

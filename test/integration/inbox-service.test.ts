@@ -1,10 +1,10 @@
 /** The use cases over real dynalite: own inbox merged with celebrity feeds, read state, counts. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodeCursor } from '../../src/core/cursor.js';
-import { NotFoundError } from '../../src/core/errors.js';
-import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
-import type { StoredNotification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import { decodeCursor } from '../../src/core/read/cursor.js';
+import { NotFoundError } from '../../src/core/model/errors.js';
+import type { InboxPage } from '../../src/core/read/inbox-read-service.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import {
   aNotification,
   DAY,
@@ -21,6 +21,7 @@ import {
   repositoriesOn,
   seedFollowingCeleb,
   serviceOn,
+  type InboxUnderTest,
   startTestDynamo,
   TEST_CURSOR_SECRET,
   TEST_FEED_SHARDS,
@@ -31,7 +32,7 @@ import {
 let db: TestDynamo;
 let repositories: Repositories;
 let clock: ManualClock;
-let service: InboxService;
+let service: InboxUnderTest;
 let userCounter = 0;
 const freshUser = (): UserRef => ({ tenantId: 'acme', userId: `viewer-${(userCounter += 1)}` });
 

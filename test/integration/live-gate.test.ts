@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LiveHoldRepository } from '../../src/adapters/dynamo/live-hold-repository.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
-import { FAIL_CLOSED_RETRY_MS } from '../../src/core/live-delivery-policy.js';
-import { HeldPushReleaser, LiveDeliveryGate, liveReleaseMessageSchema, parseLiveReleaseMessage, type LiveReleaseMessage } from '../../src/core/live-gate.js';
+import { FAIL_CLOSED_RETRY_MS } from '../../src/core/preferences/delivery-policy.js';
+import { HeldPushReleaser, LiveDeliveryGate, liveReleaseMessageSchema, parseLiveReleaseMessage, type LiveReleaseMessage } from '../../src/core/live/live-gate.js';
 import type { ConnectionTarget, PostOutcome } from '../../src/core/ports/live.js';
-import type { PreferencesLookup } from '../../src/core/preferences.js';
-import type { PreferencesReader } from '../../src/core/ports/preferences.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { PreferencesLookup } from '../../src/core/preferences/preferences.js';
+import type { PreferencesReader } from '../../src/core/preferences/store.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aCandidate, RecordingScheduler } from '../support/live-gate-fixtures.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { scheduleName } from '../../src/core/schedules.js';
+import { scheduleName } from '../../src/core/jobs/schedules.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
 import { LocalScheduler } from '../../src/local/scheduler/local-scheduler.js';
 import { pollUntil } from '../support/poll-until.js';

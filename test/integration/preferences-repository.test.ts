@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
-import { keys } from '../../src/core/keys.js';
-import { CachedPreferencesReader } from '../../src/core/preferences-cache.js';
-import type { PreferencesLookup } from '../../src/core/preferences.js';
-import type { PreferencesReader } from '../../src/core/ports/preferences.js';
+import { keys } from '../../src/core/model/keys.js';
+import { CachedPreferencesReader } from '../../src/core/preferences/preferences-cache.js';
+import type { PreferencesLookup } from '../../src/core/preferences/preferences.js';
+import type { PreferencesReader } from '../../src/core/preferences/store.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';
 

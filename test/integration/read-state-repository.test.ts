@@ -4,9 +4,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
-import { keys } from '../../src/core/keys.js';
-import { markAt } from '../../src/core/read-state.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import { keys } from '../../src/core/model/keys.js';
+import { markAt } from '../../src/core/model/read-state.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { UserExporter } from '../../src/adapters/dynamo/user-exporter.js';
 import { userExportSchema } from '../../src/contract/user-export.js';
-import { notificationId } from '../../src/core/ids.js';
-import { keys } from '../../src/core/keys.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { keys } from '../../src/core/model/keys.js';
 import { startTestDynamo, type TestDynamo } from '../support/dynamo.js';
 
 const TENANT = 'acme';

@@ -34,14 +34,14 @@ import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log
 import { DynamoTraceRepository } from '../../src/adapters/dynamo/trace-repository.js';
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
-import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
-import { erasureRecordId, totalRemoved } from '../../src/core/erasure.js';
-import { FanOutService } from '../../src/core/fanout-service.js';
-import { ONLINE_SUBSCRIBER_SHARDS } from '../../src/core/live-delivery.js';
-import { keys, tenantKeyPrefix, userPartition } from '../../src/core/keys.js';
-import type { EventEnvelope } from '../../src/core/events.js';
-import type { PromotionJob } from '../../src/core/promotion-job.js';
-import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
+import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
+import { erasureRecordId, totalRemoved } from '../../src/core/privacy/erasure.js';
+import { FanOutService } from '../../src/core/fanout/fanout-service.js';
+import { ONLINE_SUBSCRIBER_SHARDS } from '../../src/core/live/online-followers.js';
+import { keys, tenantKeyPrefix, userPartition } from '../../src/core/model/keys.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
+import type { PromotionJob } from '../../src/core/jobs/promotion-job.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { ensureTables, LOCAL_CREDENTIALS, LOCAL_REGION, localTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../src/local/sqs/index.js';
@@ -75,7 +75,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('mention' as const, 'comment' as const), actor: userIndex, recipients: fc.uniqueArray(userIndex, { minLength: 1, maxLength: 3 }), value: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('post' as const), actor: userIndex, value: fc.nat() }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('follow' as const, 'unfollow' as const), follower: userIndex, followee: userIndex }) },
-  // Followers of the erased user, so it often becomes a celebrity (threshold 2): feed shards, posts log, count index, packs.
+  // Followers of the erased user, so it often becomes a celebrity (threshold 2): feed shards, celebrity posts log, count index, packs.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('follow' as const), follower: fc.nat(7), followee: fc.constant(0) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('post' as const), actor: fc.constant(0), value: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('preferences' as const), user: userIndex, zone: fc.nat(2), muted: fc.uniqueArray(fc.nat(TYPES.length - 1), { maxLength: 2 }) }) },
@@ -88,7 +88,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 const scenario = fc.record({
   users: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ID_POOL) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }) }), { minLength: 3, maxLength: 6 }),
   actions: fc.array(action, { minLength: 6, maxLength: 24 }),
-  /** Two followers first: the erased user is a celebrity from the start (its posts go to feed shards, the posts log and the count index). */
+  /** Two followers first: the erased user is a celebrity from the start (its posts go to feed shards, the celebrity posts log and the count index). */
   celebrity: fc.boolean(),
   stepBudget: fc.integer({ min: 2, max: 60 }),
   killAfterBatch: fc.nat(40),
@@ -141,7 +141,7 @@ async function world(users: readonly string[]) {
     graph,
     inbox: new InboxRepository(client, tables.inbox, noWait),
     arrivals: new DynamoArrivalLedger(client, tables.idempotency),
-    postsLog: new DynamoRecentPostsLog(client, tables.inbox),
+    recentPosts: new DynamoRecentPostsLog(client, tables.inbox),
     celebrityPostsIndex: new DynamoCelebrityPostsLog(client, tables.inbox),
     deliveryQueue: new RecordingJobQueue(),
     promotionQueue,
@@ -251,7 +251,7 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
   const after = Object.fromEntries(TABLE_NAMES.map((table) => [table, new Map(before[table])])) as Snapshot;
   const others = users.filter((user) => user !== erased);
   const own: Record<TableName, Set<string>> = {
-    inbox: new Set([userPartition(TENANT, erased), keys.postsLogPartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
+    inbox: new Set([userPartition(TENANT, erased), keys.recentPostsPartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
     readMarks: new Set([userPartition(TENANT, erased)]),
     connections: new Set([userPartition(TENANT, erased), ...Array.from({ length: ONLINE_SUBSCRIBER_SHARDS }, (_, shard) => keys.onlineSubscribersPartition(TENANT, erased, shard))]),
     graph: new Set([keys.followersPartition(TENANT, erased), keys.followingCelebsPartition(TENANT, erased), keys.followedCelebsPackPartition(TENANT, erased), keys.profile(TENANT, erased).pk, keys.channelStatePartition(TENANT, erased)]),

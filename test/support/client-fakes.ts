@@ -3,7 +3,7 @@
  * a WebSocket the test opens, feeds and drops, and an in-memory inbox server behind `fetch` that
  * follows the REST contract (pages newest first, `since`, `type`, cursors, capped counts, read/seen marks).
  */
-import { notificationId } from '../../src/core/ids.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import type { Clock, FetchLike, Notification, ServerMessage, TimerHandle } from '../../src/client/index.js';
 import { T0 } from './fixtures.js';
 

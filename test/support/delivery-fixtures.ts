@@ -1,8 +1,8 @@
 /** Typed fixture factories for delivery jobs and the SQS events of the delivery queues. */
 import type { SQSEvent } from 'aws-lambda';
-import type { DeliveryJob, Priority, RenderedNotification } from '../../src/core/delivery-job.js';
-import { notificationId } from '../../src/core/ids.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { DeliveryJob, Priority, RenderedNotification } from '../../src/core/jobs/delivery-job.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { anSqsEvent, anSqsRecord, uniqueEventId } from './events.js';
 
 export function aRenderedNotification(overrides: Partial<RenderedNotification> = {}): RenderedNotification {

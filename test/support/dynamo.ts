@@ -6,10 +6,11 @@ import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import { decodeCursor } from '../../src/core/cursor.js';
-import { InboxService, type InboxPageRequest } from '../../src/core/inbox-service.js';
+import { decodeCursor } from '../../src/core/read/cursor.js';
+import { InboxReadService, type InboxPageRequest } from '../../src/core/read/inbox-read-service.js';
+import { ReadMarks } from '../../src/core/actions/read-marks.js';
 import type { Clock } from '../../src/core/ports/clock.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 
 export interface TestDynamo {
@@ -68,8 +69,11 @@ export function repositoriesOn(client: DynamoDBDocumentClient, tableNames: Embed
   };
 }
 
-export function serviceOn(repositories: Repositories, clock: Clock, options: { feedShards?: number; cursorSecret?: string; feedHeads?: boolean } = {}): InboxService {
-  return new InboxService({
+/** The REST functions' core objects over the same repositories: the read service and the marks. */
+export type InboxUnderTest = Pick<InboxReadService, 'listPage' | 'counts' | 'findInView'> & Pick<ReadMarks, 'markAllRead' | 'markAllSeen' | 'markOneRead'>;
+
+export function serviceOn(repositories: Repositories, clock: Clock, options: { feedShards?: number; cursorSecret?: string; feedHeads?: boolean } = {}): InboxUnderTest {
+  const reads = new InboxReadService({
     inbox: repositories.inbox,
     celebrities: repositories.graph,
     ...(options.feedHeads ? { feedHeads: repositories.graph } : {}),
@@ -79,6 +83,15 @@ export function serviceOn(repositories: Repositories, clock: Clock, options: { f
     feedShards: options.feedShards ?? TEST_FEED_SHARDS,
     inboxTtlDays: 90,
   });
+  const marks = new ReadMarks({ readState: repositories.readState, view: reads, clock, inboxTtlDays: 90 });
+  return {
+    listPage: (user, request) => reads.listPage(user, request),
+    counts: (user, request) => reads.counts(user, request),
+    findInView: (user, ids) => reads.findInView(user, ids),
+    markAllRead: (user, upTo) => marks.markAllRead(user, upTo),
+    markAllSeen: (user, upTo) => marks.markAllSeen(user, upTo),
+    markOneRead: (user, id) => marks.markOneRead(user, id),
+  };
 }
 
 /** Graph items: `user` follows `celebrityId` since `followedAtMs` (the edge and its pack entry, what follow.created writes for a celebrity). */
@@ -87,7 +100,7 @@ export async function seedFollowingCeleb(client: DynamoDBDocumentClient, graphTa
 }
 
 /** Every page of a walk with cursors, and the DynamoDB requests `meter` counted for each page. */
-export async function walkPages(meter: RequestMeter, service: InboxService, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
+export async function walkPages(meter: RequestMeter, service: Pick<InboxReadService, 'listPage'>, user: UserRef, request: Omit<InboxPageRequest, 'cursor'>): Promise<{ pages: string[][]; requests: number[] }> {
   const pages: string[][] = [];
   const requests: number[] = [];
   let cursor: string | null = null;

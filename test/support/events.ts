@@ -1,7 +1,7 @@
 /** Typed fixture factories for producer events (CONTRACT.md "Events") and intake SQS records. */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { EventEnvelope, NotificationEvent } from '../../src/core/events.js';
+import type { EventEnvelope, NotificationEvent } from '../../src/core/fanout/events.js';
 
 let sequence = 0;
 /** A producer event id unique within the test run. */

@@ -1,8 +1,9 @@
 /** Typed fixture factories shared by unit, integration and end-to-end tests. */
-import { notificationId } from '../../src/core/ids.js';
-import type { StoredNotification } from '../../src/core/notification.js';
-import type { InboxItemToWrite, InboxSource, UserRef } from '../../src/core/ports/inbox.js';
-import { EMPTY_READ_STATE, type ReadState } from '../../src/core/read-state.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
+import type { InboxItemToWrite, InboxSource } from '../../src/core/ports/inbox.js';
+import { EMPTY_READ_STATE, type ReadState } from '../../src/core/model/read-state.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 /** A fixed instant all tests count from: 2026-01-01T00:00:00.000Z. */
 export const T0 = Date.UTC(2026, 0, 1);

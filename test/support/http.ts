@@ -1,6 +1,6 @@
 /** A small typed HTTP client for end-to-end tests. */
 import { createServer } from 'node:net';
-import type { Notification } from '../../src/core/notification.js';
+import type { Notification } from '../../src/core/model/notification.js';
 
 export interface HttpAnswer {
   status: number;

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import WebSocket from 'ws';
 import type { Notification, NotificationPage } from '../../src/contract/wire.js';
-import type { LiveMessage } from '../../src/core/live-messages.js';
+import type { LiveMessage } from '../../src/core/live/live-messages.js';
 import { loadLocalSecrets } from '../../src/local/signing-key.js';
 import { call, freePort } from './http.js';
 import { auditCoverage, type AuditCoverage } from './audit-coverage.js';

@@ -1,7 +1,7 @@
 /** In-memory fakes of the live-delivery ports, for unit tests of the core and the handlers. */
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryLedger, PostOutcome } from '../../src/core/ports/live.js';
-import type { LiveMessage } from '../../src/core/live-messages.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { LiveMessage } from '../../src/core/live/live-messages.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 export class FakeDirectory implements ConnectionDirectory {
   readonly lookups: UserRef[][] = [];

@@ -1,8 +1,8 @@
 /** Fakes and fixtures for the live-delivery gate: a recording scheduler, live notifications. */
-import { notificationId } from '../../src/core/ids.js';
-import type { GateCandidate } from '../../src/core/live-gate.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import type { GateCandidate } from '../../src/core/live/live-gate.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../src/core/ports/scheduler.js';
 
 /** Records every schedule; a name already recorded answers `already_scheduled`, like the real ones. */

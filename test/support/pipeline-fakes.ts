@@ -1,7 +1,7 @@
 /** In-memory ports and fault injection for fan-out tests. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PromotionJob } from '../../src/core/promotion-job.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { PromotionJob } from '../../src/core/jobs/promotion-job.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { DeliveryJobQueue } from '../../src/core/ports/queues.js';
 import type { PromotionJobQueue } from '../../src/core/ports/queues.js';
 

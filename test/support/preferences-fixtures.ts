@@ -1,6 +1,6 @@
 /** Typed fixture factories for preferences, quiet hours and the live-delivery policy. */
-import type { LivePushSubject } from '../../src/core/live-delivery-policy.js';
-import { DEFAULT_PREFERENCES, type Preferences, type PreferencesLookup } from '../../src/core/preferences.js';
+import type { LivePushSubject } from '../../src/core/preferences/delivery-policy.js';
+import { DEFAULT_PREFERENCES, type Preferences, type PreferencesLookup } from '../../src/core/preferences/preferences.js';
 
 /** Preferences as a user saved them; defaults to UTC, no quiet hours, nothing muted. */
 export function aPreferences(overrides: Partial<Preferences> = {}): Preferences {

@@ -1,8 +1,8 @@
 /** Shared plumbing of the schedules / quiet hours / rate limit end-to-end suites. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { EventEnvelope } from '../../src/core/events.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { EventEnvelope } from '../../src/core/fanout/events.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { UserRef } from '../../src/core/model/user.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';
-import type { UserRef } from '../../src/core/ports/inbox.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 function claims(user: UserRef) {
   const now = Math.floor(Date.now() / 1000);

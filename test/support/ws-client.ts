@@ -1,6 +1,6 @@
 /** A real `ws` client for end-to-end tests: records every server message, waits with bounded polling. */
 import WebSocket from 'ws';
-import type { LiveMessage } from '../../src/core/live-messages.js';
+import type { LiveMessage } from '../../src/core/live/live-messages.js';
 import { pollUntil, type PollOptions } from './poll-until.js';
 
 export const WS_POLL: PollOptions = { attempts: 200, intervalMs: 25 };

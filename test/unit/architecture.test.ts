@@ -1,10 +1,12 @@
 /**
- * The layering of src/ and lib/, from their imports: core is pure (no adapter, handler, local,
- * app, client or catalog code, no AWS SDK); adapters never reach up into handlers, app or local;
- * handlers never import the local runtime; the browser client imports only its own files (and
- * types); and no module imports itself through a cycle, type-only imports included.
+ * The layering of src/ and lib/, from their imports: the contract at the bottom (zod and itself
+ * only); core pure (no adapter, handler, local, app, client or catalog code, no AWS SDK) and its
+ * rooms layered (CORE_LAYERS: `read/` never imports `fanout/`...); adapters never reach up into
+ * handlers, app or local; handlers never import the local runtime; Lambda entries only their
+ * composition root; the browser client imports only its own files (and types); and no module
+ * imports itself through a cycle, type-only imports included.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -93,20 +95,54 @@ interface LayerRule {
   /** Files the rule applies to. */
   from: string;
   /** What they may not import: repository paths (prefixes) or package names (prefixes). */
-  forbidden: string[];
+  forbidden?: string[];
   /** Type-only imports are allowed (the client's contract types). */
   allowTypeOnly?: boolean;
-  /** Relative imports must stay under this prefix. */
-  onlyWithin?: string;
+  /** Relative imports must stay under one of these prefixes. */
+  onlyWithin?: string[];
+  /** Package imports must be one of these (exact names). */
+  onlyPackages?: string[];
 }
 
+/**
+ * The rooms of src/core/, bottom up, and the rooms each may import besides itself (every room may
+ * import src/contract/). `model` is the shared vocabulary, `jobs` what functions hand each other,
+ * `ports` the interfaces adapters implement; the capabilities sit above them.
+ */
+export const CORE_LAYERS: Readonly<Record<string, readonly string[]>> = {
+  model: [],
+  jobs: ['model'],
+  ports: ['model', 'jobs'],
+  preferences: ['model', 'jobs', 'ports'],
+  read: ['model', 'ports'],
+  live: ['model', 'jobs', 'ports', 'preferences'],
+  fanout: ['model', 'jobs', 'ports', 'preferences'],
+  channels: ['model', 'jobs', 'ports', 'preferences'],
+  actions: ['model', 'jobs', 'ports', 'read', 'live'],
+  // Erasure reads scheduled events and jobs to find whose they are.
+  privacy: ['model', 'jobs', 'fanout'],
+  // The audit trail: the decisions come as trace entries (ports/trace), hashed with keys it is handed.
+  audit: ['model', 'ports'],
+};
+
+const coreRoomRules: LayerRule[] = Object.entries(CORE_LAYERS).map(([room, below]) => ({
+  from: `src/core/${room}/`,
+  // The table specs are data (key and attribute names) the erasure classifies items by.
+  onlyWithin: [`src/core/${room}/`, ...below.map((lower) => `src/core/${lower}/`), 'src/contract/', 'src/table-specs.ts'],
+}));
+
 const RULES: LayerRule[] = [
-  { from: 'src/core/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/client/', 'src/notifications/', '@aws-sdk/', 'aws-cdk-lib'] },
-  { from: 'src/adapters/', forbidden: ['src/handlers/', 'src/app/', 'src/local/'] },
-  { from: 'src/handlers/', forbidden: ['src/local/'] },
-  { from: 'src/notifications/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/client/', '@aws-sdk/'] },
-  { from: 'src/app/', forbidden: ['src/local/'] },
-  { from: 'src/client/', forbidden: ['@aws-sdk/', 'node:'], allowTypeOnly: true, onlyWithin: 'src/client/' },
+  { from: 'src/contract/', onlyWithin: ['src/contract/'], onlyPackages: ['zod'] },
+  { from: 'src/core/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/lambda/', 'src/client/', 'src/notifications/', 'src/api-docs/', '@aws-sdk/', 'aws-cdk-lib'] },
+  ...coreRoomRules,
+  { from: 'src/adapters/', forbidden: ['src/handlers/', 'src/app/', 'src/lambda/', 'src/local/'] },
+  { from: 'src/handlers/', forbidden: ['src/local/', 'src/app/', 'src/lambda/'] },
+  { from: 'src/notifications/', forbidden: ['src/adapters/', 'src/handlers/', 'src/local/', 'src/app/', 'src/lambda/', 'src/client/', '@aws-sdk/'] },
+  { from: 'src/app/', forbidden: ['src/local/', 'src/lambda/'] },
+  { from: 'src/lambda/', onlyWithin: ['src/app/'] },
+  // The generators read the contract, the catalog and the event envelope, never a composition or the runtime.
+  { from: 'src/api-docs/', forbidden: ['src/adapters/', 'src/handlers/', 'src/app/', 'src/lambda/', 'src/local/', 'src/client/'] },
+  { from: 'src/client/', forbidden: ['@aws-sdk/', 'node:'], allowTypeOnly: true, onlyWithin: ['src/client/'] },
 ];
 
 /** Every import that breaks a rule, as `file -> target`. */
@@ -116,12 +152,20 @@ export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] 
     for (const rule of rules.filter((candidate) => file.startsWith(candidate.from))) {
       for (const edge of imports) {
         if (rule.allowTypeOnly && edge.typeOnly) continue;
-        const outside = rule.onlyWithin !== undefined && edge.relative && !edge.target.startsWith(rule.onlyWithin);
-        if (outside || rule.forbidden.some((prefix) => edge.target.startsWith(prefix))) violations.push(`${file} -> ${edge.target}`);
+        const outside = rule.onlyWithin !== undefined && edge.relative && !rule.onlyWithin.some((prefix) => edge.target.startsWith(prefix));
+        const otherPackage = rule.onlyPackages !== undefined && !edge.relative && !rule.onlyPackages.includes(edge.target);
+        const forbidden = (rule.forbidden ?? []).some((prefix) => edge.target.startsWith(prefix));
+        const violation = `${file} -> ${edge.target}`;
+        if ((outside || otherPackage || forbidden) && !violations.includes(violation)) violations.push(violation);
       }
     }
   }
   return violations;
+}
+
+/** Core modules outside any room of CORE_LAYERS (a new file goes into the room it belongs to). */
+export function filesOutsideRooms(files: Iterable<string>): string[] {
+  return [...files].filter((file) => file.startsWith('src/core/') && !Object.keys(CORE_LAYERS).some((room) => file.startsWith(`src/core/${room}/`)));
 }
 
 describe('architecture', () => {
@@ -129,11 +173,18 @@ describe('architecture', () => {
 
   it('reads the imports of every module of src/ and lib/', () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('src/handlers/delivery.ts')!.map((edge) => edge.target)).toEqual(['src/app/delivery.ts']);
+    expect(graph.get('src/lambda/delivery.ts')!.map((edge) => edge.target)).toEqual(['src/app/delivery.ts']);
   });
 
-  it('keeps the layers: core pure, adapters below handlers and app, handlers apart from the local runtime, the client on its own', () => {
+  it('keeps the layers: contract at the bottom, core pure and its rooms layered, adapters below handlers and app, handlers apart from the local runtime, the client on its own', () => {
     expect(layerViolations(graph)).toEqual([]);
+  });
+
+  it('puts every core module in a room, and every room has a README saying what it owns', () => {
+    expect(filesOutsideRooms(graph.keys())).toEqual([]);
+    const rooms = readdirSync(join(ROOT, 'src/core'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(rooms.sort()).toEqual(Object.keys(CORE_LAYERS).sort());
+    for (const room of rooms) expect(existsSync(join(ROOT, 'src/core', room, 'README.md')), room).toBe(true);
   });
 
   it('has no import cycle in src/ or lib/', () => {
@@ -151,6 +202,33 @@ describe('architecture', () => {
     ]);
     expect(findCycles(synthetic)).toEqual(expect.arrayContaining([['src/core/a.ts', 'src/core/b.ts', 'src/core/c.ts'], ['src/adapters/dynamo/x.ts']]));
     expect(layerViolations(synthetic)).toEqual(['src/core/c.ts -> src/adapters/dynamo/x.ts', 'src/client/y.ts -> src/core/c.ts']);
+    expect(filesOutsideRooms(synthetic.keys())).toEqual(['src/core/a.ts', 'src/core/b.ts', 'src/core/c.ts']);
+  });
+
+  it('finds a room importing a room above it or beside it, and a contract importing the project or a package', () => {
+    const edge = (target: string, typeOnly = false): Import => ({ target, typeOnly, relative: !/^[@a-z]/.test(target) || target.startsWith('src/') });
+    const synthetic: ImportGraph = new Map([
+      // Allowed: a room's own files, the rooms below it, the contract; the contract's own files and zod.
+      ['src/core/read/page.ts', [edge('src/core/read/cursor.ts'), edge('src/core/model/ids.ts'), edge('src/core/ports/inbox.ts', true), edge('src/contract/wire.ts', true)]],
+      ['src/core/actions/marks.ts', [edge('src/core/read/view.ts'), edge('src/core/live/push.ts')]],
+      ['src/contract/rest.ts', [edge('src/contract/ids.ts'), edge('zod')]],
+      // Against the grain: read -> fanout (beside), model -> ports (above), live -> actions (above), type-only included.
+      ['src/core/read/bad.ts', [edge('src/core/fanout/fanout-plan.ts')]],
+      ['src/core/model/bad.ts', [edge('src/core/ports/inbox.ts', true)]],
+      ['src/core/live/bad.ts', [edge('src/core/actions/inbox-actions.ts')]],
+      // The contract imports nothing of the project but itself, and no package but zod.
+      ['src/contract/bad.ts', [edge('src/core/model/ids.ts'), edge('ulid')]],
+      // A Lambda entry imports its composition root only.
+      ['src/lambda/bad.ts', [edge('src/handlers/fanout-handler.ts')]],
+    ]);
+    expect(layerViolations(synthetic)).toEqual([
+      'src/core/read/bad.ts -> src/core/fanout/fanout-plan.ts',
+      'src/core/model/bad.ts -> src/core/ports/inbox.ts',
+      'src/core/live/bad.ts -> src/core/actions/inbox-actions.ts',
+      'src/contract/bad.ts -> src/core/model/ids.ts',
+      'src/contract/bad.ts -> ulid',
+      'src/lambda/bad.ts -> src/handlers/fanout-handler.ts',
+    ]);
   });
 
   it('reads static, type-only, re-export and dynamic imports', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapBounded } from '../../src/core/bounded-parallel.js';
+import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

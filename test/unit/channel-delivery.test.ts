@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { ChannelDelivery, type ChannelDeliveryDeps, type ChannelInput, type ChannelTypeInfo } from '../../src/core/channels/channel-delivery.js';
 import { pushMessageOf } from '../../src/core/channels/channel-messages.js';
 import { unsubscribeToken, verifyUnsubscribeToken } from '../../src/core/channels/unsubscribe-token.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
-import type { ChannelSendKey, ChannelState, PushMessage } from '../../src/core/ports/channels.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import type { ChannelSendKey, ChannelState, PushMessage } from '../../src/core/channels/ports.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
-import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');
 const ID = (n: number) => `01KAZ0000000000000000000${String(n).padStart(2, '0')}`;

@@ -1,6 +1,6 @@
 /** Hostile input at the channels' boundaries: device registrations, unsubscribe tokens, the local SNS and SES stand-ins. */
 import { describe, expect, it } from 'vitest';
-import { deviceInputSchema } from '../../src/core/channels/devices.js';
+import { deviceInputSchema } from '../../src/contract/channel-schemas.js';
 import { unsubscribeToken, verifyUnsubscribeToken } from '../../src/core/channels/unsubscribe-token.js';
 import { LocalSesV2 } from '../../src/local/ses/ses-v2.js';
 import { LocalMobilePush } from '../../src/local/sns/mobile-push.js';

@@ -3,10 +3,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { ChannelDelivery, type ChannelDeliveryDeps, type ChannelInput } from '../../src/core/channels/channel-delivery.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
-import { signedDeliveryJobBody } from '../../src/core/delivery-job-signature.js';
-import type { ChannelDedupStore, ChannelSendKey, PushOutcome, PushProvider } from '../../src/core/ports/channels.js';
-import { DEFAULT_PREFERENCES } from '../../src/core/preferences.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signature.js';
+import type { ChannelDedupStore, ChannelSendKey, PushOutcome, PushProvider } from '../../src/core/channels/ports.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { createChannelHandler } from '../../src/handlers/channel-handler.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InboxStore, idJustBelow, lowestIdAt, timeOfId, type Notification } from '../../src/client/index.js';
-import type { Notification as ServerNotification } from '../../src/core/notification.js';
-import { notificationId } from '../../src/core/ids.js';
+import type { Notification as ServerNotification } from '../../src/core/model/notification.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import { aClientNotification } from '../support/client-fakes.js';
 import { SECOND, T0 } from '../support/fixtures.js';
 

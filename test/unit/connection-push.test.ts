@@ -3,9 +3,9 @@
  * (live delivery: only the failed record is retried) and per connection (a release is retried whole).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { postOrRemoveStale, pushToConnection } from '../../src/core/connection-push.js';
+import { postOrRemoveStale, pushToConnection } from '../../src/core/live/connection-push.js';
 import type { ConnectionTarget } from '../../src/core/ports/live.js';
-import type { PendingPush } from '../../src/core/live-messages.js';
+import type { PendingPush } from '../../src/core/live/live-messages.js';
 import { alice } from '../support/fixtures.js';
 import { aLiveNotification } from '../support/live-gate-fixtures.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../support/live-fakes.js';

@@ -7,12 +7,12 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as z from 'zod';
-import { eventsJsonSchema, websocketJsonSchema } from '../../src/contract/json-schemas.js';
-import { openApiDocument } from '../../src/contract/openapi.js';
+import { eventsJsonSchema, websocketJsonSchema } from '../../src/api-docs/json-schemas.js';
+import { openApiDocument } from '../../src/api-docs/openapi.js';
 import type * as wire from '../../src/contract/wire.js';
 import type * as schemas from '../../src/contract/wire-schemas.js';
-import type { Preferences } from '../../src/core/preferences.js';
-import { restRoutes } from '../../src/handlers/rest/routes.js';
+import type { Preferences } from '../../src/core/preferences/preferences.js';
+import { restRoutes } from '../../src/contract/rest-routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { aMention } from '../support/events.js';
 

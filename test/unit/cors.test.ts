@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, corsAllowOriginsFromEnv } from '../../src/app/config.js';
+import { ConfigError } from '../../src/app/config-parsing.js';
+import { corsAllowOriginsFromEnv } from '../../src/app/shared-config.js';
 import { corsHeaders } from '../../src/handlers/rest/http.js';
 
 describe('CORS', () => {

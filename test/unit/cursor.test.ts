@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { decodeCursor, encodeCursor } from '../../src/core/cursor.js';
-import { ValidationError } from '../../src/core/errors.js';
+import { decodeCursor, encodeCursor } from '../../src/core/read/cursor.js';
+import { ValidationError } from '../../src/core/model/errors.js';
 import { notificationsEverySecond, T0 } from '../support/fixtures.js';
 
 const SECRET = 'server-secret';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Priority } from '../../src/core/delivery-job.js';
-import type { DeliveryInput, DeliveryReport } from '../../src/core/live-delivery.js';
-import type { LiveReleaseMessage } from '../../src/core/live-gate.js';
+import type { Priority } from '../../src/core/jobs/delivery-job.js';
+import type { DeliveryInput, DeliveryReport } from '../../src/core/live/delivery-batch.js';
+import type { LiveReleaseMessage } from '../../src/core/live/live-gate.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { anSqsEvent, anSqsRecord } from '../support/events.js';
 

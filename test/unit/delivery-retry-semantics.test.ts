@@ -5,11 +5,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
-import { LiveDelivery } from '../../src/core/live-delivery.js';
-import { HeldPushReleaser, type LiveReleaseMessage } from '../../src/core/live-gate.js';
-import type { DigestMessage, LiveMessage } from '../../src/core/live-messages.js';
-import type { Notification } from '../../src/core/notification.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
+import { HeldPushReleaser, type LiveReleaseMessage } from '../../src/core/live/live-gate.js';
+import type { DigestMessage, LiveMessage } from '../../src/core/live/live-messages.js';
+import type { Notification } from '../../src/core/model/notification.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { aDeliveryEvent, aRecipientsJob, aRenderedNotification } from '../support/delivery-fixtures.js';
 import { anSqsEvent } from '../support/events.js';

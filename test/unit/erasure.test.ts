@@ -1,8 +1,8 @@
 /** Which stored items and schedules name a user, by key kind and role (never by value), and the tombstone's id. */
 import { describe, expect, it } from 'vitest';
-import { erasureRecordId, userPartitions, type ErasureSubject } from '../../src/core/erasure.js';
-import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../src/core/erasure-roles.js';
-import { keys } from '../../src/core/keys.js';
+import { erasureRecordId, userPartitions, type ErasureSubject } from '../../src/core/privacy/erasure.js';
+import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../src/core/privacy/erasure-roles.js';
+import { keys } from '../../src/core/model/keys.js';
 import type { TableName } from '../../src/table-specs.js';
 import { findNotificationType } from '../../src/notifications/index.js';
 import { eventBridgeBody } from '../support/events.js';
@@ -18,7 +18,7 @@ describe('classifyStoredItem: what belongs to the user or names them in a role',
   it.each<[string, TableName, Record<string, unknown>, string]>([
     ['their inbox item', 'inbox', { ...keys.inboxItem('acme', 'al', ULID), actor: { id: 'bo' } }, 'delete inboxItem'],
     ['their feed shard item', 'inbox', { ...keys.feedItem('acme', 'al', 3, ULID), actor: { id: 'al' } }, 'delete feedItem'],
-    ['their posts log entry', 'inbox', { pk: keys.postsLogPartition('acme', 'al'), sk: ULID }, 'delete postsLogEntry'],
+    ['their recent posts log entry', 'inbox', { pk: keys.recentPostsPartition('acme', 'al'), sk: ULID }, 'delete postsLogEntry'],
     ['their celebrity post in the tenant log', 'inbox', { pk: keys.celebrityPostsPartition('acme', 1), sk: ULID, authorId: 'al', actor: { id: 'al' } }, 'delete celebrityPost'],
     ['their read mark', 'readMarks', { ...keys.readMark('acme', 'al') }, 'delete readMark'],
     ['their single read', 'readMarks', { ...keys.readException('acme', 'al', ULID) }, 'delete readException'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventValidationError, validateEvent, validateEventBridgeBody } from '../../src/core/events.js';
+import { EventValidationError, validateEvent, validateEventBridgeBody } from '../../src/core/fanout/events.js';
 import { findNotificationType } from '../../src/notifications/index.js';
 import { aFollow, aMention, aPost, eventBridgeBody } from '../support/events.js';
 

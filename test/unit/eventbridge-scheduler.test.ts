@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ConflictException, CreateScheduleCommand, SchedulerClient, ValidationException } from '@aws-sdk/client-scheduler';
 import { EventBridgeScheduler } from '../../src/adapters/scheduler/eventbridge-scheduler.js';
-import { atExpression, SCHEDULE_NAME_PATTERN, scheduleName } from '../../src/core/schedules.js';
+import { atExpression, SCHEDULE_NAME_PATTERN, scheduleName } from '../../src/core/jobs/schedules.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
 import { utc } from '../support/preferences-fixtures.js';
 

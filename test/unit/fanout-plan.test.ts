@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RECIPIENTS_PER_JOB, deliveryJobSchema } from '../../src/core/delivery-job.js';
-import {
-  feedRecipient,
-  planFeedWrites,
-  planOnlineFollowersJob,
-  planRecipientJobs,
-  planRecipientWrites,
-  renderNotification,
-} from '../../src/core/fanout-plan.js';
-import { notificationId } from '../../src/core/ids.js';
+import { MAX_RECIPIENTS_PER_JOB, deliveryJobSchema } from '../../src/core/jobs/delivery-job.js';
+import { planFeedWrites, planOnlineFollowersJob, planRecipientJobs, planRecipientWrites, renderNotification } from '../../src/core/fanout/fanout-plan.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import { postPublished } from '../../src/notifications/post-published.js';
 import { mentionCreated } from '../../src/notifications/mention-created.js';
 import { aNotificationEvent } from '../support/events.js';
+import { feedRecipient } from '../../src/core/model/recipient-ids.js';
 
 const TTL_DAYS = 90;
 

@@ -5,11 +5,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryJobQueue } from '../../src/adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../../src/adapters/sqs/sqs-promotion-queue.js';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { ConfigError, ENV, FAN_OUT_QUEUE_URL_ENV, fanOutConfigFromEnv, type Env } from '../../src/app/config.js';
-import { fanOutService, unusedFanOutQueue } from '../../src/app/fan-out.js';
+import { ConfigError } from '../../src/app/config-parsing.js';
+import { ENV, FAN_OUT_QUEUE_URL_ENV, type Env } from '../../src/env.js';
+import { fanOutConfigFromEnv, fanOutService, unusedFanOutQueue } from '../../src/app/fan-out.js';
 import { createParts } from '../../src/app/parts.js';
-import { fanOutQueueNeeds } from '../../src/core/fanout-queues.js';
-import type { FanOutDeps, FanOutService } from '../../src/core/fanout-service.js';
+import { fanOutQueueNeeds } from '../../src/core/fanout/fanout-queues.js';
+import type { FanOutDeps, FanOutService } from '../../src/core/fanout/fanout-service.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { catalog, findNotificationType } from '../../src/notifications/index.js';
 

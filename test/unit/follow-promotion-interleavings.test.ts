@@ -6,10 +6,10 @@
  * follow, and not at all when it arrived before.
  */
 import { describe, expect, it } from 'vitest';
-import { CelebrityPromotionService } from '../../src/core/celebrity-promotion.js';
-import type { PromotionJob } from '../../src/core/promotion-job.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
-import type { NotificationEvent } from '../../src/core/events.js';
+import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
+import type { PromotionJob } from '../../src/core/jobs/promotion-job.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
+import type { NotificationEvent } from '../../src/core/fanout/events.js';
 import type {
   AccountProfile,
   FollowEdge,
@@ -20,10 +20,10 @@ import type {
   TierChange,
 } from '../../src/core/ports/follow-graph.js';
 import type { ArrivalKey, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
-import { FanOutService, postVisibleToFollow, type FanOutSettings } from '../../src/core/fanout-service.js';
-import { idLowerBoundAt } from '../../src/core/ids.js';
+import { FanOutService, postVisibleToFollow, type FanOutSettings } from '../../src/core/fanout/fanout-service.js';
+import { idLowerBoundAt } from '../../src/core/model/ids.js';
 import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
-import type { Tier } from '../../src/core/tier.js';
+import type { Tier } from '../../src/core/model/tier.js';
 import { findNotificationType } from '../../src/notifications/index.js';
 import { forEachInterleaving, type Scheduler } from '../support/interleavings.js';
 
@@ -35,7 +35,7 @@ interface Edge {
   counted: boolean;
 }
 
-/** Graph, inbox, feeds, arrival ledger, posts log and queues in memory; each shared-state access is a scheduler step. */
+/** Graph, inbox, feeds, arrival ledger, recent posts log and queues in memory; each shared-state access is a scheduler step. */
 class World implements FollowGraph, RecentPostsLog {
   readonly edges = new Map<string, Edge>();
   profile: { followerCount: number; tier: Tier; everCelebrity: boolean };
@@ -219,7 +219,7 @@ async function runOnce(scheduler: Scheduler, scenario: Scenario): Promise<string
     graph: world,
     inbox: world.inbox,
     arrivals: world.arrivalLedger,
-    postsLog: world,
+    recentPosts: world,
     // The count index is not what these interleavings check.
     celebrityPostsIndex: { indexPosts: async () => {} },
     deliveryQueue: world.deliveryQueue,

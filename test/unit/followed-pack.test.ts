@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/erasure.js';
-import { classifyStoredItem } from '../../src/core/erasure-roles.js';
+import { sharedItemPartCount, sharedPartsUpdates, userPartitions } from '../../src/core/privacy/erasure.js';
+import { classifyStoredItem } from '../../src/core/privacy/erasure-roles.js';
 import {
   decodeFollowedPack,
   decodeFollowedPackElement,
@@ -10,8 +10,8 @@ import {
   followedAtMs,
   followedPackChunk,
   followedPackElementsOf,
-} from '../../src/core/followed-pack.js';
-import { keys, tenantKeyPrefix } from '../../src/core/keys.js';
+} from '../../src/core/model/followed-pack.js';
+import { keys, tenantKeyPrefix } from '../../src/core/model/keys.js';
 import { parseStartKey } from '../../src/ops/migrate.js';
 
 describe('the followed-celebrities pack', () => {

@@ -7,8 +7,8 @@ import { generateKeyPair, SignJWT, exportJWK } from 'jose';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { createJwtVerifier } from '../../src/adapters/jwt-verifier.js';
-import { claimAt, identityFromClaims } from '../../src/core/claims.js';
-import { Unauthorized } from '../../src/core/errors.js';
+import { claimAt, identityFromClaims } from '../../src/core/model/claims.js';
+import { Unauthorized } from '../../src/core/model/errors.js';
 import { createAuthorizerHandler } from '../../src/handlers/authorizer-handler.js';
 
 const ISSUER = 'https://idp.example.com/';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTime } from 'ulid';
-import { idLowerBoundAt, idUpperBoundAt, isNotificationId, notificationId, timeOfId } from '../../src/core/ids.js';
+import { idLowerBoundAt, idUpperBoundAt, isNotificationId, notificationId, timeOfId } from '../../src/core/model/ids.js';
 import { T0 } from '../support/fixtures.js';
 
 const input = { tenantId: 'acme', type: 'mention.created', eventId: 'evt-42', recipient: 'alice', timeMs: T0 };

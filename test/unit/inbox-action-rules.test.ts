@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sanitizeLinks } from '../../src/core/action-links.js';
-import { decodeCursor, encodeCursor } from '../../src/core/cursor.js';
-import { notificationId } from '../../src/core/ids.js';
-import { typesOfTab, typesOutsideTab } from '../../src/core/inbox-filters.js';
-import { isArchived, isHidden, isRead, isSeen, markAt } from '../../src/core/read-state.js';
+import { sanitizeLinks } from '../../src/core/model/action-links.js';
+import { decodeCursor, encodeCursor } from '../../src/core/read/cursor.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { typesOfTab, typesOutsideTab } from '../../src/core/read/inbox-filters.js';
+import { isArchived, isHidden, isRead, isSeen, markAt } from '../../src/core/model/read-state.js';
 import { catalog } from '../../src/notifications/index.js';
 import { aReadState, SECOND, T0 } from '../support/fixtures.js';
 

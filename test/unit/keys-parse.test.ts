@@ -1,8 +1,9 @@
 /** Keys parsed back: every kind keys.ts builds round-trips through parseKey, hostile ids included; anything else parses to nothing. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isKeyIdOf, keys, keySegment, parseKey, parseKeySegment, type KeyId, type ParsedKey, type TableKey } from '../../src/core/keys.js';
-import { erasureRecordId } from '../../src/core/erasure.js';
+import { keys, keySegment, type TableKey } from '../../src/core/model/keys.js';
+import { erasureRecordId } from '../../src/core/privacy/erasure.js';
+import { isKeyIdOf, parseKey, parseKeySegment, type KeyId, type ParsedKey } from '../../src/core/model/key-parsing.js';
 
 /** What the parse of a key built from `value` holds: the segment, and the id unless it was hashed. */
 const idOf = (value: string): KeyId => {
@@ -61,7 +62,7 @@ function cases(t: string, u: string, v: string): Array<[string, TableKey | { id:
     ['inboxItem', keys.inboxItem(t, u, ULID), { kind: 'inboxItem', ...user, notificationId: ULID }],
     ['feedItem', keys.feedItem(t, u, 3, ULID), { kind: 'feedItem', tenantId, actorId: idOf(u), shard: 3, notificationId: ULID }],
     ['retraction', keys.retraction(t, 'mention.created', `e#${v}`, 1_700_000_000_000), { kind: 'retraction', tenantId, arrivalMs: 1_700_000_000_000, type: 'mention.created', eventId: `e#${v}` }],
-    ['postsLogEntry', { pk: keys.postsLogPartition(t, u), sk: ULID }, { kind: 'postsLogEntry', tenantId, authorId: idOf(u), postId: ULID }],
+    ['postsLogEntry', { pk: keys.recentPostsPartition(t, u), sk: ULID }, { kind: 'postsLogEntry', tenantId, authorId: idOf(u), postId: ULID }],
     ['celebrityPost', { pk: keys.celebrityPostsPartition(t, 7), sk: ULID }, { kind: 'celebrityPost', tenantId, shard: 7, notificationId: ULID }],
     ['celebrityPostsIndexSlot', keys.celebrityPostsIndexSlot(keys.celebrityPostsIndexPartition(t, 2), '01JD000000'), { kind: 'celebrityPostsIndexSlot', tenantId, shard: 2, slot: '01JD000000', overflow: 0 }],
     ['celebrityPostsIndexSlot overflow', keys.celebrityPostsIndexSlot(keys.celebrityPostsIndexPartition(t, 0), '01JD000000', 3), { kind: 'celebrityPostsIndexSlot', tenantId, shard: 0, slot: '01JD000000', overflow: 3 }],

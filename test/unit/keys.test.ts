@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidIdentifierError, ValidationError } from '../../src/core/errors.js';
-import { assertIdentifier, keySegment, keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../src/core/keys.js';
-import { idLowerBoundAt, idUpperBoundAt } from '../../src/core/ids.js';
+import { InvalidIdentifierError, ValidationError } from '../../src/core/model/errors.js';
+import { assertIdentifier, keySegment, keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../src/core/model/keys.js';
+import { idLowerBoundAt, idUpperBoundAt } from '../../src/core/model/ids.js';
 import { T0 } from '../support/fixtures.js';
 
 describe('keys', () => {

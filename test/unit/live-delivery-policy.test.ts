@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_RETRY_MS, rateLimitWindowAt } from '../../src/core/live-delivery-policy.js';
+import { decideLiveDelivery, exceedsRateLimit, FAIL_CLOSED_RETRY_MS, rateLimitWindowAt } from '../../src/core/preferences/delivery-policy.js';
 import { aPushSubject, defaultLookup, savedLookup, unreadableLookup, utc } from '../support/preferences-fixtures.js';
 
 const duringQuietHours = utc(2026, 11, 21, 23, 0); // 00:00 in Berlin

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { LiveDelivery, type DeliveryInput } from '../../src/core/live-delivery.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import { LiveDelivery } from '../../src/core/live/live-delivery.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { aDeliveryEvent, aRecipientsJob, aRenderedNotification, anOnlineFollowersJob } from '../support/delivery-fixtures.js';
 import { alice, bob } from '../support/fixtures.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../support/live-fakes.js';
+import type { DeliveryInput } from '../../src/core/live/delivery-batch.js';
 
 let directory: FakeDirectory;
 let ledger: FakeLedger;

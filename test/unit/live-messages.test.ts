@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as Client from '../../src/client/index.js';
 import type { ClientMessage, ReadAllAnswer, SeenAllAnswer } from '../../src/contract/wire.js';
-import type { clientMessageSchema } from '../../src/handlers/websocket/events.js';
+import type { clientMessageSchema } from '../../src/contract/client-messages.js';
 import {
   MAX_WEBSOCKET_MESSAGE_BYTES,
   PONG_PAYLOAD,
@@ -15,12 +15,13 @@ import {
   utf8Length,
   type LiveMessage,
   type PendingPush,
-} from '../../src/core/live-messages.js';
-import type { Notification } from '../../src/core/notification.js';
-import type { InboxPage, InboxService } from '../../src/core/inbox-service.js';
-import type { Counts } from '../../src/core/read-state.js';
+} from '../../src/core/live/live-messages.js';
+import type { Notification } from '../../src/core/model/notification.js';
+import type { InboxPage } from '../../src/core/read/inbox-read-service.js';
+import type { ReadMarks } from '../../src/core/actions/read-marks.js';
+import type { Counts } from '../../src/core/model/read-state.js';
 import type * as z from 'zod';
-import { notificationId } from '../../src/core/ids.js';
+import { notificationId } from '../../src/core/model/ids.js';
 import { aRenderedNotification } from '../support/delivery-fixtures.js';
 import { T0, SECOND } from '../support/fixtures.js';
 
@@ -149,8 +150,8 @@ describe('wire contract: the server and the client SDK read the same types', () 
   it('has the REST answers the server builds on both sides', () => {
     expectTypeOf<InboxPage>().toEqualTypeOf<Client.InboxPage>();
     expectTypeOf<Counts>().toEqualTypeOf<Client.Counts>();
-    expectTypeOf<Awaited<ReturnType<InboxService['markAllRead']>>>().toEqualTypeOf<ReadAllAnswer>();
-    expectTypeOf<Awaited<ReturnType<InboxService['markAllSeen']>>>().toEqualTypeOf<SeenAllAnswer>();
+    expectTypeOf<Awaited<ReturnType<ReadMarks['markAllRead']>>>().toEqualTypeOf<ReadAllAnswer>();
+    expectTypeOf<Awaited<ReturnType<ReadMarks['markAllSeen']>>>().toEqualTypeOf<SeenAllAnswer>();
   });
 
   it('hands every message the server builds to the client type without a cast, as it goes on the wire', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeNewestFirst } from '../../src/core/merge.js';
+import { mergeNewestFirst } from '../../src/core/read/merge.js';
 import { idsOf, newestFirst, notificationsEverySecond, T0 } from '../support/fixtures.js';
 
 const all = notificationsEverySecond(12, T0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidIdentifierError } from '../../src/core/errors.js';
+import { InvalidIdentifierError } from '../../src/core/model/errors.js';
 import { parseTables as parseTablesFromErase } from '../../src/ops/erase.js';
 import { awsTablesTarget, parseNumberFlag, parseSubject, parseTables } from '../../src/ops/targets.js';
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { HANDLERS_DIR, PROJECT_ROOT, packageRootOf } from '../../lib/bundling.js';
+import { LAMBDA_DIR, PROJECT_ROOT, packageRootOf } from '../../lib/bundling.js';
 
 const root = join(import.meta.dirname, '..', '..');
 interface PackageJson {
@@ -76,6 +76,6 @@ describe('package entry points', () => {
   it('find the handler sources from the built construct library (dist/lib) as from lib/', () => {
     expect(PROJECT_ROOT).toBe(root);
     expect(packageRootOf(join(root, 'dist', 'lib', 'constructs'))).toBe(root);
-    expect(HANDLERS_DIR).toBe(join(root, 'src', 'handlers'));
+    expect(LAMBDA_DIR).toBe(join(root, 'src', 'lambda'));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isMuted, preferencesInputSchema } from '../../src/core/preferences.js';
+import { isMuted } from '../../src/core/preferences/preferences.js';
 import { defaultLookup, savedLookup, unreadableLookup } from '../support/preferences-fixtures.js';
+import { preferencesInputSchema } from '../../src/contract/preferences-schemas.js';
 
 const schema = preferencesInputSchema(['mention.created', 'comment.created', 'post.published']);
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { minuteOfDay, quietHoursAt, type QuietHours } from '../../src/core/quiet-hours.js';
-import { firstInstantAtOrAfterWallTime, isValidTimeZone, offsetAt, UnknownTimeZoneError, wallClockAt, wallTimeAt } from '../../src/core/time-zones.js';
+import { minuteOfDay, quietHoursAt, type QuietHours } from '../../src/core/preferences/quiet-hours.js';
+import { firstInstantAtOrAfterWallTime, offsetAt, UnknownTimeZoneError, wallClockAt, wallTimeAt } from '../../src/core/preferences/time-zones.js';
 import { utc } from '../support/preferences-fixtures.js';
+import { isValidTimeZone } from '../../src/contract/preferences-schemas.js';
 
 const NEW_YORK = 'America/New_York';
 const BERLIN = 'Europe/Berlin';

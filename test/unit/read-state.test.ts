@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idUpperBoundAt, notificationId, timeOfId } from '../../src/core/ids.js';
+import { idUpperBoundAt, notificationId, timeOfId } from '../../src/core/model/ids.js';
 import {
   COUNT_CAP,
   countFromIdsAboveReadMark,
@@ -10,7 +10,7 @@ import {
   markAt,
   markUpTo,
   presentNotification,
-} from '../../src/core/read-state.js';
+} from '../../src/core/model/read-state.js';
 import { aNotification, aReadState, notificationsEverySecond, SECOND, T0 } from '../support/fixtures.js';
 
 const [older, atMark, newer, newest] = notificationsEverySecond(4, T0).map((item) => item.id) as [string, string, string, string];

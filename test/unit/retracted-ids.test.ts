@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { feedRecipient, recipientNotificationId } from '../../src/core/fanout-plan.js';
-import { notificationId } from '../../src/core/ids.js';
-import { RetractedIds } from '../../src/core/retracted-ids.js';
-import type { FollowedCelebrity, Retraction } from '../../src/core/ports/inbox.js';
+import { feedRecipient, recipientNotificationId } from '../../src/core/model/recipient-ids.js';
+import { notificationId } from '../../src/core/model/ids.js';
+import { RetractedIds } from '../../src/core/read/retracted-ids.js';
+import type { Retraction } from '../../src/core/ports/inbox.js';
+import type { FollowedCelebrity } from '../../src/core/model/followed-pack.js';
 
 const user = { tenantId: 'acme', userId: 'reader' };
 const T0 = Date.UTC(2026, 10, 25, 12);

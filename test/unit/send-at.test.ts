@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleName } from '../../src/core/schedules.js';
-import { eventAtSendTime, SendAtDeferral } from '../../src/core/send-at.js';
+import { scheduleName } from '../../src/core/jobs/schedules.js';
+import { eventAtSendTime, SendAtDeferral } from '../../src/core/fanout/send-at.js';
 import { ManualClock } from '../support/dynamo.js';
 import { aNotificationEvent, eventBridgeBody } from '../support/events.js';
 import { RecordingScheduler } from '../support/live-gate-fixtures.js';

@@ -2,11 +2,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryJobQueue } from '../../src/adapters/sqs/sqs-delivery-job-queue.js';
-import { hasValidDeliveryJobSignature } from '../../src/core/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature } from '../../src/core/jobs/delivery-job-signature.js';
 import { SqsSendError } from '../../src/adapters/sqs/sqs-batch-sender.js';
-import { planRecipientJobs, planRecipientWrites, renderNotification } from '../../src/core/fanout-plan.js';
+import { planRecipientJobs, planRecipientWrites, renderNotification } from '../../src/core/fanout/fanout-plan.js';
 import { mentionCreated } from '../../src/notifications/mention-created.js';
-import type { DeliveryJob } from '../../src/core/delivery-job.js';
+import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { aNotificationEvent } from '../support/events.js';
 
 const urls = { urgent: 'http://sqs/000000000000/UrgentDelivery', info: 'http://sqs/000000000000/InfoDelivery' };

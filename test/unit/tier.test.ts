@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demotionThreshold, nextTier } from '../../src/core/tier.js';
+import { demotionThreshold, nextTier } from '../../src/core/model/tier.js';
 
 describe('nextTier (hysteresis)', () => {
   const threshold = 10_000;

@@ -4,10 +4,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { ApiGatewayConnectionPusher } from '../../src/adapters/connection-pusher.js';
 import type { ConnectionRegistration } from '../../src/adapters/dynamo/connection-repository.js';
-import type { FollowedCelebrity, UserRef } from '../../src/core/ports/inbox.js';
+import type { FollowedCelebrity } from '../../src/core/model/followed-pack.js';
 import { createConnectHandler, createDefaultHandler, createDisconnectHandler } from '../../src/handlers/websocket/routes.js';
 import type { WebSocketAuthorizerContext, WebSocketEvent } from '../../src/handlers/websocket/events.js';
 import { FakePusher } from '../support/live-fakes.js';
+import type { UserRef } from '../../src/core/model/user.js';
 
 const logger = new Logger({ logLevel: 'SILENT' });
 

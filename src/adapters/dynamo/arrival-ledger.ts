@@ -7,7 +7,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArrivalKey, ArrivalLedger } from '../../core/ports/fan-out.js';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 
 export class DynamoArrivalLedger implements ArrivalLedger {
   constructor(

@@ -7,9 +7,9 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { erasureRecordId } from '../../core/erasure.js';
-import { keys } from '../../core/keys.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { erasureRecordId } from '../../core/privacy/erasure.js';
+import { keys } from '../../core/model/keys.js';
 import type { AuditSalts, SaltLookup } from '../../core/audit/ports.js';
 import { newSalt } from '../../core/audit/pseudonyms.js';
 import { batchGetAll } from './batch.js';

@@ -5,8 +5,8 @@
  * full jitter, capped in delay and in attempts; then BatchRetriesExhaustedError.
  */
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { forEachBounded, mapBounded } from '../../core/bounded-parallel.js';
-import type { TableKey } from '../../core/keys.js';
+import { forEachBounded, mapBounded } from '../../core/model/bounded-parallel.js';
+import type { TableKey } from '../../core/model/keys.js';
 import { fullJitterDelayMs, sleepMs } from '../backoff.js';
 
 const BATCH_GET_LIMIT = 100;

@@ -5,15 +5,16 @@
  * the count index (`T#<tenant>#CPX#S<n>`, one item per time slot, one attribute per post).
  */
 import { QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBUTES, INDEX_MAX_OVERFLOW, INDEX_SLOT_MS, slotPrefixOfId } from '../../core/celebrity-posts-index.js';
-import { keys } from '../../core/keys.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { decodeIndexEntry, encodeIndexEntry, evaluatedDownTo, INDEX_ITEM_ATTRIBUTES, INDEX_MAX_OVERFLOW, INDEX_SLOT_MS, slotPrefixOfId } from '../../core/model/celebrity-posts-index.js';
+import { keys } from '../../core/model/keys.js';
 import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
-import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostKey, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
+import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../core/ports/celebrity-posts.js';
 import type { IdRange } from '../../core/ports/inbox.js';
 import { rangeCondition, toStored } from './inbox-repository.js';
 import type { Item } from './query-pages.js';
+import type { CelebrityPostKey } from '../../core/model/celebrity-posts-index.js';
 
 /** Index updates in flight (S shards of a post, or a seeded backlog). */
 const INDEX_WRITE_PARALLELISM = 8;

@@ -6,10 +6,10 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Device, PushConsent } from '../../core/channels/devices.js';
-import { platformSchema } from '../../core/channels/devices.js';
-import { keys } from '../../core/keys.js';
-import type { ChannelState, ChannelStateStore } from '../../core/ports/channels.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import { platformSchema } from '../../contract/channel-schemas.js';
+import { keys } from '../../core/model/keys.js';
+import type { ChannelState, ChannelStateStore } from '../../core/channels/ports.js';
+import type { UserRef } from '../../core/model/user.js';
 
 const COUNT_SK = 'DEVICE_COUNT';
 const CONSENT_SK = 'PUSH_CONSENT';

@@ -3,9 +3,9 @@
  * written with a condition before the send) and their per-user rate counters.
  */
 import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/ports/channels.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import { keys } from '../../core/model/keys.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/channels/ports.js';
+import type { UserRef } from '../../core/model/user.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import { claimIfAbsentOrExpired } from './conditional-claim.js';
 

@@ -6,13 +6,13 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { connectionIdFromSortKey, keys, type TableKey } from '../../core/keys.js';
+import { connectionIdFromSortKey, keys, type TableKey } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
-import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live-delivery.js';
+import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live/online-followers.js';
 import type { ConnectionDirectory, ConnectionTarget, ShardedSubscriberDirectory, SubscriberPage } from '../../core/ports/live.js';
-import { allShards } from '../../core/feed-shards.js';
+import { allShards } from '../../core/model/feed-shards.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 import { batchGetAll, batchWriteAll, type BatchRetryPolicy, type WriteRequest } from './batch.js';
 
 /** API Gateway closes a connection after 2 h; the items outlive it a little, then TTL removes them. */

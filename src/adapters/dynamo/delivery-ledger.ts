@@ -3,7 +3,7 @@
  * before the push and expiring by TTL (`expiration`), so a redelivered job does not push twice.
  */
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 import type { DeliveryLedger, DeliveryStepLedger } from '../../core/ports/live.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import { claimIfAbsentOrExpired } from './conditional-claim.js';

@@ -1,6 +1,6 @@
 /** Erasure tombstones (Idempotency table, hashed ids): BatchGetItem of the candidates' records, 100 per call. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { erasureRecordId } from '../../core/erasure.js';
+import { erasureRecordId } from '../../core/privacy/erasure.js';
 import type { ErasedUsers } from '../../core/ports/erased-users.js';
 import { batchGetAll } from './batch.js';
 

@@ -1,14 +1,14 @@
 /**
  * Graph table, write side of the follow graph: follower items, follower counts and tier (PROFILE),
- * FOLLOWING_CELEBS items and their packed copy (src/core/followed-pack.ts). Works on DynamoDB and on
+ * FOLLOWING_CELEBS items and their packed copy (src/core/model/followed-pack.ts). Works on DynamoDB and on
  * dynalite (which has no transactions), so the count is made retry-safe with a `counted` flag on the
  * follower item instead of a transaction.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph, FollowOutcome, TierChange } from '../../core/ports/follow-graph.js';
-import { keys } from '../../core/keys.js';
-import { followedAtMs, followedPackChunk } from '../../core/followed-pack.js';
+import { keys } from '../../core/model/keys.js';
+import { followedAtMs, followedPackChunk } from '../../core/model/followed-pack.js';
 import { EMPTY_FEED_HEAD } from '../../core/ports/inbox.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
 import { FollowedPackFullError, removePackEntry, setPackEntries } from './followed-celebs-pack.js';

@@ -1,13 +1,13 @@
 /**
- * Writes of the packed followed-celebrities list (src/core/followed-pack.ts): `ADD f :elements` of
+ * Writes of the packed followed-celebrities list (src/core/model/followed-pack.ts): `ADD f :elements` of
  * String Set elements on a chunk item, with no read, so a retry is harmless; `DELETE f :elements` of
  * named elements. Also the upgrade backfill from the FOLLOWING_CELEBS edges (`npm run migrate`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { encodeFollowedPackElement, FOLLOWED_PACK_ATTRIBUTE, followedPackChunk, followedPackElementsOf } from '../../core/followed-pack.js';
-import { FOLLOWING_CELEBS_SUFFIX, keys, type TableKey } from '../../core/keys.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { encodeFollowedPackElement, FOLLOWED_PACK_ATTRIBUTE, followedPackChunk, followedPackElementsOf } from '../../core/model/followed-pack.js';
+import { FOLLOWING_CELEBS_SUFFIX, keys, type TableKey } from '../../core/model/keys.js';
 import { isItemTooLarge } from './item-limits.js';
 import { markMigrationDone, runMigrationOnce } from './migration-marker.js';
 
@@ -22,7 +22,7 @@ export interface PackWrite {
 const ELEMENTS_PER_UPDATE = 100;
 const DEFAULT_PACK_PARALLELISM = 8;
 
-/** A chunk item is full: DynamoDB's 400 KB item limit (see src/core/followed-pack.ts for what that holds). */
+/** A chunk item is full: DynamoDB's 400 KB item limit (see src/core/model/followed-pack.ts for what that holds). */
 export class FollowedPackFullError extends Error {
   override readonly name = 'FollowedPackFullError';
   constructor(readonly pk: string, readonly celebrityIds: readonly string[]) {

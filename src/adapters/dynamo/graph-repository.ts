@@ -1,10 +1,12 @@
 /** Graph table: followers, followed celebrities, profiles (follower counts, tier, newest feed id). */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
-import { decodeFollowedPack } from '../../core/followed-pack.js';
+import { keys } from '../../core/model/keys.js';
+import { decodeFollowedPack } from '../../core/model/followed-pack.js';
 import { queryPages } from './query-pages.js';
 import { batchGetAll } from './batch.js';
-import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader, FollowedCelebrity, UserRef } from '../../core/ports/inbox.js';
+import type { FeedHead, FeedHeadsReader, FollowedCelebritiesReader } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
+import type { FollowedCelebrity } from '../../core/model/followed-pack.js';
 
 /** BatchGetItem calls in flight when reading feed heads: k = 2,000 is 20 calls in 2 rounds. */
 const HEAD_READ_PARALLELISM = 16;
@@ -32,7 +34,7 @@ export class GraphRepository implements FollowedCelebritiesReader, FeedHeadsRead
   }
 
   /**
-   * listFollowedCelebrities: ONE Query of the user's packed list (src/core/followed-pack.ts), 8 small
+   * listFollowedCelebrities: ONE Query of the user's packed list (src/core/model/followed-pack.ts), 8 small
    * items of one String Set each whatever k is (paged only past 1 MB, k in the tens of thousands);
    * no projection (on dynalite it costs ~0.3 ms; the dead `@<id>` attributes of the unreleased format
    * exist only in old dev data dirs and are ignored). A celebrity with several elements (a race) is

@@ -1,8 +1,8 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
-import { isExpired, type StoredNotification } from '../../core/notification.js';
+import { isExpired, type StoredNotification } from '../../core/model/notification.js';
 import type { CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 

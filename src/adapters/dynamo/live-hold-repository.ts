@@ -4,10 +4,10 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
-import { MAX_HELD_PER_RELEASE } from '../../core/live-gate.js';
+import { keys } from '../../core/model/keys.js';
+import { MAX_HELD_PER_RELEASE } from '../../core/live/live-gate.js';
 import type { HeldPush, HoldOutcome, LiveHoldStore } from '../../core/ports/live.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 
 /** A released hold stays (refusing late holds) this long after its release instant. */
 const RELEASED_HOLD_RETENTION_SECONDS = 2 * 86_400;

@@ -3,7 +3,7 @@
  * marker item in the Graph table (`keys.migrationMarker`) says a step ran to the end, with its report.
  */
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 
 /** Records that `name` ran to the end (a later start skips it), with what it did. */
 export async function markMigrationDone(client: DynamoDBDocumentClient, graphTable: string, name: string, details: Record<string, number>, nowMs = Date.now()): Promise<void> {

@@ -1,8 +1,8 @@
 /** Graph table: users' delivery preferences (`T#t#U#u#PROFILE` / `PREFERENCES`). */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
-import { DEFAULT_PREFERENCES, storedPreferencesSchema, type Preferences, type PreferencesLookup } from '../../core/preferences.js';
-import type { PreferencesStore } from '../../core/ports/preferences.js';
+import { keys } from '../../core/model/keys.js';
+import { DEFAULT_PREFERENCES, storedPreferencesSchema, type Preferences, type PreferencesLookup } from '../../core/preferences/preferences.js';
+import type { PreferencesStore } from '../../core/preferences/store.js';
 import { batchGetAll, type BatchOptions } from './batch.js';
 
 /** BatchGetItem calls in flight for one lookup. */

@@ -4,11 +4,12 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, READ_MARK_SK } from '../../core/keys.js';
+import { keys, READ_MARK_SK } from '../../core/model/keys.js';
 import { batchPutAll } from './batch.js';
 import { queryPages } from './query-pages.js';
-import type { ItemStateChange, ReadStateStore, UserRef } from '../../core/ports/inbox.js';
-import type { ItemState, ReadState } from '../../core/read-state.js';
+import type { ItemStateChange, ReadStateStore } from '../../core/ports/inbox.js';
+import type { ItemState, ReadState } from '../../core/model/read-state.js';
+import type { UserRef } from '../../core/model/user.js';
 
 /** Exceptions read per query page; a user rarely has more above the mark. */
 const EXCEPTIONS_PAGE = 200;

@@ -5,9 +5,9 @@
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LoggedPost, RecentPostsLog } from '../../core/ports/fan-out.js';
-import { postsLogRecipient } from '../../core/fanout-plan.js';
-import { idLowerBoundAt, notificationId } from '../../core/ids.js';
-import { keys } from '../../core/keys.js';
+import { recentPostsRecipient } from '../../core/model/recipient-ids.js';
+import { idLowerBoundAt, notificationId } from '../../core/model/ids.js';
+import { keys } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
 
 export class DynamoRecentPostsLog implements RecentPostsLog {
@@ -18,8 +18,8 @@ export class DynamoRecentPostsLog implements RecentPostsLog {
 
   /** recordPost: one PutItem; the sort key is derived from (type, event, arrival), so a retry overwrites. */
   async recordPost(tenantId: string, authorId: string, post: LoggedPost): Promise<void> {
-    const sk = notificationId({ tenantId, type: post.type, eventId: post.eventId, recipient: postsLogRecipient(authorId), timeMs: post.arrivalMs });
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { pk: keys.postsLogPartition(tenantId, authorId), sk, ...post } }));
+    const sk = notificationId({ tenantId, type: post.type, eventId: post.eventId, recipient: recentPostsRecipient(authorId), timeMs: post.arrivalMs });
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { pk: keys.recentPostsPartition(tenantId, authorId), sk, ...post } }));
   }
 
   /** listPostsFrom: one Query (paged) of the author's log from `fromMs` on, oldest first, expired items left out. */
@@ -28,7 +28,7 @@ export class DynamoRecentPostsLog implements RecentPostsLog {
     const pages = queryPages(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND sk >= :from',
-      ExpressionAttributeValues: { ':pk': keys.postsLogPartition(tenantId, authorId), ':from': idLowerBoundAt(fromMs) },
+      ExpressionAttributeValues: { ':pk': keys.recentPostsPartition(tenantId, authorId), ':from': idLowerBoundAt(fromMs) },
     });
     for await (const page of pages) {
       for (const item of page) {

@@ -1,6 +1,6 @@
 /** Inbox table: the tenant's retraction records (`T#<tenant>#RETRACTIONS`), one per retracted event. */
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 import type { Retraction, RetractionStore, RetractionsReader } from '../../core/ports/inbox.js';
 
 export class RetractionRepository implements RetractionStore, RetractionsReader {

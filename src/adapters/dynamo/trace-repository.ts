@@ -4,7 +4,7 @@
  * the few possible keys of one (tenant, user, event) with one BatchGetItem.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/keys.js';
+import { keys } from '../../core/model/keys.js';
 import type { TraceEntry, TraceReader, TraceRecorder, TraceStage } from '../../core/ports/trace.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import { batchWriteAll, type Item } from './batch.js';

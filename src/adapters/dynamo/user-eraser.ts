@@ -8,10 +8,10 @@
  *    erased" just before it has finished writing (set it to at least the fan-out function timeout);
  * 3. connections: each open connection is closed (API Gateway DeleteConnection) and its reverse item deleted;
  * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
- *    every other item kind of that partition, connections and presence, feed shards, posts log,
+ *    every other item kind of that partition, connections and presence, feed shards, recent posts log,
  *    followers, followed celebrities (edges and pack), profile and preferences;
  * 5. one Scan per table, each item decided by its key kind and role attributes
- *    (`classifyStoredItem`, src/core/erasure-roles.ts), never by matching values: their follow edges
+ *    (`classifyStoredItem`, src/core/privacy/erasure-roles.ts), never by matching values: their follow edges
  *    in other users' FOLLOWERS partitions (whose counts go down by one), notifications they
  *    authored in other inboxes (with those recipients' read state of them), online subscriptions,
  *    holds, rate windows, traces; their parts of shared items (followers' pack chunks, count index
@@ -23,28 +23,26 @@
  * edge), and the checkpoint is written after each batch, so running it twice or after a kill ends
  * the same.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   countRemoved,
   countUnknownKept,
   emptyErasureReport,
   erasureRecordId,
-  sharedItemPartCount,
-  sharedPartsUpdates,
   userPartitions,
   type ErasureReport,
   type ErasureSubject,
   type SharedItemPartsNamingUser,
   type UserPartition,
-} from '../../core/erasure.js';
-import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../core/erasure-roles.js';
-import type { ValidateEventInput } from '../../core/events.js';
-import { forEachBounded } from '../../core/bounded-parallel.js';
-import { keys, tenantKeyPrefix, userPartition } from '../../core/keys.js';
+} from '../../core/privacy/erasure.js';
+import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../core/privacy/erasure-roles.js';
+import type { ValidateEventInput } from '../../core/fanout/events.js';
+import { forEachBounded } from '../../core/model/bounded-parallel.js';
+import { keys, userPartition } from '../../core/model/keys.js';
 import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
 import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
-import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
+import type { BatchOptions, Item } from './batch.js';
+import { deleteKeys, erasureScanInput, removeOutgoingEdge, removeSharedParts, type ErasureWrites } from './erasure-writes.js';
 
 /** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
 export interface ScheduleStore {
@@ -110,8 +108,6 @@ const SCAN_PAGE_UNITS = 100;
 const PAGE_LIMIT = 1_000;
 /** Updates of shared items (pack chunks, count index slots) in flight per Scan page. */
 const SHARED_UPDATES_IN_FLIGHT = 8;
-/** Tries of a shared item's guarded update (each failed guard re-reads the item). */
-const SHARED_UPDATE_ATTEMPTS = 5;
 
 export class UserEraser {
   private readonly phases: Phase[];
@@ -127,6 +123,10 @@ export class UserEraser {
       ...TABLE_NAMES.map((table): Phase => ({ kind: 'scan', table })),
       { kind: 'schedules' },
     ];
+  }
+
+  private get writes(): ErasureWrites {
+    return { client: this.options.client, tables: this.options.tables, ...(this.options.batchOptions ? { batchOptions: this.options.batchOptions } : {}) };
   }
 
   private now(): number {
@@ -234,7 +234,7 @@ export class UserEraser {
     );
     const connectionIds = (output.Items ?? []).map((item) => String(item.sk).slice('C#'.length));
     for (const connectionId of connectionIds) await this.options.closeConnection?.(connectionId);
-    await this.deleteKeys('connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
+    await deleteKeys(this.writes, 'connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
     countRemoved(record.report, 'connections', 'connectionReverse', connectionIds.length);
     if (this.options.closeConnection) record.report.connectionsClosed += connectionIds.length;
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
@@ -260,7 +260,7 @@ export class UserEraser {
       }),
     );
     const items = output.Items ?? [];
-    await this.deleteKeys(partition.table, items);
+    await deleteKeys(this.writes, partition.table, items);
     countRemoved(record.report, partition.table, partition.kind, items.length);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
     return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
@@ -273,7 +273,7 @@ export class UserEraser {
    * (an unknown kind is counted and logged).
    */
   private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
-    const output = await this.options.client.send(new ScanCommand({ ...this.scanInput(table), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
+    const output = await this.options.client.send(new ScanCommand({ ...erasureScanInput(this.options.tables, table, this.subject.tenantId), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
     const deletes: Item[] = [];
     const readStateReferences: Item[] = [];
     const edges: { item: Item; followeeProfile: { pk: string; sk: string } }[] = [];
@@ -291,15 +291,15 @@ export class UserEraser {
     }
     // A celebrity's erasure touches one pack chunk per follower: a few updates in flight, not one at a time.
     await forEachBounded(shared, SHARED_UPDATES_IN_FLIGHT, async ({ item, parts }) => {
-      countRemoved(record.report, table, parts.kind, await this.removeSharedParts(table, item, parts));
+      countRemoved(record.report, table, parts.kind, await removeSharedParts(this.writes, table, item, parts, this.subject));
     });
     for (const { item, followeeProfile } of edges) {
-      if (await this.removeOutgoingEdge(item, followeeProfile)) record.report.followCountsLowered += 1;
+      if (await removeOutgoingEdge(this.writes, item, followeeProfile)) record.report.followCountsLowered += 1;
       countRemoved(record.report, table, 'followingEdge', 1);
     }
-    await this.deleteKeys(table, deletes);
+    await deleteKeys(this.writes, table, deletes);
     // Not counted: most notifications have no read state of their own (the marks cover them).
-    await this.deleteKeys('readMarks', readStateReferences);
+    await deleteKeys(this.writes, 'readMarks', readStateReferences);
     if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
     return { units: SCAN_PAGE_UNITS + deletes.length + edges.length + shared.length, finished: output.LastEvaluatedKey === undefined };
   }
@@ -318,80 +318,6 @@ export class UserEraser {
     (this.options.warn ?? warnOnStderr)(message, context);
   }
 
-  /**
-   * The user's parts out of one scanned item; answers how many went. Idempotent (REMOVE and DELETE of
-   * what is gone do nothing); an item deleted meanwhile is not recreated; a guard that fails (a list
-   * element moved, or is no longer the user's) re-reads the item and decides again.
-   */
-  private async removeSharedParts(table: TableName, item: Item, parts: SharedItemPartsNamingUser): Promise<number> {
-    const keyName = tableSpecs[table].partitionKey.name;
-    const key = 'sortKey' in tableSpecs[table] ? { pk: item.pk, sk: item.sk } : { id: item.id };
-    let current = parts;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        for (const update of sharedPartsUpdates(current, this.subject.userId)) {
-          await this.options.client.send(
-            new UpdateCommand({
-              TableName: this.options.tables[table],
-              Key: key,
-              UpdateExpression: update.expression,
-              ConditionExpression: [`attribute_exists(#key)`, ...(update.condition ? [update.condition] : [])].join(' AND '),
-              ExpressionAttributeNames: { ...update.names, '#key': keyName },
-              ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
-            }),
-          );
-        }
-        return sharedItemPartCount(current);
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException) || attempt >= SHARED_UPDATE_ATTEMPTS) throw error;
-      }
-      const fresh = await this.options.client.send(new GetCommand({ TableName: this.options.tables[table], Key: key, ConsistentRead: true }));
-      const verdict = fresh.Item ? classifyStoredItem(table, fresh.Item, this.subject) : undefined;
-      if (verdict?.action !== 'removeParts') return 0;
-      current = verdict.parts;
-    }
-  }
-
-  private scanInput(table: TableName): ScanCommandInput {
-    const tenant = `${tenantKeyPrefix(this.subject.tenantId)}#`;
-    if (table === 'idempotency') {
-      return {
-        TableName: this.options.tables.idempotency,
-        // This tenant's records and the tenantless ones (Powertools results, delivery records), whose data may hold the id.
-        FilterExpression: 'begins_with(#id, :tenant) OR NOT begins_with(#id, :tenantLed)',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':tenant': tenant, ':tenantLed': 'T#' },
-      };
-    }
-    return {
-      TableName: this.options.tables[table],
-      FilterExpression: 'begins_with(#pk, :tenant) OR begins_with(#pk, :reverse)',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-      ExpressionAttributeValues: { ':tenant': tenant, ':reverse': 'CONN#' },
-    };
-  }
-
-  /** DeleteItem (ALL_OLD), then ADD -1 to the followee's count if that edge had been counted: only the delete that removed it lowers it. */
-  private async removeOutgoingEdge(item: Item, followeeProfile: { pk: string; sk: string }): Promise<boolean> {
-    const deleted = await this.options.client.send(new DeleteCommand({ TableName: this.options.tables.graph, Key: { pk: item.pk, sk: item.sk }, ReturnValues: 'ALL_OLD' }));
-    if (deleted.Attributes?.counted !== true) return false;
-    try {
-      await this.options.client.send(
-        new UpdateCommand({
-          TableName: this.options.tables.graph,
-          Key: followeeProfile,
-          UpdateExpression: 'ADD followerCount :minusOne',
-          ConditionExpression: 'attribute_exists(pk) AND followerCount > :zero',
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  }
-
   /** Pending schedules that belong to the user or that they authored, by the roles in their payload (`classifySchedule`). */
   private async deleteSchedules(report: ErasureReport): Promise<{ units: number; finished: boolean }> {
     const store = this.options.schedules;
@@ -407,17 +333,6 @@ export class UserEraser {
       }
     }
     return { units: pending.length + 1, finished: true };
-  }
-
-  private async deleteKeys(table: TableName, items: readonly Item[]): Promise<void> {
-    if (items.length === 0) return;
-    const spec = tableSpecs[table];
-    const requests: WriteRequest[] = items.map((item) =>
-      'sortKey' in spec
-        ? { DeleteRequest: { Key: { pk: String(item[spec.partitionKey.name]), sk: String(item[spec.sortKey.name]) } } }
-        : { DeleteRequest: { Key: { id: String(item[spec.partitionKey.name]) } } },
-    );
-    await batchWriteAll(this.options.client, this.options.tables[table], requests, this.options.batchOptions ?? {});
   }
 }
 

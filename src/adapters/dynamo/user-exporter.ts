@@ -6,9 +6,9 @@
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
-import type { ErasureSubject } from '../../core/erasure.js';
-import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/keys.js';
-import { isRead, isSeen, type ReadState } from '../../core/read-state.js';
+import type { ErasureSubject } from '../../core/privacy/erasure.js';
+import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
+import { isRead, isSeen, type ReadState } from '../../core/model/read-state.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';
@@ -69,7 +69,7 @@ export class UserExporter {
     };
     await sink(JSON.stringify(head).slice(0, -1));
     await this.writeArray(sink, 'inbox', this.pages('inbox', own, false), (item) => ({ ...notificationOf(item), read: isRead(String(item.sk), readState), seen: isSeen(String(item.sk), readState) }));
-    const authored = [keys.postsLogPartition(tenantId, userId), ...(this.options.feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
+    const authored = [keys.recentPostsPartition(tenantId, userId), ...(this.options.feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );

@@ -1,6 +1,6 @@
 /** The Scheduler port on EventBridge Scheduler: one-time `at(...)` schedules that target an SQS queue. */
 import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import { atExpression } from '../../core/schedules.js';
+import { atExpression } from '../../core/jobs/schedules.js';
 import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../core/ports/scheduler.js';
 
 export interface EventBridgeSchedulerConfig {

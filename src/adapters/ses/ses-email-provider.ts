@@ -1,6 +1,6 @@
 /** EmailProvider on Amazon SES v2 `SendEmail` (simple content with the one-click unsubscribe headers). */
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import type { EmailMessage, EmailOutcome, EmailProvider } from '../../core/ports/channels.js';
+import type { EmailMessage, EmailOutcome, EmailProvider } from '../../core/channels/ports.js';
 
 export interface SesEmailSettings {
   /** `Name <address>` of the verified identity. */

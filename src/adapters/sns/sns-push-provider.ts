@@ -12,8 +12,8 @@ import {
   SetEndpointAttributesCommand,
   type SNSClient,
 } from '@aws-sdk/client-sns';
-import type { Platform } from '../../core/channels/devices.js';
-import type { PushMessage, PushOutcome, PushProvider } from '../../core/ports/channels.js';
+import type { Platform } from '../../contract/channel-schemas.js';
+import type { PushMessage, PushOutcome, PushProvider } from '../../core/channels/ports.js';
 
 export type PlatformApplicationArns = Partial<Record<Platform, string>>;
 

@@ -4,11 +4,12 @@
  * signed the same way, to that channel's queue too. A channel without a queue URL is off.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { offersChannel, type Channel, type ChannelOffer } from '../../core/channels/channel.js';
-import type { DeliveryJob } from '../../core/delivery-job.js';
-import { signedDeliveryJobBody } from '../../core/delivery-job-signature.js';
+import { offersChannel, type ChannelOffer } from '../../core/model/channel.js';
+import type { DeliveryJob } from '../../core/jobs/delivery-job.js';
+import { signedDeliveryJobBody } from '../../core/jobs/delivery-job-signature.js';
 import type { DeliveryJobQueue } from '../../core/ports/queues.js';
 import { sendAllMessages } from './sqs-batch-sender.js';
+import type { Channel } from '../../contract/channels.js';
 
 export class SqsChannelJobQueue implements DeliveryJobQueue {
   constructor(

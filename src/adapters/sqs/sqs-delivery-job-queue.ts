@@ -1,7 +1,7 @@
 /** DeliveryJobQueue on SQS: each job goes, signed, to the queue of its priority (urgent | info). */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryJob, Priority } from '../../core/delivery-job.js';
-import { signedDeliveryJobBody } from '../../core/delivery-job-signature.js';
+import type { DeliveryJob, Priority } from '../../core/jobs/delivery-job.js';
+import { signedDeliveryJobBody } from '../../core/jobs/delivery-job-signature.js';
 import type { DeliveryJobQueue } from '../../core/ports/queues.js';
 import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
 

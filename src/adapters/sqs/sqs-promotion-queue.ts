@@ -1,6 +1,6 @@
 /** PromotionJobQueue on SQS: one message per page of a celebrity promotion pass. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { PromotionJob } from '../../core/promotion-job.js';
+import type { PromotionJob } from '../../core/jobs/promotion-job.js';
 import type { PromotionJobQueue } from '../../core/ports/queues.js';
 import { sendAllMessages, type SqsSendOptions } from './sqs-batch-sender.js';
 

@@ -2,7 +2,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import { createAuditDrainHandler } from '../../handlers/audit-drain-handler.js';
-import { ConfigError, ENV, type Env } from '../config.js';
+import { ENV, type Env } from '../../env.js';
+import { ConfigError } from '../config-parsing.js';
 import { createParts, type Parts } from '../parts.js';
 import type { AuditTrail } from './audit-trail.js';
 import { auditConfigFromEnv, awsAuditTrail } from './aws.js';

@@ -17,20 +17,21 @@
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
  */
-import { forEachBounded } from '../bounded-parallel.js';
-import type { DeliveryJob } from '../delivery-job.js';
-import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../live-delivery-policy.js';
+import { forEachBounded } from '../model/bounded-parallel.js';
+import type { DeliveryJob } from '../jobs/delivery-job.js';
+import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from '../ports/channels.js';
-import type { UserRef } from '../ports/inbox.js';
-import type { PreferencesReader } from '../ports/preferences.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
+import type { UserRef } from '../model/user.js';
+import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { TraceEntry, TraceOutcome, TraceRecorder } from '../ports/trace.js';
-import type { PreferencesLookup } from '../preferences.js';
-import { scheduleName } from '../schedules.js';
-import { channelSwitchedOn, type Channel, type ChannelOffer } from './channel.js';
+import type { PreferencesLookup } from '../preferences/preferences.js';
+import { scheduleName } from '../jobs/schedules.js';
+import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
 import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
+import type { Channel } from '../../contract/channels.js';
 
 /** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
 export type ChannelJob = DeliveryJob & { held?: true };

@@ -4,7 +4,7 @@
  * content after authentication). Several notifications of one user in one batch (a digestible type,
  * or pushes released from a hold) become one digest message.
  */
-import type { EmailMessage, PushMessage } from '../ports/channels.js';
+import type { EmailMessage, PushMessage } from './ports.js';
 
 export interface ChannelItem {
   notificationId: string;

@@ -5,7 +5,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { IDENTIFIER_PATTERN } from '../keys.js';
+import { IDENTIFIER_PATTERN } from '../model/keys.js';
 
 export const ALL_TYPES = '*';
 

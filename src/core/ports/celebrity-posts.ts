@@ -2,23 +2,16 @@
  * Port: the tenant's celebrity posts log, one copy of every celebrity feed post per reader shard
  * (`src/adapters/dynamo/celebrity-posts-log.ts`), so a reader following many celebrities reads one
  * partition newest first and keeps the posts of the ones it follows, instead of reading k feed heads;
- * and its count index (`core/celebrity-posts-index.ts`), the same posts' keys packed per time slot.
+ * and its count index (`core/model/celebrity-posts-index.ts`), the same posts' keys packed per time slot.
  */
-import type { StoredNotification } from '../notification.js';
+import type { StoredNotification } from '../model/notification.js';
 import type { IdRange } from './inbox.js';
+import type { CelebrityPostKey } from '../model/celebrity-posts-index.js';
 
 /** A logged post: the feed item and the celebrity whose feed holds it. */
 export interface CelebrityPost {
   authorId: string;
   item: StoredNotification;
-}
-
-/** A logged post's key and what a count filters on (no title or body). */
-export interface CelebrityPostKey {
-  authorId: string;
-  id: string;
-  type: string;
-  expiresAt: number;
 }
 
 /** One request's answer: every id >= `scannedDownTo` in range has been evaluated (undefined when none), `more` whether the range holds more. */

@@ -1,5 +1,5 @@
-/** Ports of fan-out's own records: the arrival clock and the per-author posts log; `src/adapters/dynamo/` implements them. */
-import type { Priority, RenderedNotification } from '../delivery-job.js';
+/** Ports of fan-out's own records: the arrival clock and the author's recent posts log; `src/adapters/dynamo/` implements them. */
+import type { Priority, RenderedNotification } from '../jobs/delivery-job.js';
 
 /** Identifies one event across retries, duplicate publishes and replays. */
 export interface ArrivalKey {

@@ -1,7 +1,7 @@
 /** Port of the follow graph (fan-out's write side, promotion); `src/adapters/dynamo/` implements it. */
-import type { Tier, TierChange } from '../tier.js';
+import type { Tier, TierChange } from '../model/tier.js';
 
-export type { TierChange } from '../tier.js';
+export type { TierChange } from '../model/tier.js';
 
 export interface AccountProfile {
   followerCount: number;

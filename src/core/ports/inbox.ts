@@ -1,12 +1,9 @@
 /** Ports of the inbox read and write side; `src/adapters/dynamo/` implements them. */
-import type { ReadState } from '../read-state.js';
-import type { StoredNotification } from '../notification.js';
+import type { ReadState } from '../model/read-state.js';
+import type { StoredNotification } from '../model/notification.js';
 import type { ItemAction } from '../../contract/wire.js';
-
-export interface UserRef {
-  tenantId: string;
-  userId: string;
-}
+import type { FollowedCelebrity } from '../model/followed-pack.js';
+import type { UserRef } from '../model/user.js';
 
 /** Where inbox items live: the user's own partition, or one shard of a celebrity's feed. */
 export type InboxSource =
@@ -55,12 +52,6 @@ export interface InboxItemToWrite {
 export interface InboxWriter {
   /** Idempotent puts (deterministic ids): BatchWriteItem, 25 per call, retries unprocessed and throttled calls. */
   writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void>;
-}
-
-export interface FollowedCelebrity {
-  celebrityId: string;
-  /** Epoch ms the user followed (as the pack stores it: no date text to build per follow on a hot read); only feed events after it belong to the user's view. */
-  followedAtMs: number;
 }
 
 export interface FollowedCelebritiesReader {

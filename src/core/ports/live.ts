@@ -1,7 +1,7 @@
 /** Ports of live delivery: connections, the delivery ledger, `@connections` posts and held pushes. */
-import type { Priority } from '../delivery-job.js';
-import type { Notification } from '../notification.js';
-import type { UserRef } from './inbox.js';
+import type { Priority } from '../jobs/delivery-job.js';
+import type { Notification } from '../model/notification.js';
+import type { UserRef } from '../model/user.js';
 
 export interface ConnectionTarget extends UserRef {
   connectionId: string;

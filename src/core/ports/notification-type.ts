@@ -3,9 +3,9 @@
  * type) implements and the core (validation, fan-out) and the CDK app read.
  */
 import type { z } from 'zod';
-import type { Actor } from '../notification.js';
-import type { Priority } from '../delivery-job.js';
-import type { ChannelDefaults } from '../channels/channel.js';
+import type { Actor } from '../model/notification.js';
+import type { Priority } from '../jobs/delivery-job.js';
+import type { ChannelDefaults } from '../model/channel.js';
 
 export type Audience =
   /** The event's `recipients`. */

@@ -1,6 +1,6 @@
 /** Ports of the queues the fan-out writes to (SQS on AWS and locally). */
-import type { DeliveryJob } from '../delivery-job.js';
-import type { PromotionJob } from '../promotion-job.js';
+import type { DeliveryJob } from '../jobs/delivery-job.js';
+import type { PromotionJob } from '../jobs/promotion-job.js';
 
 /** The priority delivery queues (SQS SendMessageBatch). */
 export interface DeliveryJobQueue {

@@ -6,14 +6,14 @@
  * no token: the link is its own proof). Every route acts on the caller's own records only.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
-import { NotFoundError, ValidationError } from '../../core/errors.js';
-import { DEVICE_ID_PATTERN, MAX_DEVICES_PER_USER, deviceIdOf, deviceInputSchema, pushConsentInputSchema, type Device, type Platform } from '../../core/channels/devices.js';
+import { NotFoundError, ValidationError } from '../../core/model/errors.js';
+import { MAX_DEVICES_PER_USER, deviceIdOf, type Device } from '../../core/channels/devices.js';
 import { ALL_TYPES, verifyUnsubscribeToken } from '../../core/channels/unsubscribe-token.js';
 import type { Clock } from '../../core/ports/clock.js';
-import type { ChannelStateStore } from '../../core/ports/channels.js';
+import type { ChannelStateStore } from '../../core/channels/ports.js';
 import { errorBody, identityFrom, json, parseJsonBody, type RestHandler } from './http.js';
-import { noQuerySchema } from './schemas.js';
+import { noQuerySchema } from '../../contract/rest-schemas.js';
+import { deviceInputSchema, devicePathSchema, pushConsentInputSchema, unsubscribeQuerySchema, type Platform } from '../../contract/channel-schemas.js';
 
 export interface DeviceEndpoints {
   /** Platforms with an SNS platform application (the others answer 400). */
@@ -32,9 +32,6 @@ export interface ChannelsApiDeps {
   tenantClaim: string;
   clock: Clock;
 }
-
-const devicePathSchema = z.object({ id: z.string().regex(DEVICE_ID_PATTERN, 'must be a device id from GET /devices') }).strict();
-const unsubscribeQuerySchema = z.object({ token: z.string().min(1).max(2_048) }).strict();
 
 function present(device: Device) {
   // The token stays server-side: a leaked listing cannot be replayed to push to the phone.

@@ -2,10 +2,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { ZodError } from 'zod';
-import { NotFoundError, Unauthorized, ValidationError } from '../../core/errors.js';
-import { claimAt } from '../../core/claims.js';
-import { IDENTIFIER_PATTERN } from '../../core/keys.js';
-import type { UserRef } from '../../core/ports/inbox.js';
+import { NotFoundError, Unauthorized, ValidationError } from '../../core/model/errors.js';
+import { claimAt } from '../../core/model/claims.js';
+import { IDENTIFIER_PATTERN } from '../../core/model/keys.js';
+import type { UserRef } from '../../core/model/user.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 

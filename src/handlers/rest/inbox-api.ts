@@ -1,35 +1,40 @@
 /**
  * REST handlers of the inbox (API Gateway REST API proxy events). Split in two functions so the read
- * side cannot write: `createInboxReadHandler` (GET) and `createInboxWriteHandler` (POST read state
- * and the per-item actions).
+ * side cannot write: `createInboxReadHandler` (GET: pages and counts) and `createInboxWriteHandler`
+ * (POST: the read and seen marks, the per-item and bulk actions).
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { decodeCursor } from '../../core/cursor.js';
-import type { InboxActions, ItemAction } from '../../core/inbox-actions.js';
-import { typesOfTab, typesOutsideTab, type CatalogEntry } from '../../core/inbox-filters.js';
-import type { InboxService } from '../../core/inbox-service.js';
+import { decodeCursor } from '../../core/read/cursor.js';
+import type { InboxActions, ItemAction } from '../../core/actions/inbox-actions.js';
+import { typesOfTab, typesOutsideTab, type CatalogEntry } from '../../core/read/inbox-filters.js';
+import type { InboxReadService } from '../../core/read/inbox-read-service.js';
+import type { ReadMarks } from '../../core/actions/read-marks.js';
 import { identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
-import { bulkBodySchema, countsQuerySchema, emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema, snoozeBodySchema } from './schemas.js';
+import { bulkBodySchema, countsQuerySchema, emptyBodySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, noQuerySchema, snoozeBodySchema } from '../../contract/rest-schemas.js';
 
-export interface InboxApiDeps {
-  service: InboxService;
-  cursorSecret: string;
+interface InboxApiDeps {
   tenantClaim: string;
   /** Origins allowed to call from a browser (`*` or exact origins). */
   corsAllowOrigins: readonly string[];
   logger: Logger;
+}
+
+export interface InboxReadApiDeps extends InboxApiDeps {
+  reads: Pick<InboxReadService, 'listPage' | 'counts'>;
+  cursorSecret: string;
   /** The catalog's categories and tags (filters and tabs); none: category/tags match nothing. */
   catalog?: readonly CatalogEntry[];
 }
 
 export interface InboxWriteApiDeps extends InboxApiDeps {
-  actions: InboxActions;
+  marks: Pick<ReadMarks, 'markAllRead' | 'markAllSeen' | 'markOneRead'>;
+  actions: Pick<InboxActions, 'changeOne' | 'snooze' | 'archiveAllRead' | 'bulk'>;
 }
 
 type Handler = RestHandler;
 
-export function createInboxReadHandler(deps: InboxApiDeps): Handler {
+export function createInboxReadHandler(deps: InboxReadApiDeps): Handler {
   const catalog = deps.catalog ?? [];
   return restDispatcher(
     {
@@ -45,14 +50,14 @@ export function createInboxReadHandler(deps: InboxApiDeps): Handler {
         };
         // No type of the catalog matches the tab: nothing to read.
         if (types?.length === 0) return json(200, { items: [], nextCursor: null });
-        const page = await deps.service.listPage(user, { limit: query.limit, cursor, since: query.since, filter });
+        const page = await deps.reads.listPage(user, { limit: query.limit, cursor, since: query.since, filter });
         return json(200, page);
       },
       'GET /notifications/counts': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         const query = countsQuerySchema.parse(event.queryStringParameters ?? {});
         const excludeTypes = typesOutsideTab(catalog, { types: query.type, category: query.category });
-        return json(200, await deps.service.counts(user, excludeTypes === undefined ? {} : { excludeTypes }));
+        return json(200, await deps.reads.counts(user, excludeTypes === undefined ? {} : { excludeTypes }));
       },
     },
     deps,
@@ -74,20 +79,20 @@ export function createInboxWriteHandler(deps: InboxWriteApiDeps): Handler {
         const user = identityFrom(event, deps.tenantClaim);
         noQuerySchema.parse(event.queryStringParameters ?? {});
         const { upTo } = markAllBodySchema.parse(parseJsonBody(event));
-        return json(200, await deps.service.markAllRead(user, upTo));
+        return json(200, await deps.marks.markAllRead(user, upTo));
       },
       'POST /notifications/seen-all': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         noQuerySchema.parse(event.queryStringParameters ?? {});
         const { upTo } = markAllBodySchema.parse(parseJsonBody(event));
-        return json(200, await deps.service.markAllSeen(user, upTo));
+        return json(200, await deps.marks.markAllSeen(user, upTo));
       },
       'POST /notifications/{id}/read': async (event) => {
         const user = identityFrom(event, deps.tenantClaim);
         const { id } = markOneReadPathSchema.parse(event.pathParameters ?? {});
         noQuerySchema.parse(event.queryStringParameters ?? {});
         emptyBodySchema.parse(parseJsonBody(event));
-        await deps.service.markOneRead(user, id);
+        await deps.marks.markOneRead(user, id);
         return json(204);
       },
       'POST /notifications/{id}/unread': oneAction('unread'),

@@ -1,12 +1,13 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Channel } from '../../core/channels/channel.js';
+import type { Channel } from '../../contract/channels.js';
 import type { Clock } from '../../core/ports/clock.js';
-import { preferencesInputSchema, type Preferences } from '../../core/preferences.js';
-import type { PreferencesStore } from '../../core/ports/preferences.js';
+import { type Preferences } from '../../core/preferences/preferences.js';
+import type { PreferencesStore } from '../../core/preferences/store.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
-import { noQuerySchema } from './schemas.js';
+import { noQuerySchema } from '../../contract/rest-schemas.js';
+import { preferencesInputSchema } from '../../contract/preferences-schemas.js';
 
 export interface PreferencesApiDeps {
   store: PreferencesStore;

@@ -1,7 +1,7 @@
 /** API Gateway WebSocket proxy events (Lambda REQUEST authorizer on $connect) and their parsing. */
 import type { APIGatewayEventWebsocketRequestContextV2, APIGatewayProxyWebsocketEventV2WithRequestContext } from 'aws-lambda';
 import * as z from 'zod';
-import { CONNECTION_ID_PATTERN, IDENTIFIER_PATTERN } from '../../core/keys.js';
+import { CONNECTION_ID_PATTERN, IDENTIFIER_PATTERN } from '../../core/model/keys.js';
 
 /** The authorizer's context, flattened into `requestContext.authorizer` by API Gateway on every route. */
 export interface WebSocketAuthorizerContext {
@@ -34,6 +34,3 @@ export const connectEventSchema = z.object({
 });
 
 export const connectionEventSchema = z.object({ requestContext: z.object({ connectionId }) });
-
-/** Client -> server messages (route selection `$request.body.action`; all land on $default). */
-export const clientMessageSchema = z.object({ action: z.literal('ping') });

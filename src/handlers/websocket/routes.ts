@@ -5,9 +5,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ConnectionRepository } from '../../adapters/dynamo/connection-repository.js';
 import type { ConnectionPusher } from '../../core/ports/live.js';
-import { PONG_PAYLOAD, encodeLiveMessage } from '../../core/live-messages.js';
+import { PONG_PAYLOAD, encodeLiveMessage } from '../../core/live/live-messages.js';
 import type { FollowedCelebritiesReader } from '../../core/ports/inbox.js';
-import { clientMessageSchema, connectEventSchema, connectionEventSchema, type WebSocketEvent, type WebSocketResult } from './events.js';
+import { clientMessageSchema } from '../../contract/client-messages.js';
+import { connectEventSchema, connectionEventSchema, type WebSocketEvent, type WebSocketResult } from './events.js';
 
 export interface WebSocketRouteDeps {
   connections: Pick<ConnectionRepository, 'registerConnection' | 'removeConnectionById'>;

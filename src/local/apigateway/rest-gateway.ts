@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { corsHeaders } from '../../handlers/rest/http.js';
-import { corsPreflight, publicRoutes, restRoutes as authorizedRoutes, type RestFunction, type RestRoute } from '../../handlers/rest/routes.js';
+import { corsPreflight, publicRoutes, restRoutes as authorizedRoutes, type RestFunction, type RestRoute } from '../../contract/rest-routes.js';
 
 const restRoutes: readonly RestRoute[] = [...authorizedRoutes, ...publicRoutes];
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';

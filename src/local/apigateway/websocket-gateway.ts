@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../../core/live-messages.js';
+import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../../core/live/live-messages.js';
 import type { WebSocketAuthorizerContext, WebSocketEvent, WebSocketRequestContext, WebSocketResult } from '../../handlers/websocket/events.js';
 import { createRequestListener, isAllowedHost, isCallerOnThisMachine, type LocalResponse, type LocalRoute } from '../http/router.js';
 

@@ -5,7 +5,7 @@
  * validation. Every refusal is an entry error, never an exception.
  */
 import { randomUUID } from 'node:crypto';
-import { EventValidationError, validateEvent, type ValidateEventInput } from '../../core/events.js';
+import { EventValidationError, validateEvent, type ValidateEventInput } from '../../core/fanout/events.js';
 import { LOCAL_ACCOUNT_ID } from '../sqs/index.js';
 
 /** PutEvents entry size limit. */

@@ -22,7 +22,7 @@
  * DLQ gets it.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { ValidateEventInput } from '../../core/events.js';
+import type { ValidateEventInput } from '../../core/fanout/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from '../sqs/index.js';
 import { checkEntry, type EntryError } from './event-entry.js';

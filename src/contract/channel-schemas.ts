@@ -1,0 +1,31 @@
+/**
+ * Request schemas of the channel routes (CONTRACT.md): push devices (`POST /devices`,
+ * `DELETE /devices/{id}`), push consent (`PUT /push-consent`) and the one-click unsubscribe
+ * (`GET/POST /unsubscribe?token=`), with the push platforms they name.
+ */
+import * as z from 'zod';
+
+export const PLATFORMS = ['apns', 'apns_sandbox', 'fcm'] as const;
+export const platformSchema = z.enum(PLATFORMS);
+export type Platform = z.infer<typeof platformSchema>;
+
+/** APNs tokens are 64 hex characters today, FCM tokens about 160; both stay far below this. */
+const MAX_TOKEN_LENGTH = 4_096;
+
+export const deviceInputSchema = z
+  .object({
+    platform: platformSchema,
+    token: z.string().min(8).max(MAX_TOKEN_LENGTH).regex(/^[A-Za-z0-9_:\-.]+$/, 'must be a push token (letters, digits, _ : - .)'),
+    /** BCP 47, e.g. `de-DE`: the language of the push text. */
+    locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/, 'must be a BCP 47 language tag such as de-DE').optional(),
+  })
+  .strict();
+export type DeviceInput = z.infer<typeof deviceInputSchema>;
+
+export const DEVICE_ID_PATTERN = /^d_[A-Za-z0-9_-]{22}$/;
+
+export const devicePathSchema = z.object({ id: z.string().regex(DEVICE_ID_PATTERN, 'must be a device id from GET /devices') }).strict();
+
+export const pushConsentInputSchema = z.object({ version: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be a consent text version such as 2026-11') }).strict();
+
+export const unsubscribeQuerySchema = z.object({ token: z.string().min(1).max(2_048) }).strict();

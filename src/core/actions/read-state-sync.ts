@@ -1,0 +1,34 @@
+/**
+ * Read-state sync across a user's devices: after read-all, seen-all or a single read, every
+ * connection of the user receives a `read_state` message with the new marks and counts.
+ */
+import type { ConnectionDirectory, ConnectionPusher } from '../ports/live.js';
+import { pushToUserConnections } from '../live/connection-push.js';
+import { readStatePayload } from '../live/live-messages.js';
+import type { ReadStateListener, ReadStateStore } from '../ports/inbox.js';
+import type { Counts } from '../model/read-state.js';
+import type { UserRef } from '../model/user.js';
+
+export interface ReadStateSyncDeps {
+  directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;
+  pusher: ConnectionPusher;
+  readState: Pick<ReadStateStore, 'getReadState'>;
+  counts: { counts(user: UserRef): Promise<Counts> };
+}
+
+export class ReadStateSync implements ReadStateListener {
+  constructor(private readonly deps: ReadStateSyncDeps) {}
+
+  /** One presence lookup; state and counts are read only when the user has a live connection. */
+  async readStateChanged(user: UserRef): Promise<void> {
+    await pushToUserConnections(
+      this.deps,
+      user,
+      async () => {
+        const [state, counts] = await Promise.all([this.deps.readState.getReadState(user), this.deps.counts.counts(user)]);
+        return readStatePayload(state, counts);
+      },
+      'read_state',
+    );
+  }
+}

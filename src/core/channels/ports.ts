@@ -1,0 +1,94 @@
+/** Ports of the push and email channels: devices and channel state, dedup, rate counters, providers. */
+import type { Channel } from '../../contract/channels.js';
+import type { Device, PushConsent } from './devices.js';
+import type { UserRef } from '../model/user.js';
+import type { Platform } from '../../contract/channel-schemas.js';
+
+/** What the channel consumers need of one user, read in one Query (never cached: consent and unsubscribes apply at once). */
+export interface ChannelState {
+  devices: Device[];
+  pushConsent: PushConsent | null;
+  /** The verified address recorded by `PUT /email-address`; null = no email. */
+  emailAddress: string | null;
+  /** Types the user unsubscribed from by email link (`*` = every type). */
+  emailUnsubscribed: string[];
+}
+
+export interface ChannelStateStore {
+  channelState(user: UserRef): Promise<ChannelState>;
+  listDevices(user: UserRef): Promise<Device[]>;
+  /** Puts the device (create or update, same id for the same token); false when the user already has the maximum and this is a new device. */
+  putDevice(user: UserRef, device: Device, maxDevices: number): Promise<boolean>;
+  /** Deletes the device; the removed device (for its endpoint) or undefined when there was none. */
+  deleteDevice(user: UserRef, deviceId: string): Promise<Device | undefined>;
+  putPushConsent(user: UserRef, consent: PushConsent): Promise<void>;
+  deletePushConsent(user: UserRef): Promise<void>;
+  putEmailAddress(user: UserRef, address: string): Promise<void>;
+  deleteEmailAddress(user: UserRef): Promise<void>;
+  /** Records an unsubscribe (honoured by the next send: the consumer does not cache channel state). */
+  unsubscribeEmail(user: UserRef, type: string): Promise<void>;
+}
+
+export type PushOutcome =
+  | { status: 'sent'; messageId: string }
+  /** The provider or SNS says the token is invalid or the endpoint disabled: remove the device. */
+  | { status: 'invalid_endpoint'; reason: string }
+  /** 429 / 5xx / throttling: leave the job for a retry with backoff. */
+  | { status: 'throttled'; reason: string };
+
+/** SNS mobile push: platform endpoints and Publish to an endpoint. */
+export interface PushProvider {
+  /** CreatePlatformEndpoint (idempotent per token) and SetEndpointAttributes (re-enable, user data); the endpoint ARN. */
+  upsertEndpoint(platform: Platform, token: string, userData: string): Promise<string>;
+  deleteEndpoint(endpointArn: string): Promise<void>;
+  publish(endpointArn: string, platform: Platform, message: PushMessage): Promise<PushOutcome>;
+}
+
+export interface PushMessage {
+  title: string;
+  body: string;
+  /** Small custom data (notification id, type, count): the app fetches the content after authentication. */
+  data: Record<string, string>;
+  /** A notification id for `apns-collapse-id` / FCM collapse key: a repeat replaces, never stacks. */
+  collapseKey: string;
+}
+
+export type EmailOutcome = { status: 'sent'; messageId: string } | { status: 'throttled'; reason: string } | { status: 'rejected'; reason: string };
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** RFC 8058 one-click unsubscribe URL (`List-Unsubscribe` + `List-Unsubscribe-Post`). */
+  unsubscribeUrl: string;
+}
+
+/** SES v2 SendEmail. */
+export interface EmailProvider {
+  send(message: EmailMessage): Promise<EmailOutcome>;
+}
+
+/**
+ * Effectively once per (tenant, notification, recipient, channel[, device]): a conditional put with a
+ * 30-day TTL before the send. Throws when the store cannot be read or written (the consumer fails
+ * closed: no send, the job is retried).
+ */
+export interface ChannelDedupStore {
+  /** True when this call claimed the send first. */
+  claim(key: ChannelSendKey): Promise<boolean>;
+  /** Gives a claim back after a send that did not happen (throttled), so the retry sends it. */
+  release(key: ChannelSendKey): Promise<void>;
+}
+
+export interface ChannelSendKey extends UserRef {
+  notificationId: string;
+  channel: Channel;
+  /** Push: one claim per device, so a retry after one device was throttled never re-sends to the others. */
+  deviceId?: string;
+}
+
+/** Sends per user per channel per window (one digest counts once). */
+export interface ChannelRateCounter {
+  countSends(user: UserRef, channel: Channel, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
+}

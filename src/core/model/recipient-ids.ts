@@ -1,0 +1,21 @@
+/**
+ * The recipient of a notification id (`model/ids.ts`): a user, a celebrity's feed or an author's
+ * recent posts log. Fan-out writes under these ids; reads, retractions and live delivery derive the
+ * same ids from them, so the rule lives below all of them.
+ */
+import { notificationId } from './ids.js';
+
+/** Recipient marker of a feed item's id; `#` never occurs in a user id, so it cannot collide. */
+export function feedRecipient(actorId: string): string {
+  return `feed#${actorId}`;
+}
+
+/** Recipient marker of a post's entry in its author's recent posts log. */
+export function recentPostsRecipient(authorId: string): string {
+  return `posts#${authorId}`;
+}
+
+/** The id of `userId`'s copy of an event that arrived at `arrivalMs`. */
+export function recipientNotificationId(tenantId: string, type: string, eventId: string, userId: string, arrivalMs: number): string {
+  return notificationId({ tenantId, type, eventId, recipient: userId, timeMs: arrivalMs });
+}

@@ -1,4 +1,0 @@
-/** Lambda entry: the audit backlog's drainer (on when the app has an audit trail). Wiring: src/app/audit/drain.ts. */
-import { auditDrainFunction } from '../../app/audit/drain.js';
-
-export const handler = auditDrainFunction(process.env);
