@@ -191,6 +191,7 @@ export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConf
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
+    trace: observability(parts, config.idempotencyTable).trace,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
   }));
 }

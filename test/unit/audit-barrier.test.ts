@@ -10,6 +10,8 @@ import { auditTrailOf, installAuditTrail, withAuditBarrier } from '../../src/app
 import { buildAuditTrail } from '../../src/app/audit/build.js';
 import { createParts } from '../../src/app/parts.js';
 import { parseAuditLine } from '../../src/core/audit/chain.js';
+import type { TraceEntry } from '../../src/core/ports/trace.js';
+import { createChannelHandler } from '../../src/handlers/channel-handler.js';
 import { MemorySalts, MemorySink, memoryKeys } from '../support/audit-fakes.js';
 import { anSqsEvent, anSqsRecord } from '../support/events.js';
 
@@ -76,5 +78,24 @@ describe('withAuditBarrier', () => {
     const handler = async () => 'same';
     expect(auditTrailOf(parts)).toBeUndefined();
     expect(withAuditBarrier(parts, handler)).toBe(handler);
+  });
+});
+
+describe('The channel consumer\'s dead letters', () => {
+  it('records a job failing its last receive as dead_lettered (trace and audit trail), with its event id', async () => {
+    const traced: TraceEntry[] = [];
+    const handler = createChannelHandler({
+      delivery: { deliver: async () => ({ failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0 }) },
+      channel: 'email',
+      deliveryJobSecret: 'secret',
+      logger,
+      maxReceiveCount: 5,
+      trace: { record: async (entries) => void traced.push(...entries) },
+    });
+    const last = { ...anSqsRecord(jobBody('evt-dlq')), attributes: { ...anSqsRecord('').attributes, ApproximateReceiveCount: '5' } };
+    const earlier = { ...anSqsRecord(jobBody('evt-again')), attributes: { ...anSqsRecord('').attributes, ApproximateReceiveCount: '2' } };
+    const answer = await handler(anSqsEvent([last, earlier]));
+    expect(answer.batchItemFailures).toHaveLength(2);
+    expect(traced.map((entry) => [entry.eventId, entry.stage, entry.outcome])).toEqual([['evt-dlq', 'dlq', 'dead_lettered']]);
   });
 });
