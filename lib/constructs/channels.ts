@@ -94,8 +94,8 @@ export class Channels extends Construct {
       })
         // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
         .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
-        // Dedup records (conditional put, delete after a throttled send) and rate counters (UpdateItem).
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        // Dedup records (conditional put, delete after a throttled send), rate counters (UpdateItem), delivery-trace records (BatchWriteItem).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);

@@ -20,6 +20,8 @@ import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
+import { AuditTrail } from '../constructs/audit-trail.js';
+import type { StatefulAudit } from './data-stack.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -38,6 +40,8 @@ export interface StatelessProps {
   encryptionKey?: IKey;
   /** Mobile push and email (off unless configured): SNS platform applications, SES identity. */
   channels?: ChannelsSettings;
+  /** The audit trail's archive and HMAC key (data stack), when configured. */
+  audit?: StatefulAudit;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -55,6 +59,7 @@ export class AppStack extends Stack {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, props);
@@ -66,6 +71,7 @@ export class AppStack extends Stack {
     if (parts.authorizer) this.authorizer = parts.authorizer;
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
+    if (parts.audit) this.audit = parts.audit;
   }
 }
 
@@ -80,6 +86,8 @@ export interface StatelessParts {
   operations: Operations;
   /** Present when a channel is configured. */
   channels?: Channels;
+  /** Present when the audit trail is configured. */
+  audit?: AuditTrail;
 }
 
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
@@ -261,6 +269,23 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         })
       : undefined;
 
+  // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
+  const audit = props.audit
+    ? new AuditTrail(scope, 'AuditTrail', {
+        stream: { name: props.audit.stream.deliveryStream.ref, arn: props.audit.stream.deliveryStream.attrArn },
+        pseudonymKey: props.audit.pseudonymKey,
+        idempotency: tables.tables.idempotency,
+        defaults,
+        maxReceiveCount: config.maxReceiveCount,
+        ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+      })
+    : undefined;
+  const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : [])];
+  if (audit) for (const fn of recorders) audit.record(fn);
+  if (audit) {
+    new CfnOutput(scope, 'AuditBacklogQueueUrl', { value: audit.backlog.queue.queueUrl, description: 'Audit records waiting for the archive (drained automatically; DLQ: npm run dlq)' });
+  }
+
   const operations = new Operations(scope, 'Operations', {
     restApi: api.api,
     extraDeadLetterQueues: [
@@ -284,5 +309,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
 }

@@ -21,6 +21,8 @@ import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from 
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
@@ -103,7 +105,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
   const gate = liveGate(parts, config.gate, scheduler, observed.trace);
-  return createDeliveryHandler({
+  return withAuditBarrier(parts, createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
     releaser: heldPushReleaser(parts, config, gate),
@@ -113,7 +115,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 /** One per Parts for both modes (their delivery settings are the same): the urgent and the info consumer share it. */
@@ -171,5 +173,6 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, tr
 export function deliveryFunction(env: Env) {
   const config = deliveryConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `delivery-${config.mode}` }) });
+  installAuditTrailFromEnv(parts, env, config.gate.idempotencyTable);
   return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

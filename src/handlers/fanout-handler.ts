@@ -26,7 +26,7 @@ export class WrongIntakeQueueError extends Error {
 export interface FanOutHandlerDeps {
   notificationType: NotificationType;
   findType(detailType: string): NotificationType | undefined;
-  service: FanOutService;
+  service: Pick<FanOutService, 'process'>;
   logger: Logger;
   /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */
   persistenceStore?: BasePersistenceLayer;
@@ -47,7 +47,12 @@ export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQS
 export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const { notificationType, service, logger } = deps;
   const idempotencyConfig = new IdempotencyConfig({ eventKeyJmesPath: '[type, tenantId, eventId]', expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
-  const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => service.process(event, notificationType);
+  // The events the service really processed: one the idempotency record answered instead is a duplicate (trace: deduplicated).
+  const processed = new WeakSet<NotificationEvent>();
+  const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => {
+    processed.add(event);
+    return service.process(event, notificationType);
+  };
   // The record is written INPROGRESS before the work and COMPLETED after it; if the work throws
   // (e.g. the enqueue failed) the record is deleted, so the retry redoes the writes and the jobs.
   const processOnce = deps.persistenceStore
@@ -95,6 +100,9 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
         reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
       throw error;
+    }
+    if (deps.persistenceStore && !processed.has(atSendTime)) {
+      trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deduplicated', atMs: Date.now(), detail: 'a duplicate of an event already fanned out (idempotency record): nothing written again' });
     }
     logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
   };

@@ -19,6 +19,7 @@ process.stdout.write(
     `  event bus         ${runtime.endpoints.eventBusName}`,
     `  data              ${settings.dataDir}`,
     ...(settings.catalogEntry ? [`  catalog           ${settings.catalogEntry}`] : []),
+    `  audit trail       ${runtime.audit.archive.file}  (npm run audit -- verify | why)`,
     `  token             npm run --silent token -- --tenant acme --user alice`,
     'endpoints written to .local/endpoints.json; Ctrl+C stops',
     '',

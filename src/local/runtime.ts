@@ -32,6 +32,10 @@ import { createRestGateway } from './apigateway/rest-gateway.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
+import { SqsAuditBacklog } from '../adapters/audit/sqs-backlog.js';
+import { installAuditTrail } from '../app/audit/audit-trail.js';
+import { sqsClient } from '../app/parts-queues.js';
+import { startLocalAudit, type LocalAudit } from './audit/local-audit.js';
 
 export type { LocalEndpoints } from './endpoints.js';
 
@@ -55,6 +59,8 @@ export interface LocalRuntime {
   archive: LocalEventArchive;
   /** The SNS mobile-push and SES v2 stand-ins: what each device and mailbox received. */
   channels: LocalChannels;
+  /** The audit trail: its writer, the archive under DATA_DIR/audit, counts, and an outage switch for tests. */
+  audit: LocalAudit;
   close(): Promise<void>;
 }
 
@@ -143,6 +149,10 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
+  // Audit trail (src/local/audit/): installed before the consumers are composed; its backlog queue is drained into the archive.
+  const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
+  installAuditTrail(parts, audit.trail);
+  queues.auditBacklog.attachConsumer(LOCAL_FUNCTIONS['audit-drain'](parts, audit.trail));
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
@@ -188,12 +198,14 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     scheduler,
     archive,
     channels,
+    audit,
     /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
       const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
       await queues.registry.drainAll(capMs);
       await scheduler.close();
       await live.close();
+      await audit.close();
       closeLocalPipelineQueues(queues);
       await close(httpServer);
       await settledWithin([...requestsInFlight], capMs);

@@ -78,13 +78,22 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
   ];
 }
 
+/**
+ * The audit trail (when on): a recording function puts its batch's records to the Firehose stream,
+ * asks KMS for tenant keys (GenerateMac), puts to the backlog queue when Firehose refuses, reads the
+ * salts and tombstones (BatchGetItem; GetItem after a lost race) and creates salts (PutItem, of
+ * `#AUDITSALT` keys only).
+ */
+const AUDIT = ['firehose:PutRecordBatch audit-stream', 'kms:GenerateMac audit-pseudonym-key', 'sqs:SendMessage queue:audit-backlog', ...on('Idempotency', 'BatchGetItem', 'GetItem', 'PutItem')];
+
 /** Declared access per function (by construct id) for a configuration. */
-function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
+function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): string[] {
   const id = fn.node.id;
+  const recording = audit ? AUDIT : [];
   if (id.startsWith('FanOut')) {
     const type = catalog.find((candidate) => `FanOut${resourceNameOf(candidate.detailType)}` === id);
     if (!type) throw new Error(`no catalog type for ${id}`);
-    return [...BASE, ...fanOutAccess(type.detailType)];
+    return [...BASE, ...fanOutAccess(type.detailType), ...recording];
   }
   const access: Record<string, () => string[]> = {
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
@@ -124,8 +133,10 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
     Disconnect: () => on('Connections', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
     // Answers the caller through the management API.
     Default: () => POST,
-    UrgentDelivery: () => deliveryAccess('urgent'),
-    InfoDelivery: () => deliveryAccess('info'),
+    UrgentDelivery: () => [...deliveryAccess('urgent'), ...recording],
+    InfoDelivery: () => [...deliveryAccess('info'), ...recording],
+    // The audit backlog's drainer: consumes it, and records like any recorder (raw decisions sealed, segments put back).
+    Drainer: () => [...consume('queue:audit-backlog'), ...AUDIT],
   };
   const declared = access[id];
   if (!declared) throw new Error(`no declared access for function ${fn.node.path}: audit its code path and add it`);
@@ -145,6 +156,11 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
     [logicalId(pipeline.promotion.queue.queue), 'queue:promotion'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
+  // The audit trail's stream and HMAC key live in the data stack (imports); its backlog queue here.
+  if (/ExportsOutputFnGetAttAuditStream[0-9A-F]+Arn/.test(text)) return 'audit-stream';
+  if (/ExportsOutputFnGetAttAuditPseudonymKey[0-9A-F]+Arn/.test(text)) return 'audit-pseudonym-key';
+  const audit = synth.built.app.audit;
+  if (audit) queues.set(logicalId(audit.backlog.queue), 'queue:audit-backlog');
   const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
   if (getAtt !== undefined && queues.has(getAtt)) return queues.get(getAtt)!;
   if (getAtt === logicalId(scheduling.role)) return 'scheduler-target-role';
@@ -170,7 +186,7 @@ function functionsOf(synth: Synthesized): HandlerFunction[] {
 }
 
 /** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST (+ 3 WebSocket routes and 2 delivery consumers when live). */
-const configurations: [string, Record<string, unknown>, { live: boolean; functions: number }][] = [
+const configurations: [string, Record<string, unknown>, { live: boolean; functions: number; audit?: boolean }][] = [
   ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 10 + catalog.length }],
   [
     'jwt auth mode without an info batching window',
@@ -182,6 +198,7 @@ const configurations: [string, Record<string, unknown>, { live: boolean; functio
     { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
     { live: false, functions: 5 + catalog.length },
   ],
+  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 11 + catalog.length, audit: true }],
 ];
 
 describe.each(configurations)('When deployed with %s', (_name, context, expected) => {
@@ -199,7 +216,7 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
   it('grants every function exactly the actions on exactly the resources its code uses (nothing missing, nothing extra)', () => {
     const mismatches: string[] = [];
     for (const fn of functionsOf(synth)) {
-      const declared = unique(declaredAccess(fn, expected.live));
+      const declared = unique(declaredAccess(fn, expected.live, expected.audit));
       const granted = unique(grantedAccess(synth, template, fn));
       const missing = declared.filter((entry) => !granted.includes(entry));
       const extra = granted.filter((entry) => !declared.includes(entry));
@@ -283,6 +300,8 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expectMapping(logicalId(pipeline.urgentDelivery.queue), logicalId(live.urgentDelivery), 10, undefined);
       expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
     }
-    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0));
+    const { audit } = synth.built.app;
+    if (audit) expectMapping(logicalId(audit.backlog.queue), logicalId(audit.drainer), 10, undefined);
+    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0) + (audit ? 1 : 0));
   });
 });

@@ -123,6 +123,8 @@ export const CORE_LAYERS: Readonly<Record<string, readonly string[]>> = {
   actions: ['model', 'jobs', 'ports', 'read', 'live'],
   // Erasure reads scheduled events and jobs to find whose they are.
   privacy: ['model', 'jobs', 'fanout'],
+  // The audit trail: the decisions come as trace entries (ports/trace), hashed with keys it is handed.
+  audit: ['model', 'ports'],
 };
 
 const coreRoomRules: LayerRule[] = Object.entries(CORE_LAYERS).map(([room, below]) => ({

@@ -146,8 +146,21 @@ export class FanOutService {
     if (erased.size === 0) return event;
     summary.erasedSkipped = erased.size;
     const principal = [event.actor.id, event.followersOf, followeeId];
-    if (principal.some((userId) => userId !== undefined && erased.has(userId))) return undefined;
+    const dropWhole = principal.some((userId) => userId !== undefined && erased.has(userId));
+    await this.traceErased(event, erased, dropWhole);
+    if (dropWhole) return undefined;
     return { ...event, recipients: event.recipients.filter((userId) => !erased.has(userId)) };
+  }
+
+  /** Audit trail: one `erased` decision per erased recipient, and one for the event when it is dropped whole (the trace table keeps only the latter). */
+  private async traceErased(event: NotificationEvent, erased: ReadonlySet<string>, dropWhole: boolean): Promise<void> {
+    if (!this.deps.trace) return;
+    const atMs = Date.now();
+    const base = { tenantId: event.tenantId, eventId: event.eventId, stage: 'fanout' as const, outcome: 'erased' as const, atMs };
+    await this.deps.trace.record([
+      ...event.recipients.filter((userId) => erased.has(userId)).map((userId): TraceEntry => ({ ...base, userId, detail: 'erased recipient: dropped' })),
+      ...(dropWhole ? [{ ...base, detail: 'an erased user is the actor, audience or followee: event dropped' }] : []),
+    ]);
   }
 
   /** One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates. */
@@ -165,7 +178,7 @@ export class FanOutService {
     const arrivalMs = await arrivalOf();
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays, arrivalMs);
     await this.deps.inbox.writeInboxItems(writes);
-    await this.traceRecipients(event, userIds, muted);
+    await this.traceRecipients(event, recipients, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
@@ -182,11 +195,14 @@ export class FanOutService {
   }
 
   /** The fan-out stage's trace of written and muted recipients (after the writes: a retry rewrites it). */
-  private async traceRecipients(event: NotificationEvent, written: readonly string[], muted: readonly string[], detail = 'inbox item written'): Promise<void> {
+  private async traceRecipients(event: NotificationEvent, written: readonly DeliveryRecipient[], muted: readonly string[], detail = 'inbox item written'): Promise<void> {
     if (!this.deps.trace) return;
     const atMs = Date.now();
-    const entry = (userId: string, outcome: TraceEntry['outcome'], text: string): TraceEntry => ({ tenantId: event.tenantId, eventId: event.eventId, userId, stage: 'fanout', outcome, atMs, detail: text });
-    await this.deps.trace.record([...written.map((userId) => entry(userId, 'inbox_written', detail)), ...muted.map((userId) => entry(userId, 'muted', `muted ${event.type}: no inbox item, no push`))]);
+    const entry = (userId: string, outcome: TraceEntry['outcome'], text: string, notificationId?: string): TraceEntry => ({ tenantId: event.tenantId, eventId: event.eventId, userId, stage: 'fanout', outcome, atMs, detail: text, ...(notificationId ? { notificationId } : {}) });
+    await this.deps.trace.record([
+      ...written.map((recipient) => entry(recipient.userId, 'inbox_written', detail, recipient.notificationId)),
+      ...muted.map((userId) => entry(userId, 'muted', `muted ${event.type}: no inbox item, no push`)),
+    ]);
   }
 
   /** Two tiers: a celebrity's event goes to its S feed shards; otherwise pages of followers' inboxes. */
@@ -286,7 +302,7 @@ export class FanOutService {
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
           await this.deps.inbox.writeInboxItems(writes);
-          await this.traceRecipients(event, batch, [], `inbox item written (follower of ${accountId})`);
+          await this.traceRecipients(event, recipients, [], `inbox item written (follower of ${accountId})`);
           summary.inboxItems += writes.length;
           written.push(...recipients);
           while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));

@@ -166,7 +166,7 @@ export class LiveDelivery {
       if (job.target.kind !== 'recipients') continue;
       const eventTimeMs = Date.parse(job.notification.createdAt);
       for (const recipient of job.target.recipients) {
-        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, stage: 'delivery' as const, atMs };
+        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, notificationId: recipient.notificationId, stage: 'delivery' as const, atMs };
         const connections = connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? [];
         if (connections.length === 0) {
           entries.push({ ...base, outcome: 'offline', detail: 'no open connection: the inbox has it' });

@@ -4,7 +4,7 @@
  * outcomes (accepted, invalid, dead-lettered) — with what it decided. Writing it never fails a delivery.
  */
 
-export type TraceStage = 'intake' | 'fanout' | 'gate' | 'delivery' | 'release' | 'dlq';
+export type TraceStage = 'intake' | 'fanout' | 'gate' | 'delivery' | 'release' | 'dlq' | 'push' | 'email' | 'sms';
 
 export type TraceOutcome =
   | 'accepted'
@@ -24,7 +24,18 @@ export type TraceOutcome =
   | 'push_failed'
   | 'released'
   | 'dropped'
-  | 'dead_lettered';
+  | 'dead_lettered'
+  // Push / email / SMS (src/core/channels/channel-delivery.ts) and erasure drops (the audit trail, src/core/audit/).
+  | 'sent'
+  | 'no_consent'
+  | 'no_device'
+  | 'no_email_address'
+  | 'unsubscribed'
+  | 'channel_off'
+  | 'send_failed'
+  | 'provider_rejected'
+  | 'invalid_endpoint'
+  | 'erased';
 
 export interface TraceEntry {
   tenantId: string;
@@ -40,6 +51,8 @@ export interface TraceEntry {
   detail?: string;
   /** The event's own time, for the end-to-end latency of a live push. */
   eventTimeMs?: number;
+  /** The recipient's notification, where the stage knows it (audit trail: hashed with the user's salt). */
+  notificationId?: string;
 }
 
 export interface TraceRecorder {

@@ -69,6 +69,7 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   channelRateWindow: 'idempotency',
   traceRecord: 'idempotency',
   erasureRecord: 'idempotency',
+  auditSalt: 'idempotency',
   fanOutIdempotencyRecord: 'idempotency',
 };
 
@@ -120,6 +121,8 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'rateWindow':
     case 'channelSend':
     case 'channelRateWindow':
+    case 'auditSalt':
+      // (auditSalt: the audit trail's pseudonym salt; once it is gone, the user's audit records name nobody.)
       return isUser(parsed.userId) ? remove(parsed.kind) : keep(parsed.kind);
     case 'connectionReverse':
       return classifyConnectionReverse(item, subject);
