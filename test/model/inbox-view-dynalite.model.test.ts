@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { modelParameters } from '../support/model-runs.js';
 import { DynaliteServer } from './inbox-view/backend.js';
-import { commandArbitraries, setupRun, type FollowShape } from './inbox-view/commands.js';
+import { commandArbitraries, compareAllViews, setupRun, type FollowShape } from './inbox-view/commands.js';
 
 let server: DynaliteServer;
 beforeAll(async () => {
@@ -21,8 +21,9 @@ describe('the inbox view on dynalite equals the model', () => {
       fc.asyncProperty(fc.constantFrom<FollowShape>(0, 2, 101), fc.commands(commandArbitraries, { maxCommands: 50 }), async (follows, commands) => {
         const setup = await setupRun(server.backend(), { follows, fullChecks: false }, (run += 1));
         await fc.asyncModelRun(() => setup, commands);
+        await compareAllViews(setup.model, setup.real);
       }),
       modelParameters(200, 10_000),
     );
-  });
+  }, 600_000);
 });

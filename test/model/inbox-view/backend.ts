@@ -3,6 +3,7 @@
  * in-memory ports (`memory-ports.ts`). Both are seeded the same way (celebrity profiles, follows).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoActionLookup } from '../../../src/adapters/dynamo/action-lookup.js';
 import { DynamoArrivalLedger } from '../../../src/adapters/dynamo/arrival-ledger.js';
 import { batchPutAll } from '../../../src/adapters/dynamo/batch.js';
 import { DynamoCelebrityPostsLog } from '../../../src/adapters/dynamo/celebrity-posts-log.js';
@@ -19,13 +20,14 @@ import type { UserRef } from '../../../src/core/model/user.js';
 import type { CelebrityPostsIndexWriter, CelebrityPostsReader } from '../../../src/core/ports/celebrity-posts.js';
 import type { ArrivalLedger, RecentPostsLog } from '../../../src/core/ports/fan-out.js';
 import type { FollowGraph } from '../../../src/core/ports/follow-graph.js';
-import type { FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxWriter, ItemStateStore, ReadStateStore, RetractionStore, RetractionsReader } from '../../../src/core/ports/inbox.js';
+import type { ActionLookupReader, FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxWriter, ReadStateStore, RetractionStore, RetractionsReader } from '../../../src/core/ports/inbox.js';
 import { EMPTY_FEED_HEAD } from '../../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../../src/local/embedded-dynamo.js';
 
 export interface Ports {
   inbox: InboxReader & InboxWriter;
-  readState: ReadStateStore & ItemStateStore;
+  readState: ReadStateStore;
+  actionLookup: ActionLookupReader;
   graph: FollowGraph;
   graphReads: FollowedCelebritiesReader & FeedHeadsReader;
   celebrityPosts: CelebrityPostsReader & CelebrityPostsIndexWriter;
@@ -69,6 +71,7 @@ export class DynaliteServer {
       ports: {
         inbox: new InboxRepository(client, tables.inbox, noWait),
         readState: new ReadStateRepository(client, tables.readMarks),
+        actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
         graph,
         graphReads: new GraphRepository(client, tables.graph),
         celebrityPosts: new DynamoCelebrityPostsLog(client, tables.inbox),

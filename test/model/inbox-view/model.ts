@@ -27,6 +27,8 @@ export interface ModelItem {
   event: string;
   /** Visible from (its arrival; a snooze comeback: its `until`). */
   fromMs: number;
+  /** When it landed, in the model's order of landings and retractions. */
+  landedAt: number;
   expiresAtMs: number;
   read: boolean;
   seen: boolean;
@@ -62,7 +64,8 @@ export const eventKey = (type: string, eventId: string): string => `${type}\u000
 
 export class InboxViewModel {
   readonly items = new Map<string, ModelItem>();
-  readonly retracted = new Set<string>();
+  /** Retracted events: when the retraction came (model order) and the stamp it holds (the event's, or its own when first). */
+  readonly retracted = new Map<string, { at: number; stampMs: number }>();
   /** Celebrity -> followedAt ms (only events at or after it are in the view). */
   readonly followed = new Map<string, number>();
   readMark: string | null = null;
@@ -70,6 +73,9 @@ export class InboxViewModel {
   seenMark: string | null = null;
   seenAtMs: number | null = null;
   private readonly history: { atMs: number; change: MarkEvent }[] = [];
+  /** Orders landings, retractions and comebacks' returns (several can share a millisecond). */
+  private sequence = 0;
+  private readonly returnedAt = new Map<string, number>();
 
   constructor(
     readonly settings: ModelSettings,
@@ -98,7 +104,10 @@ export class InboxViewModel {
    */
   land(item: Pick<ModelItem, 'id' | 'type' | 'source' | 'event'>, stampMs: number): void {
     if (this.items.has(item.id)) return;
-    const landed: ModelItem = { ...item, fromMs: stampMs, expiresAtMs: stampMs + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
+    // A retraction lives as long as the stamp it holds (the inbox TTL, whole seconds): an event first sent after that is a new arrival.
+    const retraction = this.retracted.get(item.event);
+    if (retraction && Math.floor(stampMs / 1000) >= Math.floor(retraction.stampMs / 1000) + this.settings.ttlMs / 1000) this.retracted.delete(item.event);
+    const landed: ModelItem = { ...item, fromMs: stampMs, landedAt: (this.sequence += 1), expiresAtMs: stampMs + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
     for (const { atMs, change } of this.history) {
       if (atMs < stampMs) continue;
       if (change.kind === 'archive') {
@@ -111,8 +120,19 @@ export class InboxViewModel {
     this.items.set(item.id, landed);
   }
 
-  retract(type: string, eventId: string): void {
-    this.retracted.add(eventKey(type, eventId));
+  /** `stampMs`: the event's arrival stamp if it has one (else the retraction stamps it now). */
+  retract(type: string, eventId: string, stampMs?: number): void {
+    const key = eventKey(type, eventId);
+    if (!this.retracted.has(key)) this.retracted.set(key, { at: (this.sequence += 1), stampMs: stampMs ?? this.nowMs });
+  }
+
+  /** Retracted before it was ever visible (before it arrived, or a comeback before its return): it must never be pushed. */
+  retractedBeforeVisible(item: ModelItem): boolean {
+    const at = this.retracted.get(item.event)?.at;
+    if (at === undefined) return false;
+    // A comeback becomes visible at its return; one retracted while it was away never shows.
+    if (item.comebackOf !== undefined && item.fromMs > this.nowMs) return true;
+    return item.comebackOf !== undefined ? at < (this.returnedAt.get(item.id) ?? Number.POSITIVE_INFINITY) : at < item.landedAt;
   }
 
   follow(celebrityId: string, followedAtMs: number): void {
@@ -244,6 +264,7 @@ export class InboxViewModel {
       source: 'own',
       event: item.event,
       fromMs: untilMs,
+      landedAt: (this.sequence += 1),
       expiresAtMs: untilMs + this.settings.ttlMs,
       read: false,
       seen: false,
@@ -255,8 +276,9 @@ export class InboxViewModel {
     return { outcome: 'ok', comebackId };
   }
 
-  /** Pending comebacks that come back at or before `atMs` (for the harness's scheduler checks). */
-  comebacksDue(atMs: number): ModelItem[] {
-    return [...this.items.values()].filter((item) => item.comebackOf !== undefined && item.fromMs <= atMs);
+  /** Time passes: comebacks due by then return (in order with the retractions around them). */
+  advance(ms: number): void {
+    this.nowMs += ms;
+    for (const item of this.items.values()) if (item.comebackOf !== undefined && item.fromMs <= this.nowMs && !this.returnedAt.has(item.id)) this.returnedAt.set(item.id, (this.sequence += 1));
   }
 }

@@ -20,7 +20,8 @@ import type { InboxItemToWrite, InboxWriter } from '../../../src/core/ports/inbo
 import type { ArrivalLedger } from '../../../src/core/ports/fan-out.js';
 import { decodeCursor, type InboxFilter } from '../../../src/core/read/cursor.js';
 import { InboxReadService } from '../../../src/core/read/inbox-read-service.js';
-import type { Counts, Notification } from '../../../src/core/model/read-state.js';
+import type { Counts } from '../../../src/core/model/read-state.js';
+import type { Notification } from '../../../src/core/model/notification.js';
 import { findNotificationType } from '../../../src/notifications/index.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../../support/live-fakes.js';
 import { RecordingJobQueue, RecordingPromotionQueue } from '../../support/pipeline-fakes.js';
@@ -97,6 +98,7 @@ export class InboxSystem {
       feedHeads: ports.graphReads,
       celebrityPosts: ports.celebrityPosts,
       readState: ports.readState,
+      actionLookup: ports.actionLookup,
       clock,
       cursorSecret: CURSOR_SECRET,
       feedShards: FEED_SHARDS,
@@ -110,30 +112,33 @@ export class InboxSystem {
         if (this.takeSnoozeFault('afterComeback')) throw new InjectedKill('after the comeback write');
       },
     };
-    const snoozeItemStates = {
-      changeItemState: async (...args: Parameters<typeof ports.readState.changeItemState>) => {
-        await ports.readState.changeItemState(...args);
+    const actionsReadState = {
+      ...ports.readState,
+      putExceptions: async (...args: Parameters<typeof ports.readState.putExceptions>) => {
+        await ports.readState.putExceptions(...args);
         if (this.takeSnoozeFault('afterException')) throw new InjectedKill('after the snooze exception write');
       },
+      recordUnreadBelowMark: (...args: Parameters<typeof ports.readState.recordUnreadBelowMark>) => ports.readState.recordUnreadBelowMark(...args),
       archiveAllRead: (...args: Parameters<typeof ports.readState.archiveAllRead>) => ports.readState.archiveAllRead(...args),
     };
     this.actions = new InboxActions({
       view: this.reads,
-      readState: ports.readState,
-      itemStates: snoozeItemStates,
+      readState: actionsReadState,
       clock,
       inboxTtlDays: TTL_DAYS,
-      snoozeReturns: new ScheduledSnoozeReturns({ inbox: snoozeInbox, scheduler: this.scheduler, urgentQueueArn: URGENT_QUEUE, deliveryJobSecret: JOB_SECRET, inboxTtlDays: TTL_DAYS }),
+      snoozeReturns: new ScheduledSnoozeReturns({ inbox: snoozeInbox, scheduler: this.scheduler, urgentQueueArn: URGENT_QUEUE, deliveryJobSecret: JOB_SECRET }),
     });
+    const afterStamp = <T>(stamp: T): T => {
+      if (this.fanOutFault?.kind === 'afterStamp') {
+        this.fanOutFault = undefined;
+        throw new InjectedKill('after the arrival stamp');
+      }
+      return stamp;
+    };
     const arrivals: ArrivalLedger = {
-      stampArrival: async (...args) => {
-        const stamp = await ports.arrivals.stampArrival(...args);
-        if (this.fanOutFault?.kind === 'afterStamp') {
-          this.fanOutFault = undefined;
-          throw new InjectedKill('after the arrival stamp');
-        }
-        return stamp;
-      },
+      stampArrival: async (...args) => afterStamp(await ports.arrivals.stampArrival(...args)),
+      restampArrival: async (...args) => afterStamp(await ports.arrivals.restampArrival(...args)),
+      stampRetracted: (...args) => ports.arrivals.stampRetracted(...args),
     };
     const fanOutInbox: InboxWriter = {
       writeInboxItems: async (items) => {
@@ -158,11 +163,12 @@ export class InboxSystem {
       promotionQueue: new RecordingPromotionQueue(),
       settings: { celebrityThreshold: 1_000_000, feedShards: FEED_SHARDS, inboxTtlDays: TTL_DAYS },
       retractions,
+      landed: ports.inbox,
     };
     this.fanOut = new FanOutService(deps);
     for (const connectionId of connections) this.directory.connect(user, connectionId);
     for (const celebrityId of followed) this.directory.subscribe(celebrityId, [connections.map((connectionId) => ({ ...user, connectionId }))]);
-    this.delivery = new LiveDelivery({ directory: this.directory, ledger: new FakeLedger(), pusher: this.pusher, isDigestible: (type) => findNotificationType(type)?.digestible ?? false });
+    this.delivery = new LiveDelivery({ directory: this.directory, ledger: new FakeLedger(), pusher: this.pusher, isDigestible: (type) => findNotificationType(type)?.digestible ?? false, retractions: ports.retractions, clock });
   }
 
   private takeSnoozeFault(at: SnoozeFault): boolean {
@@ -243,6 +249,10 @@ export class InboxSystem {
       if (cursor === null) return { pages };
     }
     throw new Error('a cursor walk did not end in 200 pages');
+  }
+
+  firstPage(request: { limit: number; since?: string; filter?: InboxFilter }) {
+    return this.reads.listPage(this.user, request);
   }
 
   counts(types?: readonly string[]): Promise<Counts> {
