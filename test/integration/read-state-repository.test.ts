@@ -5,6 +5,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { convertSingleReads } from '../../src/adapters/dynamo/read-state-migration.js';
 import { keys } from '../../src/core/model/keys.js';
 import { isRead, markAt, type ItemException } from '../../src/core/model/read-state.js';
 import type { UserRef } from '../../src/core/model/user.js';
@@ -221,5 +222,26 @@ describe('advanceReadMark on DynamoDB (error paths a local store cannot produce)
     expect(dynamo.commandCalls(UpdateCommand)[1]!.args[0].input).toMatchObject({ ConditionExpression: 'ver = :previous', ExpressionAttributeValues: { ':previous': 4, ':version': 5 } });
     dynamo.restore();
     client.destroy();
+  });
+});
+
+describe('the read state upgrade step (0.1.0 single reads)', () => {
+  it('turns each READ#<id> into an exception reads find, never over a newer exception, and a rerun changes nothing', async () => {
+    // Prepare
+    const user = freshUser();
+    const [kept, converted] = notificationsEverySecond(2, T0).map((item) => item.id) as [string, string];
+    for (const id of [kept, converted]) await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.readMarks, Item: { ...keys.readException(user.tenantId, user.userId, id), expiresAt: EXPIRES } }));
+    await readState.putExceptions(user, new Map([[kept, exception({ read: false, basis: 3 })]]));
+
+    // Act
+    const first = await convertSingleReads(db.client, db.dynamo.tableNames.readMarks);
+    const again = await convertSingleReads(db.client, db.dynamo.tableNames.readMarks);
+
+    // Assess
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(again).toBe(0);
+    const exceptions = await readState.getExceptions(user, [kept, converted]);
+    expect(exceptions.get(converted)).toEqual(exception({ type: '', basis: -1 }));
+    expect(exceptions.get(kept)).toMatchObject({ read: false, basis: 3 });
   });
 });

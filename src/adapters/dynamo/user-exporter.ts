@@ -10,6 +10,7 @@ import type { ErasureSubject } from '../../core/privacy/erasure.js';
 import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
 import { isRead, isSeen, type ItemException, type ReadState } from '../../core/model/read-state.js';
 import { exceptionOf, marksOf } from './read-state-repository.js';
+import { exceptionOfSingleRead } from './read-state-migration.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';
@@ -119,6 +120,11 @@ export class UserExporter {
       const id = keys.notificationIdFromItemState(String(item.sk));
       const exception = id !== undefined ? exceptionOf(item) : undefined;
       if (id !== undefined && exception) exceptions.set(id, exception);
+    }
+    // A 0.1.0 single read not yet converted by `npm run migrate`.
+    for (const item of items) {
+      const id = keys.notificationIdFromReadException(String(item.sk));
+      if (id !== undefined && !keys.notificationIdFromItemState(String(item.sk)) && !exceptions.has(id)) exceptions.set(id, exceptionOfSingleRead(item));
     }
     return { ...marksOf(items.find((item) => item.sk === READ_MARK_SK)), exceptions };
   }
