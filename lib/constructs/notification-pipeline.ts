@@ -77,7 +77,8 @@ export interface FanOutTableAccess {
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
  *   post is logged in its author's recent posts log (PutItem on the Inbox table); a celebrity post's
- *   key goes into the count index slots (UpdateItem on the Inbox table).
+ *   key goes into the count index slots (UpdateItem on the Inbox table); a retry probes whether its
+ *   first attempt's first write landed (BatchGetItem of those items, or a Query of the recent posts log).
  * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
  *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
  *   UpdateItem (ADD of a String Set element) of its followed-celebrities pack chunk, Query of
@@ -101,7 +102,9 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
     // a celebrity post adds its key to the count index slots (UpdateItem, on those partitions only).
     inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxIndexUpdates: notifies ? ['dynamodb:UpdateItem'] : [],
-    inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
+    // A retried event probes whether its first attempt's first write landed (BatchGetItem of those
+    // items; the author's recent posts log, a Query, for an ordinary-tier post); a follow backfills (Query).
+    inboxReads: notifies ? ['dynamodb:BatchGetItem', 'dynamodb:Query'] : type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],
   };

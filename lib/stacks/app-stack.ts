@@ -1,3 +1,4 @@
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
@@ -185,13 +186,17 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     defaults,
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
-    // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
-    // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
-    // the mark, GetItem of the stored time when the condition fails without returning it.
+    // A per-item action looks its ids up in ONE BatchGetItem over three tables (own partition and the
+    // celebrity posts log; the marks and the ids' exceptions; the followed-celebrities pack), the
+    // snoozed items of comebacks (BatchGetItem) and the tenant's retractions (Query, that partition
+    // only), then writes the exceptions (PutItem, BatchWriteItem) and names ids marked unread below
+    // the read mark (UpdateItem). Read-all / seen-all / archive-all-read: UpdateItem of the marks item;
+    // a read-all behind the mark reads it (GetItem) and adds itself with one more UpdateItem.
     .readTable(inbox, ['dynamodb:BatchGetItem'])
-    .readTable(readMarks, ['dynamodb:GetItem'])
-    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
-    .readTable(graph, ['dynamodb:Query']);
+    .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
+    .readTable(readMarks, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
+    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+    .readTable(graph, ['dynamodb:BatchGetItem']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
   // a copy of one item the caller already owns, written into the caller's own partition
   // (BatchWriteItem puts, key from the verified claims), and one schedule that puts a signed urgent
@@ -244,7 +249,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     inboxWrite
       .readTable(inbox, ['dynamodb:Query'])
       .readTable(readMarks, ['dynamodb:Query'])
-      .readTable(graph, ['dynamodb:BatchGetItem'])
+      .readTable(graph, ['dynamodb:Query'])
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);

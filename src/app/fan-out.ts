@@ -121,6 +121,9 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     graph: followGraphRepository(parts, config.graphTable),
     inbox: inboxRepository(parts, config.inboxTable),
     arrivals: arrivalLedger(parts, config.idempotencyTable),
+    // A retry whose earlier attempt wrote nothing is stamped anew (one BatchGetItem of its first items, on retries only).
+    landed: inboxRepository(parts, config.inboxTable),
+    logger: parts.logger,
     recentPosts: recentPostsLog(parts, config.inboxTable),
     celebrityPostsIndex: celebrityPostsLog(parts, config.inboxTable),
     deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),

@@ -66,7 +66,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
   const actions = new InboxActions({
     view: reads,
     readState,
-    itemStates: readState,
     clock: parts.clock,
     inboxTtlDays: config.inboxTtlDays,
     ...(config.readStateSync ? { listener: inboxStateSyncListener(parts, config.readStateSync, counts) } : {}),
@@ -77,7 +76,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
             scheduler: snoozeScheduler,
             urgentQueueArn: config.snooze.urgentQueueArn,
             deliveryJobSecret: config.snooze.deliveryJobSecret,
-            inboxTtlDays: config.inboxTtlDays,
           }),
         }
       : {}),

@@ -97,6 +97,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({
       mode,
+      inboxTable: tables.inbox,
       deliveryJobSecret: inputs.deliveryJobSecret,
       managementEndpoint,
       delivery: {

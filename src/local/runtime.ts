@@ -5,6 +5,7 @@
  * shared object (connection repository, preferences cache, inbox service...) exists once.
  */
 import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { ensureReadState } from '../adapters/dynamo/read-state-migration.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -149,6 +150,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
+  // And its single reads (READ#) are not the exceptions reads take: convert them once.
+  const converted = await ensureReadState(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.readMarks);
+  if (converted) logger.info('0.1.0 single reads converted to per-item exceptions', { converted });
   // Audit trail (src/local/audit/): installed before the consumers are composed; its backlog queue is drained into the archive.
   const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
   installAuditTrail(parts, audit.trail);

@@ -44,8 +44,9 @@ function fanOutAccess(detailType: string): string[] {
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem')];
   if (type.audience !== 'none') {
     // Inbox: item writes (BatchWriteItem), the author's recent posts log entry (PutItem) and the celebrity
-    // posts count index slots (UpdateItem); Graph: the celebrity feed head (UpdateItem).
-    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
+    // posts count index slots (UpdateItem); a retry's probe of its first attempt's first write (BatchGetItem
+    // of those items, Query of the recent posts log); Graph: the celebrity feed head (UpdateItem).
+    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'Query'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
@@ -75,6 +76,8 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     'sqs:SendMessage queue:info',
     // Delivery trace records (one BatchWriteItem per stage per batch).
     ...on('Idempotency', 'BatchWriteItem'),
+    // A snooze comeback: the tenant's retractions (Query of that partition) before it is pushed.
+    ...on('Inbox', 'Query'),
   ];
 }
 
@@ -103,23 +106,24 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
     InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
-    // markOneRead: BatchGetItem of the id (own + visible feeds after a Query of followed celebrities),
-    // PutItem of READ#id; read-all / seen-all: conditional UpdateItem, GetItem when the condition fails
-    // without returning the stored item. Live: read-state sync (ReadStateSync) = presence BatchGetItem,
-    // getReadState + counts (Queries, muted types BatchGetItem), PostToConnection, 410 cleanup.
+    // Per-item actions: ONE BatchGetItem over Inbox (own item, celebrity posts log item), ReadMarks
+    // (marks, exceptions) and Graph (followed pack), BatchGetItem of comebacks' snoozed items, Query of
+    // the tenant's retractions; PutItem / BatchWriteItem of exceptions, UpdateItem naming ids unread below
+    // the mark. Read-all / seen-all / archive-all-read: UpdateItem; a read-all behind the mark: GetItem and
+    // one more UpdateItem. Live: read-state sync (ReadStateSync) = presence BatchGetItem, the marks and
+    // counts (Queries, followed list Query, muted types BatchGetItem), PostToConnection, 410 cleanup.
     InboxWrite: () => [
-      ...on('Inbox', 'BatchGetItem'),
-      ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
-      ...on('Graph', 'Query'),
+      ...on('Inbox', 'BatchGetItem', 'Query'),
+      ...on('ReadMarks', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
+      ...on('Graph', 'BatchGetItem'),
       // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
       // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
       ...on('Inbox', 'BatchWriteItem'),
       ...SCHEDULE,
       ...(live
         ? [
-            ...on('Inbox', 'Query'),
             ...on('ReadMarks', 'Query'),
-            ...on('Graph', 'BatchGetItem'),
+            ...on('Graph', 'Query'),
             ...on('Connections', 'BatchGetItem', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
             ...POST,
           ]

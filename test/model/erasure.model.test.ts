@@ -221,8 +221,7 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
       const items = await w.ownItems(step.user);
       const item = items[step.pick % Math.max(items.length, 1)];
       if (!item) return;
-      if (step.unread) await w.readState.changeItemState(w.user(step.user), item.id, { kind: 'unread', type: item.type, atMs: Date.now() }, expiresAt);
-      else await w.readState.recordSingleRead(w.user(step.user), item.id, expiresAt);
+      await w.readState.putExceptions(w.user(step.user), new Map([[item.id, { type: item.type, basis: 0, read: !step.unread, seen: true, archived: false, deleted: false, expiresAt }]]));
       return;
     }
     case 'channels':

@@ -19,7 +19,7 @@ import type {
   FollowOutcome,
   TierChange,
 } from '../../src/core/ports/follow-graph.js';
-import type { ArrivalKey, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
+import type { ArrivalKey, ArrivalStamp, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
 import { FanOutService, postVisibleToFollow, type FanOutSettings } from '../../src/core/fanout/fanout-service.js';
 import { idLowerBoundAt } from '../../src/core/model/ids.js';
 import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
@@ -126,11 +126,17 @@ class World implements FollowGraph, RecentPostsLog {
   }
 
   readonly arrivalLedger = {
-    stampArrival: async (key: ArrivalKey, candidateMs: number): Promise<number> => {
+    stampArrival: async (key: ArrivalKey, candidateMs: number): Promise<ArrivalStamp> => {
       await this.step(`stamp ${key.type}`);
       const id = `${key.type}|${key.eventId}`;
-      if (!this.arrivals.has(id)) this.arrivals.set(id, candidateMs);
-      return this.arrivals.get(id)!;
+      const fresh = !this.arrivals.has(id);
+      if (fresh) this.arrivals.set(id, candidateMs);
+      return { arrivalMs: this.arrivals.get(id)!, fresh, retracted: false };
+    },
+    // Without a `landed` probe the fan-out keeps every stamp: no restamp, no retraction here.
+    restampArrival: async (key: ArrivalKey): Promise<ArrivalStamp> => ({ arrivalMs: this.arrivals.get(`${key.type}|${key.eventId}`)!, fresh: false, retracted: false }),
+    stampRetracted: async (): Promise<number> => {
+      throw new Error('no retractions in these interleavings');
     },
   };
 

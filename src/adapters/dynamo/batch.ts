@@ -137,3 +137,32 @@ export async function batchPutAll(client: DynamoDBDocumentClient, tableName: str
 async function drain(rounds: AsyncIterable<unknown>): Promise<void> {
   for await (const round of rounds) void round;
 }
+
+/** A key of one table, for a BatchGetItem that reads several tables at once. */
+export interface TableItemKey {
+  table: string;
+  key: ItemKey;
+}
+
+/**
+ * Every item of keys in several tables: one BatchGetItem per 100 keys whatever their tables (a
+ * lookup that needs a few keys of three tables is one request), `parallelism` calls in flight.
+ */
+export async function batchGetTables(client: DynamoDBDocumentClient, keys: readonly TableItemKey[], options: BatchOptions = {}): Promise<Map<string, Item[]>> {
+  const found = new Map<string, Item[]>();
+  await forEachBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
+    const pending: Record<string, { Keys: Item[] }> = {};
+    for (const { table, key } of group) (pending[table] ??= { Keys: [] }).Keys.push({ ...key });
+    const asList = Object.entries(pending).flatMap(([table, { Keys }]) => Keys.map((key) => ({ table, key })));
+    for await (const page of attempts('BatchGetItem', asList, options, async (requested) => {
+      const requestItems: Record<string, { Keys: Item[] }> = {};
+      for (const { table, key } of requested) (requestItems[table] ??= { Keys: [] }).Keys.push(key);
+      const output = await client.send(new BatchGetCommand({ RequestItems: requestItems }));
+      const unprocessed = Object.entries(output.UnprocessedKeys ?? {}).flatMap(([table, value]) => ((value.Keys ?? []) as Item[]).map((key) => ({ table, key })));
+      return { answer: output.Responses ?? {}, unprocessed };
+    })) {
+      for (const [table, items] of Object.entries(page)) found.set(table, [...(found.get(table) ?? []), ...(items as Item[])]);
+    }
+  });
+  return found;
+}

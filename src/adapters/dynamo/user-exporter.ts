@@ -8,7 +8,9 @@ import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
 import type { ErasureSubject } from '../../core/privacy/erasure.js';
 import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
-import { isRead, isSeen, type ReadState } from '../../core/model/read-state.js';
+import { isRead, isSeen, type ItemException, type ReadState } from '../../core/model/read-state.js';
+import { exceptionOf, marksOf } from './read-state-repository.js';
+import { exceptionOfSingleRead } from './read-state-migration.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';
@@ -64,7 +66,7 @@ export class UserExporter {
         readAt: readState.readAt,
         seenMark: readState.seenMark,
         seenAt: readState.seenAt,
-        singleReads: [...readState.readExceptions],
+        singleReads: [...readState.exceptions].filter(([, exception]) => exception.read).map(([id]) => id),
       },
     };
     await sink(JSON.stringify(head).slice(0, -1));
@@ -113,18 +115,18 @@ export class UserExporter {
 
   private async readState(own: string): Promise<ReadState> {
     const items = await this.queryAll('readMarks', own);
-    const marks = items.find((item) => item.sk === READ_MARK_SK);
-    const exceptions = items.flatMap((item) => {
+    const exceptions = new Map<string, ItemException>();
+    for (const item of items) {
+      const id = keys.notificationIdFromItemState(String(item.sk));
+      const exception = id !== undefined ? exceptionOf(item) : undefined;
+      if (id !== undefined && exception) exceptions.set(id, exception);
+    }
+    // A 0.1.0 single read not yet converted by `npm run migrate`.
+    for (const item of items) {
       const id = keys.notificationIdFromReadException(String(item.sk));
-      return id !== undefined ? [id] : [];
-    });
-    return {
-      readMark: stringOrNull(marks?.readMark),
-      readAt: stringOrNull(marks?.readAt),
-      seenMark: stringOrNull(marks?.seenMark),
-      seenAt: stringOrNull(marks?.seenAt),
-      readExceptions: new Set(exceptions),
-    };
+      if (id !== undefined && !keys.notificationIdFromItemState(String(item.sk)) && !exceptions.has(id)) exceptions.set(id, exceptionOfSingleRead(item));
+    }
+    return { ...marksOf(items.find((item) => item.sk === READ_MARK_SK)), exceptions };
   }
 
   private async *connectionPages(own: string): AsyncGenerator<Item[]> {

@@ -27,7 +27,7 @@ import {
   type DeliveryRecipient,
 } from './fanout-plan.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import type { InboxWriter } from '../ports/inbox.js';
+import type { InboxItemToWrite, InboxReader, InboxWriter } from '../ports/inbox.js';
 import { isMuted } from '../preferences/preferences.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import { tierChangeFor, type Tier } from '../model/tier.js';
@@ -67,6 +67,10 @@ export interface FanOutDeps {
   erased?: ErasedUsers;
   /** Retraction types only: records the withdrawal (core/fanout/retraction.ts). */
   retractions?: Pick<RetractionService, 'retract'>;
+  /** Tells a retry whether its earlier attempt's first write landed (else it is stamped anew); without it a stamp is always kept. */
+  landed?: Pick<InboxReader, 'getItems'>;
+  /** WARN lines (an event stamped again). */
+  logger?: { warn(message: string, details: Record<string, unknown>): void };
 }
 
 /** What one event did; JSON, stored as the idempotency record's result. */
@@ -92,8 +96,21 @@ const DEFAULT_WRITE_PARALLELISM = 8;
 /** BatchWriteItem's limit: each writer takes this many follower ids per call. */
 const BATCH_WRITE_SIZE = 25;
 
-/** The stamp of one event, taken at most once per attempt and only when something is about to be written. */
-type ArrivalOf = () => Promise<number>;
+/** An event's arrival as an attempt writes it: the stamp, and whether a retraction withdrew the event. */
+interface Arrival {
+  arrivalMs: number;
+  retracted: boolean;
+}
+
+/**
+ * The stamp of one event, taken at most once per attempt and only when something is about to be
+ * written; `landed` says whether an earlier attempt's stamp has items under it (the first of the
+ * attempt's writes, which it makes before any other).
+ */
+type ArrivalOf = (landed?: (stampMs: number) => Promise<boolean>) => Promise<Arrival>;
+
+/** BatchWriteItem's limit: the first write of an event, made alone so a retry can tell whether anything landed. */
+const FIRST_WRITE_SIZE = 25;
 
 /**
  * Tie rule: a follower sees a post iff the post arrived at or after the follow (both in ms). Used by
@@ -118,8 +135,8 @@ export class FanOutService {
     const summary: FanOutSummary = { inboxItems: 0, feedItems: 0, deliveryJobs: 0 };
     const event = await this.withoutErased(incoming, type, summary);
     if (!event) return summary;
-    let stamp: Promise<number> | undefined;
-    const arrivalOf: ArrivalOf = () => (stamp ??= this.stampArrival(event));
+    let stamp: Promise<Arrival> | undefined;
+    const arrivalOf: ArrivalOf = (landed) => (stamp ??= this.stampArrival(event, landed));
     if (type.audience !== 'none') {
       const rendered = renderNotification(type, event);
       if (event.recipients.length > 0) await this.writeToInboxes(event, rendered, event.recipients, summary, arrivalOf);
@@ -163,11 +180,35 @@ export class FanOutService {
     ]);
   }
 
-  /** One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates. */
-  private stampArrival(event: NotificationEvent): Promise<number> {
+  /**
+   * One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates.
+   * A stamp an earlier attempt took but wrote nothing under (it died between the stamp and its first
+   * write) is replaced by this attempt's time, so the event lands above every mark and `since` set
+   * meanwhile; one that has items under it is kept (ids stay stable: a retry rewrites, never doubles).
+   */
+  private async stampArrival(event: NotificationEvent, landed: ((stampMs: number) => Promise<boolean>) | undefined): Promise<Arrival> {
     const candidateMs = (this.deps.clock ?? systemClock).nowMs();
     const key = { tenantId: event.tenantId, type: event.type, eventId: event.eventId };
-    return this.deps.arrivals.stampArrival(key, candidateMs, expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays));
+    const expiresAt = expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays);
+    const stamp = await this.deps.arrivals.stampArrival(key, candidateMs, expiresAt);
+    if (stamp.fresh || stamp.retracted || !landed || (await landed(stamp.arrivalMs))) return stamp;
+    const restamped = await this.deps.arrivals.restampArrival(key, stamp.arrivalMs, candidateMs, expiresAt);
+    this.deps.logger?.warn('event stamped again: its first attempt wrote nothing', { tenantId: event.tenantId, type: event.type, eventId: event.eventId, firstStampMs: stamp.arrivalMs, arrivalMs: restamped.arrivalMs });
+    return restamped;
+  }
+
+  /** Whether any of these items exists (an earlier attempt's first write landed under their stamp). */
+  private async anyLanded(writes: readonly InboxItemToWrite[]): Promise<boolean> {
+    const probe = this.deps.landed;
+    if (!probe) return true;
+    const refs = writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [] : [{ source, id: item.id }]));
+    return refs.length === 0 || (await probe.getItems(refs)).size > 0;
+  }
+
+  /** The first FIRST_WRITE_SIZE items alone (what a retry probes), then the rest. */
+  private async writeFirstThenRest(writes: readonly InboxItemToWrite[]): Promise<void> {
+    await this.deps.inbox.writeInboxItems(writes.slice(0, FIRST_WRITE_SIZE));
+    if (writes.length > FIRST_WRITE_SIZE) await this.deps.inbox.writeInboxItems(writes.slice(FIRST_WRITE_SIZE));
   }
 
   /** Direct audience: inbox items, then jobs for exactly those recipients. */
@@ -175,9 +216,12 @@ export class FanOutService {
     const muted: string[] = [];
     const userIds = await this.withoutMuted(event.tenantId, event.type, audience, muted);
     if (userIds.length === 0) return this.traceRecipients(event, [], muted);
-    const arrivalMs = await arrivalOf();
-    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays, arrivalMs);
-    await this.deps.inbox.writeInboxItems(writes);
+    const ttlDays = this.deps.settings.inboxTtlDays;
+    const arrival = await arrivalOf((stampMs) => this.anyLanded(planRecipientWrites(event, rendered, userIds.slice(0, FIRST_WRITE_SIZE), ttlDays, stampMs).writes));
+    // Retracted before it arrived (or during a retry): nothing to write or push.
+    if (arrival.retracted) return;
+    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, ttlDays, arrival.arrivalMs);
+    await this.writeFirstThenRest(writes);
     await this.traceRecipients(event, recipients, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
@@ -214,9 +258,12 @@ export class FanOutService {
       // The follower list is never read: cost is 3S writes (feed, celebrity posts log and count index shards), one head update and one job, whatever the follower count.
       // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
       // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
-      const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
+      const feedAt = (stampMs: number) => planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, stampMs);
+      const arrival = await arrivalOf((stampMs) => this.anyLanded(feedAt(stampMs).writes));
+      if (arrival.retracted) return;
+      const feed = feedAt(arrival.arrivalMs);
       // Feed shards and the tenant's celebrity posts log shards in one write (BatchWriteItem, 25 rows per call).
-      await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.celebrityLogWrites]);
+      await this.writeFirstThenRest([...feed.writes, ...feed.celebrityLogWrites]);
       // After the log items, so a count that sees a key finds the post; a retry sets the same attributes.
       await this.deps.celebrityPostsIndex.indexPosts(feed.postsIndexEntries);
       // After the items exist, so a reader that sees the head finds the post.
@@ -227,7 +274,10 @@ export class FanOutService {
       await this.deps.trace?.record([{ tenantId: event.tenantId, eventId: event.eventId, actorId: accountId, stage: 'fanout', outcome: 'celebrity_feed', atMs: Date.now(), detail: `written to ${feed.writes.length} feed shards of ${accountId}; followers read it with their inbox` }]);
       return;
     }
-    const arrivalMs = await arrivalOf();
+    // An earlier attempt's stamp is kept once its log entry (its first write) exists.
+    const arrival = await arrivalOf(async (stampMs) => (await this.deps.recentPosts.listPostsFrom(event.tenantId, accountId, stampMs, stampMs)).some((post) => post.eventId === event.eventId && post.type === event.type && post.arrivalMs === stampMs));
+    if (arrival.retracted) return;
+    const { arrivalMs } = arrival;
     // Logged BEFORE the followers are listed: a follow whose edge the listing missed reads this entry.
     await this.deps.recentPosts.recordPost(event.tenantId, accountId, {
       eventId: event.eventId,
@@ -338,7 +388,7 @@ export class FanOutService {
     const followerId = event.actor.id;
     const { tenantId } = event;
     if (effect === 'follow') {
-      const arrivalMs = await arrivalOf();
+      const { arrivalMs } = await arrivalOf();
       const outcome = await graph.addFollower({ tenantId, followeeId, followerId, followedAt: new Date(arrivalMs).toISOString() });
       const tier = await this.settleTier(tenantId, followeeId, outcome, summary);
       if (tier === 'celebrity' || outcome.tier === 'celebrity' || outcome.everCelebrity === true) {

@@ -46,6 +46,9 @@ export function keySegment(kind: string, value: string): string {
   return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
 }
 
+/** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
+export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
+
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
 

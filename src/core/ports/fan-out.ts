@@ -8,13 +8,29 @@ export interface ArrivalKey {
   eventId: string;
 }
 
-/** Port: the arrival clock, one record per event (conditional put). */
+/** What the arrival clock says of an event. */
+export interface ArrivalStamp {
+  arrivalMs: number;
+  /** Stamped by this call (no record, or only an expired one). */
+  fresh: boolean;
+  /** Its retraction stamped it (before the event arrived, or after): nothing of it is written or pushed any more. */
+  retracted: boolean;
+}
+
+/** Port: the arrival clock, one record per event (conditional writes). */
 export interface ArrivalLedger {
   /**
    * The event's arrival stamp: `candidateMs` when this is the first time the event is stamped (or
    * its record expired), otherwise the stamp recorded first. `expiresAtSeconds` is the record's TTL.
    */
-  stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number>;
+  stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp>;
+  /**
+   * A stamp nothing landed under (an attempt that died before its first write) moves to `candidateMs`,
+   * only if it is still `fromMs` and not retracted; otherwise the stored stamp is answered.
+   */
+  restampArrival(key: ArrivalKey, fromMs: number, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp>;
+  /** A retraction's stamp of the event it withdraws: the stamp recorded (or `candidateMs`), marked retracted. */
+  stampRetracted(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number>;
 }
 
 /** A post fanned out in the ordinary tier, as the per-author log keeps it for late follows. */
