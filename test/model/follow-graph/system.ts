@@ -9,7 +9,6 @@
  * SQS hands it out again. Attempts run concurrently under a fast-check scheduler that releases one
  * waiting DynamoDB request at a time, once every running attempt waits (`processTogether`).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -28,7 +27,7 @@ import { CelebrityPromotionService } from '../../../src/core/fanout/celebrity-pr
 import { FanOutService } from '../../../src/core/fanout/fanout-service.js';
 import type { DeliveryJob } from '../../../src/core/jobs/delivery-job.js';
 import type { PromotionJob } from '../../../src/core/jobs/promotion-job.js';
-import { FAN_OUT_IDEMPOTENCY_PREFIX, keys } from '../../../src/core/model/keys.js';
+import { FAN_OUT_IDEMPOTENCY_PREFIX, keys, userPartition } from '../../../src/core/model/keys.js';
 import { neverFailing } from '../../../src/core/ports/trace.js';
 import { InboxReadService } from '../../../src/core/read/inbox-read-service.js';
 import { createCelebrityPromotionHandler } from '../../../src/handlers/celebrity-promotion-handler.js';
@@ -65,6 +64,25 @@ export class VirtualClock {
     this.now += ms;
   }
 }
+
+export const readerCommands = new Map<string, number>();
+
+const keyString = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof (value as { S?: unknown } | undefined)?.S === 'string' ? (value as { S: string }).S : undefined);
+
+/** The partition keys a write request names (marshalled or not), with its update expression. */
+function writtenKeys(input: Record<string, unknown>): Array<{ pk: string; expression: string }> {
+  const expression = typeof input.UpdateExpression === 'string' ? input.UpdateExpression : '';
+  const keysOf = (record: unknown): string[] => {
+    const pk = keyString((record as { pk?: unknown } | undefined)?.pk);
+    return pk === undefined ? [] : [pk];
+  };
+  const single = [...keysOf(input.Key), ...keysOf(input.Item)].map((pk) => ({ pk, expression }));
+  const batch = Object.values((input.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item?: unknown }; DeleteRequest?: { Key?: unknown } }>>).flatMap((requests) =>
+    requests.flatMap((request) => [...keysOf(request.PutRequest?.Item), ...keysOf(request.DeleteRequest?.Key)].map((pk) => ({ pk, expression: '' }))),
+  );
+  return [...single, ...batch];
+}
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'BatchWriteCommand']);
 
 class KilledError extends Error {
   override readonly name = 'KilledError';
@@ -120,32 +138,24 @@ export interface SystemOptions {
   celebrityThreshold: number;
 }
 
-/** One sequence's system: its own tenant on the shared tables. */
-export class FollowGraphSystem {
-  readonly tenantId = `t${randomUUID().slice(0, 12)}`;
-  readonly clock = new VirtualClock(Date.now());
-  readonly queue: QueuedMessage[] = [];
-  private readonly attempts = new AsyncLocalStorage<Attempt>();
-  private readonly gate = new RequestGate();
-  private readonly handlers = new Map<QueueName, SqsBatchHandler>();
-  private readonly writer: DynamoDBDocumentClient;
-  private readonly reader: DynamoDBDocumentClient;
-  readonly reads: InboxReadService;
-  readonly traces: DynamoTraceRepository;
-  readonly graph: FollowGraphRepository;
-  private messages = 0;
-  /** DynamoDB requests sent by processing and by the checks. */
-  requests = 0;
-  requestMs = 0;
+/**
+ * One Lambda container: its own DynamoDB client (the gate and the kill on its middleware stack),
+ * repositories, fan-out service and handlers. Concurrent receives run in different containers, as on
+ * AWS, so the attempt a request belongs to is the container's current one.
+ */
+class Container {
+  readonly handlers = new Map<QueueName, SqsBatchHandler>();
+  attempt: Attempt | undefined;
+  readonly documentClient: DynamoDBDocumentClient;
 
-  constructor(private readonly options: SystemOptions) {
-    const system = options.dynamo.newDocumentClient();
-    this.writer = system.documentClient;
+  constructor(system: FollowGraphSystem, options: SystemOptions, gate: RequestGate, count: (ms: number) => void) {
+    const clients = options.dynamo.newDocumentClient();
+    this.documentClient = clients.documentClient;
     // The gate and the kill sit outside the SDK's retries: a killed request is not retried.
-    system.client.middlewareStack.add(
+    clients.client.middlewareStack.add(
       (next, context) => async (args) => {
-        await this.gate.pass(String(context.commandName));
-        const attempt = this.attempts.getStore();
+        await gate.pass(String(context.commandName));
+        const { attempt } = this;
         if (attempt) {
           attempt.requests += 1;
           if (attempt.killed || (attempt.killAt !== undefined && attempt.requests > attempt.killAt)) {
@@ -153,57 +163,102 @@ export class FollowGraphSystem {
             throw new KilledError(`killed before request ${attempt.requests}`);
           }
         }
-        this.gate.inFlight += 1;
+        gate.inFlight += 1;
+        if (WRITES.has(String(context.commandName))) {
+          system.writes += 1;
+          system.noteWrite(args.input as Record<string, unknown>);
+        }
+        const started = performance.now();
         try {
           return await next(args);
         } finally {
-          this.gate.inFlight -= 1;
+          gate.inFlight -= 1;
+          count(performance.now() - started);
         }
       },
       { step: 'initialize', name: 'followModelFaults' },
     );
-    const reader = options.dynamo.newDocumentClient();
-    this.reader = reader.documentClient;
-    for (const client of [system.client, reader.client]) {
-      client.middlewareStack.add(
-        (next) => async (args) => {
-          this.requests += 1;
-          const started = performance.now();
-          try {
-            return await next(args);
-          } finally {
-            this.requestMs += performance.now() - started;
-          }
-        },
-        { step: 'initialize', name: 'followModelRequests', priority: 'low' },
-      );
-    }
     const { tables } = options;
+    const writer = this.documentClient;
     const noWait = { sleep: async () => undefined };
-    this.graph = new FollowGraphRepository(this.writer, tables.graph, noWait);
-    this.traces = new DynamoTraceRepository(this.reader, tables.idempotency, undefined, this.clock);
-    const promotionQueue = { enqueue: async (job: PromotionJob) => void this.send('promotion', JSON.stringify(job), { celebrityId: job.celebrityId }) };
-    const deliveryQueue = { enqueue: async (_jobs: readonly DeliveryJob[]) => this.assertAlive() };
-    const trace = neverFailing(new DynamoTraceRepository(this.writer, tables.idempotency, undefined, this.clock), () => undefined);
+    const graph = new FollowGraphRepository(writer, tables.graph, noWait);
+    // A dead process sends nothing: the in-memory queues refuse a killed attempt's messages too.
+    const alive = () => {
+      if (this.attempt?.killed) throw new KilledError('killed before enqueue');
+    };
+    const promotionQueue = {
+      enqueue: async (job: PromotionJob) => {
+        alive();
+        system.send('promotion', JSON.stringify(job), { celebrityId: job.celebrityId });
+      },
+    };
+    const deliveryQueue = { enqueue: async (_jobs: readonly DeliveryJob[]) => alive() };
+    const trace = neverFailing(new DynamoTraceRepository(writer, tables.idempotency, undefined, system.clock), () => undefined);
     const service = new FanOutService({
-      graph: this.graph,
-      inbox: new InboxRepository(this.writer, tables.inbox, noWait),
-      arrivals: new DynamoArrivalLedger(this.writer, tables.idempotency),
-      recentPosts: new DynamoRecentPostsLog(this.writer, tables.inbox),
-      celebrityPostsIndex: new DynamoCelebrityPostsLog(this.writer, tables.inbox),
-      clock: this.clock,
+      graph,
+      inbox: new InboxRepository(writer, tables.inbox, noWait),
+      arrivals: new DynamoArrivalLedger(writer, tables.idempotency),
+      recentPosts: new DynamoRecentPostsLog(writer, tables.inbox),
+      celebrityPostsIndex: new DynamoCelebrityPostsLog(writer, tables.inbox),
+      clock: system.clock,
       deliveryQueue,
       promotionQueue,
       settings: { celebrityThreshold: options.celebrityThreshold, feedShards: FEED_SHARDS, inboxTtlDays: INBOX_TTL_DAYS },
       trace,
     });
     const logger = new Logger({ serviceName: 'follow-model', logLevel: 'SILENT' });
-    const persistenceStore = new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: system.client });
+    const persistenceStore = new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: clients.client });
     for (const queue of ['follow.created', 'follow.deleted', 'post.published'] as const) {
       this.handlers.set(queue, createFanOutHandler({ notificationType: findNotificationType(queue)!, findType: findNotificationType, service, logger, persistenceStore, trace }));
     }
-    const promotion = new CelebrityPromotionService({ graph: this.graph, queue: promotionQueue, celebrityThreshold: options.celebrityThreshold });
+    const promotion = new CelebrityPromotionService({ graph, queue: promotionQueue, celebrityThreshold: options.celebrityThreshold });
     this.handlers.set('promotion', createCelebrityPromotionHandler({ service: promotion, logger }));
+  }
+}
+
+/** One sequence's system: its own tenant on the shared tables. */
+export class FollowGraphSystem {
+  readonly tenantId = `t${randomUUID().slice(0, 12)}`;
+  readonly clock = new VirtualClock(Date.now());
+  readonly queue: QueuedMessage[] = [];
+  private readonly gate = new RequestGate();
+  private readonly containers: Container[];
+  private readonly reader: DynamoDBDocumentClient;
+  readonly reads: InboxReadService;
+  readonly traces: DynamoTraceRepository;
+  private messages = 0;
+  /** DynamoDB requests sent by processing and by the checks, and the time spent in them. */
+  requests = 0;
+  requestMs = 0;
+  readerRequests = 0;
+  /** Write requests the containers sent (a step that wrote nothing changed no view). */
+  writes = 0;
+  /** The users whose view a write since `takeTouched` may have changed (`all`: a feed, a feed head or the celebrity posts log). */
+  private touched: Set<string> | 'all' = new Set();
+
+  constructor(private readonly options: SystemOptions) {
+    const count = (ms: number) => {
+      this.requests += 1;
+      this.requestMs += ms;
+    };
+    this.containers = [new Container(this, options, this.gate, count), new Container(this, options, this.gate, count)];
+    const reader = options.dynamo.newDocumentClient();
+    this.reader = reader.documentClient;
+    reader.client.middlewareStack.add(
+      (next, _context) => async (args) => {
+        this.readerRequests += 1;
+        readerCommands.set(String(_context.commandName), (readerCommands.get(String(_context.commandName)) ?? 0) + 1);
+        const started = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          count(performance.now() - started);
+        }
+      },
+      { step: 'initialize', name: 'followModelRequests' },
+    );
+    const { tables } = options;
+    this.traces = new DynamoTraceRepository(this.reader, tables.idempotency, undefined, this.clock);
     const readGraph = new GraphRepository(this.reader, tables.graph);
     this.reads = new InboxReadService({
       inbox: new InboxRepository(this.reader, tables.inbox),
@@ -217,13 +272,30 @@ export class FollowGraphSystem {
     });
   }
 
-  /** A dead process sends nothing: the in-memory queues refuse a killed attempt's messages too. */
-  private assertAlive(): void {
-    if (this.attempts.getStore()?.killed) throw new KilledError('killed before enqueue');
+  /**
+   * Which views a write can change: a user's own partitions (inbox, followed-celebrities pack, read
+   * state) change theirs; a feed, a profile's feed heads or the celebrity posts log anyone's; the rest
+   * (ledger, trace, idempotency, recent posts logs, follower items, counts) no view directly.
+   */
+  noteWrite(input: Record<string, unknown>): void {
+    if (this.touched === 'all') return;
+    for (const { pk, expression } of writtenKeys(input)) {
+      if (pk.includes('#F#') || pk.includes('#CP#S') || pk.includes('#CPX#S') || (pk.endsWith('#PROFILE') && /FeedId/.test(expression))) {
+        this.touched = 'all';
+        return;
+      }
+      for (const user of this.options.users) if (pk === userPartition(this.tenantId, user) || pk === keys.followedCelebsPackPartition(this.tenantId, user)) this.touched.add(user);
+    }
   }
 
-  private send(queue: QueueName, body: string, extra: Pick<QueuedMessage, 'eventId' | 'celebrityId'> = {}): QueuedMessage {
-    this.assertAlive();
+  /** The users touched since the last call. */
+  takeTouched(): Set<string> | 'all' {
+    const touched = this.touched;
+    this.touched = new Set();
+    return touched;
+  }
+
+  send(queue: QueueName, body: string, extra: Pick<QueuedMessage, 'eventId' | 'celebrityId'> = {}): QueuedMessage {
     this.messages += 1;
     const message: QueuedMessage = { messageId: `m${this.messages}`, queue, body, sentMs: this.clock.nowMs(), receiveCount: 0, ...extra };
     this.queue.push(message);
@@ -241,8 +313,8 @@ export class FollowGraphSystem {
     this.queue.push({ ...message });
   }
 
-  /** One receive of `message`: 'done' (deleted from its queue) or 'failed' (stays for a retry). */
-  async process(message: QueuedMessage, killAt?: number): Promise<'done' | 'failed'> {
+  /** One receive of `message` in a container: 'done' (deleted from its queue) or 'failed' (stays for a retry). */
+  async process(message: QueuedMessage, killAt?: number, container = 0): Promise<'done' | 'failed'> {
     const index = this.queue.indexOf(message);
     if (index < 0) throw new Error(`message ${message.messageId} is not queued`);
     message.receiveCount += 1;
@@ -250,19 +322,26 @@ export class FollowGraphSystem {
     record.attributes.SentTimestamp = String(message.sentMs);
     record.attributes.ApproximateReceiveCount = String(message.receiveCount);
     const attempt: Attempt = { requests: 0, killed: false, ...(killAt !== undefined ? { killAt } : {}) };
-    const handler = this.handlers.get(message.queue)!;
-    const answer = await this.attempts.run(attempt, () => handler(anSqsEvent([record]), localLambdaContext('follow-model')));
+    const runner = this.containers[container]!;
+    runner.attempt = attempt;
+    let answer;
+    try {
+      answer = await runner.handlers.get(message.queue)!(anSqsEvent([record]), localLambdaContext('follow-model'));
+    } finally {
+      runner.attempt = undefined;
+    }
     if (attempt.killed && message.eventId !== undefined) await this.expireInProgress(message);
     if (answer.batchItemFailures.length > 0 || attempt.killed) return 'failed';
     this.queue.splice(this.queue.indexOf(message), 1);
     return 'done';
   }
 
-  /** Several receives at once, their DynamoDB requests interleaved by `scheduler`. */
+  /** Receives at once, one per container, their DynamoDB requests interleaved by `scheduler`. */
   async processTogether(runs: ReadonlyArray<{ message: QueuedMessage; killAt?: number }>, scheduler: fc.Scheduler): Promise<Array<'done' | 'failed'>> {
+    if (runs.length > this.containers.length) throw new Error(`${runs.length} receives at once, ${this.containers.length} containers`);
     this.gate.scheduler = scheduler;
     try {
-      const all = Promise.all(runs.map(({ message, killAt }) => this.process(message, killAt)));
+      const all = Promise.all(runs.map(({ message, killAt }, container) => this.process(message, killAt, container)));
       await this.gate.drive(all);
       return await all;
     } finally {
@@ -291,11 +370,11 @@ export class FollowGraphSystem {
   }
 
   /** The arrival ledger's record of an event: the stamp of its ids and (since issue 26) its intake. */
-  async arrivalRecord(type: string, eventId: string): Promise<{ arrivalMs?: number; intakeMs?: number } | undefined> {
+  async arrivalRecord(type: string, eventId: string): Promise<{ arrivalMs?: number; intakeMs?: number; mode?: 'ordinary' | 'celebrity' } | undefined> {
     const output = await this.reader.send(new GetCommand({ TableName: this.options.tables.idempotency, Key: { id: keys.arrivalRecordId(this.tenantId, type, eventId) }, ConsistentRead: true }));
     if (!output.Item) return undefined;
-    const { arrivalMs, intakeMs } = output.Item as { arrivalMs?: number; intakeMs?: number };
-    return { ...(arrivalMs !== undefined ? { arrivalMs } : {}), ...(intakeMs !== undefined ? { intakeMs } : {}) };
+    const { arrivalMs, intakeMs, mode } = output.Item as { arrivalMs?: number; intakeMs?: number; mode?: 'ordinary' | 'celebrity' };
+    return { ...(arrivalMs !== undefined ? { arrivalMs } : {}), ...(intakeMs !== undefined ? { intakeMs } : {}), ...(mode !== undefined ? { mode } : {}) };
   }
 
   /** Whether an item exists (the store as it is, for observing how a post was fanned out). */
@@ -316,7 +395,7 @@ export class FollowGraphSystem {
   }
 
   destroy(): void {
-    this.writer.destroy();
+    for (const container of this.containers) container.documentClient.destroy();
     this.reader.destroy();
   }
 }
