@@ -20,6 +20,7 @@ const COUNTS: Partial<Record<TraceOutcome, string>> = {
   accepted: BUSINESS_METRICS.accepted,
   invalid: BUSINESS_METRICS.invalid,
   inbox_written: BUSINESS_METRICS.notificationsWritten,
+  backfilled: BUSINESS_METRICS.notificationsWritten,
   celebrity_feed: BUSINESS_METRICS.celebrityFeedWrites,
   delivered_live: BUSINESS_METRICS.deliveredLive,
   deduplicated: BUSINESS_METRICS.deduplicated,

@@ -44,6 +44,12 @@ export interface FanOutHandlerDeps {
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
+/** The record's SentTimestamp (set by SQS when the rule delivered the event): when the system accepted it. */
+function intakeOf(record: SQSRecord): { intakeMs?: number } {
+  const sent = Number(record.attributes.SentTimestamp);
+  return Number.isSafeInteger(sent) && sent > 0 ? { intakeMs: sent } : {};
+}
+
 export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const { notificationType, service, logger } = deps;
   const idempotencyConfig = new IdempotencyConfig({ eventKeyJmesPath: '[type, tenantId, eventId]', expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
@@ -62,7 +68,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const recordHandler = async (record: SQSRecord, trace: TraceEntry[]): Promise<void> => {
     let event: NotificationEvent;
     try {
-      event = validateEventBridgeBody(record.body, deps.findType).event;
+      event = { ...validateEventBridgeBody(record.body, deps.findType).event, ...intakeOf(record) };
     } catch (error) {
       if (error instanceof EventValidationError) {
         logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });

@@ -31,6 +31,8 @@ export interface BatchRetryPolicy {
 export interface BatchOptions extends BatchRetryPolicy {
   /** Calls in flight at once (one per chunk). */
   parallelism?: number;
+  /** BatchGetItem only: strongly consistent reads (twice the RCU). */
+  consistentRead?: boolean;
 }
 
 const DEFAULT_BATCH_RETRY = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 2_000 } as const;
@@ -97,10 +99,10 @@ async function* attempts<T, Answer>(
  * The items of `keys`, one chunk of 100 after the other, one array per call (retries included), so
  * a caller that found what it looks for sends no further call by leaving its `for await`.
  */
-export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy = {}): AsyncGenerator<Item[]> {
+export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy & { consistentRead?: boolean } = {}): AsyncGenerator<Item[]> {
   for (const group of chunk(keys, BATCH_GET_LIMIT)) {
     yield* attempts('BatchGetItem', group.map((key): Item => ({ ...key })), policy, async (pending) => {
-      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...(policy.consistentRead ? { ConsistentRead: true } : {}) } } }));
       return { answer: output.Responses?.[tableName] ?? [], unprocessed: (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[] };
     });
   }

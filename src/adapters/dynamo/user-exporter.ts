@@ -11,6 +11,8 @@ import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/m
 import { isRead, isSeen, type ItemException, type ReadState } from '../../core/model/read-state.js';
 import { exceptionOf, marksOf } from './read-state-repository.js';
 import { exceptionOfSingleRead } from './read-state-migration.js';
+import { currentRun, FOLLOW_HISTORY_ATTRIBUTE, followHistoryOf } from '../../core/model/follow-history.js';
+import { followerOf } from './follow-pairs.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';
@@ -25,6 +27,18 @@ export interface UserExporterOptions {
 export type ExportSink = (text: string) => Promise<void> | void;
 
 const PAGE_LIMIT = 1_000;
+
+/** A follower item as exported: the current run's start (null for an unfollowed pair's marker) and, when it has one, its history. */
+function pairOf(userId: string, item: Item) {
+  const { history } = followerOf({ ...item, sk: userId });
+  const run = currentRun(history);
+  const records = followHistoryOf(item[FOLLOW_HISTORY_ATTRIBUTE] as Iterable<unknown> | undefined);
+  return {
+    userId,
+    followedAt: run.following ? new Date(run.sinceMs).toISOString() : null,
+    ...(records.length > 0 ? { history: history.map((record) => ({ at: new Date(record.atMs).toISOString(), kind: record.kind })) } : {}),
+  };
+}
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -75,8 +89,8 @@ export class UserExporter {
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );
-    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
-    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => ({ userId: idOfSegment(String(item.pk).split('#')[3] ?? ''), followedAt: stringOrNull(item.followedAt) }));
+    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => pairOf(String(item.sk), item));
+    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(idOfSegment(String(item.pk).split('#')[3] ?? ''), item));
     await this.writeArray(sink, 'followedCelebrities', this.pages('graph', keys.followingCelebsPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
     await this.writeArray(sink, 'connections', this.connectionPages(own), (item) => ({ connectionId: String(item.sk).slice('C#'.length), connectedAt: stringOrNull(item.connectedAt) }));
     await sink(',"devices":[]}');

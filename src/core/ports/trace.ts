@@ -12,7 +12,17 @@ export type TraceOutcome =
   | 'deferred'
   | 'muted'
   | 'inbox_written'
+  /** A post copied into a follower's inbox by their follow, processed after the post but arrived before it. */
+  | 'backfilled'
   | 'celebrity_feed'
+  /** An ordinary account's post (event-wide): written to the followers its fan-out listed. */
+  | 'follower_inboxes'
+  /** An ordinary account's post (event-wide): no follower counted yet; logged for the follows that arrived before it. */
+  | 'no_followers'
+  /** A listed follower the post is not for: they followed after it arrived, or had unfollowed. */
+  | 'not_following'
+  /** A follow or unfollow (for the follower): what it did to the pair, or that a later record stands. */
+  | 'graph_updated'
   | 'admitted'
   | 'quiet_hours'
   | 'rate_limited'

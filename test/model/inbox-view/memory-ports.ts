@@ -9,8 +9,8 @@ import { withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAl
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../../src/core/ports/celebrity-posts.js';
 import type { CelebrityPostKey } from '../../../src/core/model/celebrity-posts-index.js';
-import type { ArrivalKey, ArrivalLedger, ArrivalStamp, LoggedPost, RecentPostsLog } from '../../../src/core/ports/fan-out.js';
-import type { AccountProfile, FollowedCelebrityEntry, FollowGraph, FollowersPage, FollowOutcome, TierChange } from '../../../src/core/ports/follow-graph.js';
+import type { ArrivalCandidate, ArrivalKey, ArrivalLedger, ArrivalStamp, LoggedPost, RecentPostsLog } from '../../../src/core/ports/fan-out.js';
+import type { AccountProfile, FollowedCelebrityEntry, FollowGraph, FollowersPage, PairState, Follower, TierChange } from '../../../src/core/ports/follow-graph.js';
 import {
   EMPTY_FEED_HEAD,
   type ActionLookup,
@@ -219,13 +219,17 @@ class MemoryGraph implements FollowGraph, FollowedCelebritiesReader, FeedHeadsRe
     return profile ? { followerCount: profile.followerCount, tier: profile.tier, ...(profile.everCelebrity ? { everCelebrity: true } : {}) } : { followerCount: 0, tier: 'ordinary' };
   }
 
-  async addFollower(): Promise<FollowOutcome> {
-    throw new Error('the inbox-view model does not follow');
+  // The inbox-view model does not follow or unfollow: its celebrities and packs are set up directly.
+  private noFollows(): never {
+    throw new Error('the inbox-view model does not follow or unfollow');
   }
-
-  async removeFollower(): Promise<AccountProfile> {
-    throw new Error('the inbox-view model does not unfollow');
-  }
+  recordFollowChange = async (): Promise<PairState> => this.noFollows();
+  countPair = async (): Promise<AccountProfile> => this.noFollows();
+  profileForPair = async (): Promise<{ profile: AccountProfile; claimLeft: boolean }> => this.noFollows();
+  releasePair = async (): Promise<void> => this.noFollows();
+  forgetCountClaim = async (): Promise<void> => this.noFollows();
+  getFollowers = async (): Promise<Map<string, Follower>> => this.noFollows();
+  replaceFollowedCelebrity = async (): Promise<void> => this.noFollows();
 
   async changeTier(_tenantId: string, _userId: string, _change: TierChange): Promise<boolean> {
     return false;
@@ -309,25 +313,32 @@ class MemoryCelebrityPosts implements CelebrityPostsReader, CelebrityPostsIndexW
 }
 
 class MemoryArrivals implements ArrivalLedger {
-  private readonly records = new Map<string, { arrivalMs: number; expiresAt: number; retracted: boolean }>();
+  private readonly records = new Map<string, ArrivalCandidate & { expiresAt: number; retracted: boolean }>();
   private key = (key: ArrivalKey) => `${key.tenantId}\u0000${key.type}\u0000${key.eventId}`;
+  private stamp = (record: ArrivalCandidate & { retracted: boolean }, fresh: boolean): ArrivalStamp => ({ arrivalMs: record.arrivalMs, intakeMs: record.intakeMs, ...(record.mode ? { mode: record.mode } : {}), fresh, retracted: record.retracted });
 
   async stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp> {
+    return this.stampEvent(key, { arrivalMs: candidateMs, intakeMs: candidateMs }, expiresAtSeconds);
+  }
+
+  async stampEvent(key: ArrivalKey, candidate: ArrivalCandidate, expiresAtSeconds: number): Promise<ArrivalStamp> {
     const record = this.records.get(this.key(key));
-    if (record && record.expiresAt > Math.floor(candidateMs / 1000)) return { arrivalMs: record.arrivalMs, fresh: false, retracted: record.retracted };
-    this.records.set(this.key(key), { arrivalMs: candidateMs, expiresAt: expiresAtSeconds, retracted: false });
-    return { arrivalMs: candidateMs, fresh: true, retracted: false };
+    if (record && record.expiresAt > Math.floor(candidate.arrivalMs / 1000)) return this.stamp(record, false);
+    const fresh = { ...candidate, expiresAt: expiresAtSeconds, retracted: false };
+    this.records.set(this.key(key), fresh);
+    return this.stamp(fresh, true);
   }
 
   async restampArrival(key: ArrivalKey, fromMs: number, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp> {
     const record = this.records.get(this.key(key));
-    if (!record || record.arrivalMs !== fromMs || record.retracted) return record ? { arrivalMs: record.arrivalMs, fresh: false, retracted: record.retracted } : { arrivalMs: candidateMs, fresh: true, retracted: false };
+    if (!record) return { arrivalMs: candidateMs, intakeMs: candidateMs, fresh: true, retracted: false };
+    if (record.arrivalMs !== fromMs || record.retracted) return this.stamp(record, false);
     Object.assign(record, { arrivalMs: candidateMs, expiresAt: expiresAtSeconds });
-    return { arrivalMs: candidateMs, fresh: true, retracted: false };
+    return this.stamp(record, true);
   }
 
   async stampRetracted(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number> {
-    const record = this.records.get(this.key(key)) ?? { arrivalMs: candidateMs, expiresAt: expiresAtSeconds, retracted: false };
+    const record = this.records.get(this.key(key)) ?? { arrivalMs: candidateMs, intakeMs: candidateMs, expiresAt: expiresAtSeconds, retracted: false };
     record.retracted = true;
     this.records.set(this.key(key), record);
     return record.arrivalMs;

@@ -137,6 +137,7 @@ export class InboxSystem {
     };
     const arrivals: ArrivalLedger = {
       stampArrival: async (...args) => afterStamp(await ports.arrivals.stampArrival(...args)),
+      stampEvent: async (...args) => afterStamp(await ports.arrivals.stampEvent(...args)),
       restampArrival: async (...args) => afterStamp(await ports.arrivals.restampArrival(...args)),
       stampRetracted: (...args) => ports.arrivals.stampRetracted(...args),
     };
