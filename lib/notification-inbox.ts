@@ -20,6 +20,7 @@ import type { NotificationPipeline } from './constructs/notification-pipeline.js
 import type { Operations } from './constructs/operations.js';
 import type { Scheduling } from './constructs/scheduling.js';
 import type { Channels, ChannelsSettings } from './constructs/channels.js';
+import type { AuditTrail } from './constructs/audit-trail.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
 import type { RestFunction } from '../src/contract/rest-routes.js';
 import { buildStateful } from './stacks/data-stack.js';
@@ -54,6 +55,9 @@ export type NotificationInboxSettings = Partial<
     | 'traceTtlDays'
     | 'archiveRetentionDays'
     | 'customerManagedKey'
+    | 'auditRetentionDays'
+    | 'auditDestination'
+    | 'auditBufferSeconds'
   >
 >;
 
@@ -108,6 +112,8 @@ export class NotificationInbox extends Construct {
   readonly encryptionKey?: IKey;
   /** The push and email queues and consumers (when configured). */
   readonly channels?: Channels;
+  /** The audit trail (when `settings.auditRetentionDays` or `settings.auditDestination` is set). */
+  readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
@@ -146,5 +152,6 @@ export class NotificationInbox extends Construct {
     this.restFunctions = stateless.restFunctions;
     this.operations = stateless.operations;
     if (stateless.channels) this.channels = stateless.channels;
+    if (stateless.audit) this.audit = stateless.audit;
   }
 }

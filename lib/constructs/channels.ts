@@ -96,9 +96,10 @@ export class Channels extends Construct {
         // Preferences (BatchGetItem of PROFILE partitions) and the user's channel state (one Query of T#t#U#u#CHANNELS).
         .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
         .readTableKeys(graph, ['dynamodb:Query'], [CHANNEL_STATE_KEY_PATTERN])
-        // Dedup records (conditional put, delete after a throttled send) and rate counters (conditional
-        // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over the limit).
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        // Dedup records (conditional put, delete after a throttled send), rate counters (conditional
+        // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over
+        // the limit) and delivery-trace records (BatchWriteItem).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .readTable(idempotency, ['dynamodb:GetItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.

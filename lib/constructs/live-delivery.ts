@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { acknowledge } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
 import { ENV } from '../../src/env.js';
@@ -108,7 +109,7 @@ export class LiveDelivery extends Construct {
       },
     });
 
-    const { connections, graph, idempotency } = tables.tables;
+    const { connections, graph, idempotency, inbox } = tables.tables;
     // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
     // items (BatchWriteItem) and the presence item (UpdateItem).
     this.connect.readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN]).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
@@ -138,6 +139,8 @@ export class LiveDelivery extends Construct {
         .readTable(connections, ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:GetItem'])
         // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table: BatchGetItem of PROFILE partitions.
         .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+        // A snooze comeback is not pushed once its event was retracted: the tenant's retraction list only (Query).
+        .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).

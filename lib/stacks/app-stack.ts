@@ -1,3 +1,4 @@
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
@@ -21,6 +22,8 @@ import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
+import { AuditTrail } from '../constructs/audit-trail.js';
+import type { StatefulAudit } from './data-stack.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -39,6 +42,8 @@ export interface StatelessProps {
   encryptionKey?: IKey;
   /** Mobile push and email (off unless configured): SNS platform applications, SES identity. */
   channels?: ChannelsSettings;
+  /** The audit trail's archive and HMAC key (data stack), when configured. */
+  audit?: StatefulAudit;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -56,6 +61,7 @@ export class AppStack extends Stack {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, props);
@@ -67,6 +73,7 @@ export class AppStack extends Stack {
     if (parts.authorizer) this.authorizer = parts.authorizer;
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
+    if (parts.audit) this.audit = parts.audit;
   }
 }
 
@@ -81,6 +88,8 @@ export interface StatelessParts {
   operations: Operations;
   /** Present when a channel is configured. */
   channels?: Channels;
+  /** Present when the audit trail is configured. */
+  audit?: AuditTrail;
 }
 
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
@@ -191,14 +200,18 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     defaults,
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
-    // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
-    // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
-    // the mark, GetItem of the stored time when the condition fails without returning it.
+    // A per-item action looks its ids up in ONE BatchGetItem over three tables (own partition and the
+    // celebrity posts log; the marks and the ids' exceptions; the followed-celebrities pack), the
+    // snoozed items of comebacks (BatchGetItem) and the tenant's retractions (Query, that partition
+    // only), then writes the exceptions (PutItem, BatchWriteItem) and names ids marked unread below
+    // the read mark (UpdateItem). Read-all / seen-all / archive-all-read: UpdateItem of the marks item;
+    // a read-all behind the mark reads it (GetItem) and adds itself with one more UpdateItem.
     .readTable(inbox, ['dynamodb:BatchGetItem'])
-    .readTable(readMarks, ['dynamodb:GetItem'])
+    .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
+    .readTable(readMarks, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
     // Bulk read: the READ# items go as BatchWriteItems of 25 (the ReadMarks table holds user partitions only).
     .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
-    .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN]);
+    .readTable(graph, ['dynamodb:BatchGetItem']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
   // a copy of one item the caller already owns, written into the caller's own partition (key from
   // the verified claims), and one schedule that puts an urgent job for it on the urgent queue at the
@@ -255,7 +268,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     inboxWrite
       .readTable(inbox, ['dynamodb:Query'])
       .readTable(readMarks, ['dynamodb:Query'])
-      .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+      .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);
@@ -280,6 +293,23 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         })
       : undefined;
 
+  // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
+  const audit = props.audit
+    ? new AuditTrail(scope, 'AuditTrail', {
+        stream: { name: props.audit.stream.deliveryStream.ref, arn: props.audit.stream.deliveryStream.attrArn },
+        pseudonymKey: props.audit.pseudonymKey,
+        idempotency: tables.tables.idempotency,
+        defaults,
+        maxReceiveCount: config.maxReceiveCount,
+        ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+      })
+    : undefined;
+  const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : [])];
+  if (audit) for (const fn of recorders) audit.record(fn);
+  if (audit) {
+    new CfnOutput(scope, 'AuditBacklogQueueUrl', { value: audit.backlog.queue.queueUrl, description: 'Audit records waiting for the archive (drained automatically; DLQ: npm run dlq)' });
+  }
+
   const operations = new Operations(scope, 'Operations', {
     restApi: api.api,
     extraDeadLetterQueues: [
@@ -303,5 +333,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
 }

@@ -197,6 +197,8 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   PREFERENCES_CACHE_TTL_MS: { meaning: 'how long fan-out, delivery, the channels and the inbox read trust a preferences read: a change applies within it' },
   LOCAL_FUNCTIONS: { meaning: 'a cdk.out directory written by `npm run synth:local`: the runtime runs the synthesized esbuild bundles with the environment the template gives each function, instead of the sources ([run what is deployed](least-privilege.md#run-what-is-deployed))', unset: 'the sources' },
   RECORD_AWS_CALLS: { meaning: 'a directory: every AWS call each function makes is recorded there (JSON lines) for the least-privilege check ([least privilege](least-privilege.md)); `npm test` sets it. Also read from the process environment by a runtime started in-process with settings of its own (the test suite)', unset: 'off' },
+  CATALOG_ENTRY: { meaning: "a team's catalog module (the construct's `catalogEntry`, e.g. `./notifications/index.ts`): bundled, checked and served by every local function, the demo page and the contract files", unset: "the package's catalog" },
+  CORS_ALLOW_ORIGINS: { meaning: 'comma-separated origins allowed to call the REST API; `/dev/token` answers the origins named here (with `*`: pages on `localhost` / `127.0.0.1` only)' },
 };
 
 export function localSettingsTable(): string {

@@ -20,8 +20,10 @@ import type { Env } from '../env.js';
 import { createChannelHandler } from '../handlers/channel-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
-import { observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
+import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, preferencesCache, type Parts, instrumented } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
@@ -175,6 +177,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
+    trace: observability(parts, config.idempotencyTable).trace,
   });
 }
 
@@ -183,17 +186,19 @@ function channelSendLedger(parts: Parts, idempotencyTable: string): ChannelSendL
 }
 
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  return createChannelHandler({
+  return withAuditBarrier(parts, createChannelHandler({
     delivery: channelDelivery(parts, config, scheduler),
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
+    trace: observability(parts, config.idempotencyTable).trace,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 export function channelFunction(env: Env) {
   const config = channelConsumerConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `channel-${config.channel}` }) });
+  installAuditTrailFromEnv(parts, env, config.idempotencyTable);
   return composeChannelConsumer(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

@@ -17,11 +17,13 @@ import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/pre
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url, optionalString, ConfigError } from './config-parsing.js';
+import { integer, optionalInteger, optionalString, parseEnv, required, unsetIfEmpty, url, ConfigError } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
+import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -47,6 +49,8 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
 
 export interface DeliveryConfig {
   mode: z.infer<typeof prioritySchema>;
+  /** The Inbox table, read only for the tenant's retractions before a snooze comeback is pushed (absent: comebacks are pushed unchecked). */
+  inboxTable?: string;
   /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
   deliveryJobSecret: string;
   /** HMAC key of snooze comebacks (`SNOOZE_JOB_SECRET`, the urgent consumer only): valid for a one-recipient comeback job only. */
@@ -77,6 +81,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
       GRAPH_TABLE: required,
+      INBOX_TABLE: optionalString,
       RELEASE_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
       RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
@@ -92,6 +97,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   );
   return {
     mode: parsed.DELIVERY_MODE,
+    ...(parsed.INBOX_TABLE !== undefined ? { inboxTable: parsed.INBOX_TABLE } : {}),
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     ...(parsed.SNOOZE_JOB_SECRET ? { snoozeJobSecret: parsed.SNOOZE_JOB_SECRET } : {}),
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
@@ -118,7 +124,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
   const gate = liveGate(parts, config.gate, scheduler, observed.trace);
-  return createDeliveryHandler({
+  return withAuditBarrier(parts, createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
     releaser: heldPushReleaser(parts, config, gate),
@@ -129,7 +135,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 /** One per Parts for both modes (their delivery settings are the same): the urgent and the info consumer share it. */
@@ -156,6 +162,8 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
       pusher: connectionPusher(parts, config.managementEndpoint),
       isDigestible,
       trace,
+      // A snooze comeback of a retracted event is not pushed (one Query of the tenant's retractions per comeback batch).
+      ...(config.inboxTable !== undefined ? { retractions: retractionRepository(parts, config.inboxTable), clock: parts.clock } : {}),
       parallelism: config.delivery.parallelism,
       onError: (message, error, context) => parts.logger.warn(message, { ...context, error: error as Error }),
     });
@@ -187,5 +195,6 @@ function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, tr
 export function deliveryFunction(env: Env) {
   const config = deliveryConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `delivery-${config.mode}` }) });
+  installAuditTrailFromEnv(parts, env, config.gate.idempotencyTable);
   return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

@@ -69,7 +69,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
   const actions = new InboxActions({
     view: reads,
     readState,
-    itemStates: readState,
     clock: parts.clock,
     inboxTtlDays: config.inboxTtlDays,
     ...(config.readStateSync ? { listener: inboxStateSyncListener(parts, config.readStateSync, counts) } : {}),
@@ -80,7 +79,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
             scheduler: snoozeScheduler,
             urgentQueueArn: config.snooze.urgentQueueArn,
             snoozeJobSecret: config.snooze.snoozeJobSecret,
-            inboxTtlDays: config.inboxTtlDays,
           }),
         }
       : {}),

@@ -12,7 +12,7 @@ import { InboxReadService } from '../core/read/inbox-read-service.js';
 import { CachedRetractions } from '../core/read/retractions-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { integer, optionalInteger, required } from './config-parsing.js';
-import { celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
+import { actionLookup, celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
 import type { PreferencesCacheConfig, RestConfig } from './shared-config.js';
 
 export interface InboxConfig extends PreferencesCacheConfig {
@@ -69,6 +69,7 @@ export function inboxReadService(parts: Parts, config: InboxConfig, reads: 'read
       feedHeads: graphRepository(parts, config.graphTable),
       celebrityPosts: celebrityPostsLog(parts, config.inboxTable),
       readState: readStateRepository(parts, config.readMarksTable),
+      actionLookup: actionLookup(parts, { inbox: config.inboxTable, readMarks: config.readMarksTable, graph: config.graphTable }),
       clock: parts.clock,
       cursorSecret: config.cursorSecret,
       feedShards: config.feedShards,

@@ -10,6 +10,10 @@ export const USER_EXPORT_FORMAT = 'serverless-notifications.user-export.v1';
 
 const exportedNotificationSchema = notificationSchema.extend({ expiresAt: z.number().int().describe('epoch seconds: when retention (TTL) removes it') });
 const edgeSchema = z.object({ userId: z.string(), followedAt: z.string().nullable() }).strict();
+/** A follow pair: followedAt is the start of its current follow run, null once unfollowed (the pair is kept as a marker for a while); history is its records by arrival. */
+const pairSchema = edgeSchema
+  .extend({ history: z.array(z.object({ at: z.string(), kind: z.enum(['follow', 'unfollow']) }).strict()).optional().describe('the follows and unfollows of the pair, by arrival (when the system accepted each)') })
+  .strict();
 
 export const userExportSchema = z
   .object({
@@ -27,8 +31,8 @@ export const userExportSchema = z
     inbox: z.array(exportedNotificationSchema),
     /** Posts they authored still held (celebrity feed, recent posts log). */
     authoredPosts: z.array(exportedNotificationSchema.omit({ read: true, seen: true }).extend({ actor: actorSchema })),
-    followers: z.array(edgeSchema),
-    following: z.array(edgeSchema),
+    followers: z.array(pairSchema),
+    following: z.array(pairSchema),
     followedCelebrities: z.array(edgeSchema),
     connections: z.array(z.object({ connectionId: z.string(), connectedAt: z.string().nullable() }).strict()),
     /** Push devices, once the system stores them (none today). */

@@ -65,7 +65,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
   const cacheTtlMs = settings.preferencesCacheTtlMs ?? PREFERENCES_CACHE_TTL_MS_DEFAULT;
   // The local gateway holds posts until $connect has finished, so no post races the handshake.
   const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
-  const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: ['*'] };
+  const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: settings.corsAllowOrigins ?? ['*'] };
   const channels = inputs.channels && queues.channels ? { ...inputs.channels, queues: queues.channels } : undefined;
   const push = channels ? { platformApplications: { ...LOCAL_PLATFORM_APPLICATIONS }, endpoint: channels.snsEndpoint } : undefined;
   return {
@@ -99,6 +99,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     delivery: (mode) => ({
       mode,
+      inboxTable: tables.inbox,
       deliveryJobSecret: inputs.deliveryJobSecret,
       // Comebacks go to the urgent queue only, so only its consumer holds their key (as on AWS).
       ...(mode === 'urgent' ? { snoozeJobSecret: inputs.snoozeJobSecret } : {}),

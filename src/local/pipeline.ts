@@ -8,7 +8,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
-import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
+import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
+import { resourceNameOf } from '../notifications/notification-type.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
@@ -26,6 +27,8 @@ export interface LocalPipelineQueues {
   email: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
+  /** The audit trail's backlog (+DLQ): what the archive could not take yet (src/local/audit/). */
+  auditBacklog: LocalQueue;
   registry: LocalQueueRegistry;
   /** The SigV4 credentials the local SQS endpoint requires (kept in the queue directory); the runtime's SQS clients sign with them. */
   sqsCredentials: LocalSqsCredentials;
@@ -71,7 +74,8 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     // Push goes at once; email gathers a window so a burst becomes one digest. Concurrency per channel bounds the provider's load.
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
-    intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
@@ -79,7 +83,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
-  for (const type of catalog) {
+  for (const type of deployedCatalog()) {
     const intake = queues.intake[type.detailType]!;
     const handler = functions.fanOut(type.detailType, intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
     intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });

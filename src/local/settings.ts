@@ -1,6 +1,6 @@
 /** Local runtime settings (`npm start`) from the environment (CONTRACT.md, local runtime): their variables and defaults. */
 import * as z from 'zod';
-import { integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
+import { corsOrigins, integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
 import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
@@ -36,6 +36,10 @@ export const localSettingsShape = {
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
   RECORD_AWS_CALLS: optionalString,
   LOCAL_FUNCTIONS: optionalString,
+  // A team's catalog module (what `NotificationInbox` gets as `catalogEntry`); unset: the package's catalog.
+  CATALOG_ENTRY: optionalString,
+  // Origins of the pages that call the REST API (and, when named, /dev/token); `*` by default, as the CDK setting.
+  CORS_ALLOW_ORIGINS: corsOrigins,
 };
 
 /** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
@@ -78,6 +82,10 @@ export interface LocalSettings {
   recordAwsCallsDir?: string;
   /** A cdk.out directory (`npm run synth:local`): run the deployed esbuild bundles instead of the sources. */
   functionsFrom?: string;
+  /** A team's catalog module (the construct's `catalogEntry`): bundled, checked and served by every function. Default: the package's catalog. */
+  catalogEntry?: string;
+  /** CORS origins of the REST API; `/dev/token` answers the ones named (with `*`: pages on a loopback host). Default `['*']`. */
+  corsAllowOrigins?: string[];
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -102,5 +110,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),
     ...(parsed.LOCAL_FUNCTIONS ? { functionsFrom: parsed.LOCAL_FUNCTIONS } : {}),
+    ...(parsed.CATALOG_ENTRY ? { catalogEntry: parsed.CATALOG_ENTRY } : {}),
+    corsAllowOrigins: parsed.CORS_ALLOW_ORIGINS,
   };
 }

@@ -16,6 +16,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
+import { eraseFromAuditTrail, type AuditErasureOptions } from './audit-erasure.js';
+import { auditErasureOptions } from './audit-access.js';
 
 /** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
 export const DEFAULT_ERASURE_GRACE_MS = 90_000;
@@ -36,6 +38,8 @@ export function connectionCloser(client: ApiGatewayManagementApiClient): (connec
 
 export interface EraseOptions extends Partial<Omit<UserEraserOptions, 'client' | 'tables'>> {
   schedules?: ScheduleStore;
+  /** The audit trail: the user's pseudonym salt is deleted and the erasure recorded (src/ops/audit-erasure.ts). */
+  audit?: AuditErasureOptions;
 }
 
 /** Runs the erasure on `target` to the end. */
@@ -44,6 +48,7 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
   const management = target.managementEndpoint
     ? new ApiGatewayManagementApiClient({ endpoint: target.managementEndpoint, ...(target.kind === 'local' ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : {}) })
     : undefined;
+  const { audit, ...eraserOptions } = options;
   try {
     const eraser = new UserEraser(
       {
@@ -54,11 +59,14 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
         findType: findNotificationType,
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
-        ...options,
+        ...eraserOptions,
       },
       subject,
     );
-    return await eraser.run();
+    const report = await eraser.run();
+    // Audit trail hook: after the tables (the grace period has passed), the salt goes and the erasure is recorded.
+    if (audit) await eraseFromAuditTrail(audit, subject);
+    return report;
   } finally {
     management?.destroy();
   }
@@ -97,12 +105,15 @@ async function main(): Promise<void> {
       'schedule-group': { type: 'string' },
       'feed-shards': { type: 'string' },
       'tombstone-ttl-days': { type: 'string' },
+      'audit-stream': { type: 'string' },
+      'audit-key-arn': { type: 'string' },
     },
   });
   if (!values.tenant || !values.user) {
     process.stderr.write(
       'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json] [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days, >= archiveRetentionDays>]\n' +
-        '       [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]]\n',
+        '       [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]\n' +
+        '        [--audit-stream <Firehose stream> --audit-key-arn <KMS HMAC key>]]\n',
     );
     process.exit(2);
   }
@@ -118,6 +129,7 @@ async function main(): Promise<void> {
       ...(values['step-budget'] !== undefined ? { stepBudget: parseNumberFlag('step-budget', values['step-budget'], 1) } : {}),
       ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: parseNumberFlag('tombstone-ttl-days', values['tombstone-ttl-days'], 1) * 86_400 } : {}),
       ...(scheduler && values['schedule-group'] ? { schedules: new EventBridgeScheduleStore(scheduler, values['schedule-group']) } : {}),
+      audit: await auditErasureOptions(target, { dataDir: localSettingsFromEnv().dataDir, streamName: values['audit-stream'], keyArn: values['audit-key-arn'], region: values.region }),
     });
     process.stdout.write(`${values.json ? JSON.stringify({ ...subject, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);
     if (target.kind === 'local') process.stderr.write('note: schedules of the local runtime live in its process; the in-process API (UserEraser with runtime.scheduler) deletes them\n');

@@ -26,8 +26,11 @@ let started: StartedRuntime | undefined;
 /** The runtime under test (the last test closes it to read its recording). */
 const runtime = new Proxy({} as StartedRuntime, { get: (_target, property) => Reflect.get(started!, property) });
 let dataDir: string;
-/** Every variable but LOCAL_FUNCTIONS (which swaps the sources for the deployed bundles: its own test below). */
-let env: Record<Exclude<keyof typeof localSettingsShape, 'LOCAL_FUNCTIONS'>, string>;
+/**
+ * Every variable but LOCAL_FUNCTIONS (which swaps the sources for the deployed bundles: its own test
+ * below) and CATALOG_ENTRY (a team's catalog module: test/e2e/npm-start.test.ts starts `npm start` with one).
+ */
+let env: Record<Exclude<keyof typeof localSettingsShape, 'LOCAL_FUNCTIONS' | 'CATALOG_ENTRY'>, string>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'local-settings-e2e-'));
@@ -52,6 +55,7 @@ beforeAll(async () => {
     CHANNEL_RATE_LIMIT_PER_WINDOW: '9',
     PREFERENCES_CACHE_TTL_MS: '250',
     RECORD_AWS_CALLS: join(dataDir, 'aws-calls'),
+    CORS_ALLOW_ORIGINS: 'https://app.test:8443',
   };
   started = await startLocalRuntime(localSettingsFromEnv(env));
 }, 60_000);
@@ -63,7 +67,7 @@ afterAll(async () => {
 
 describe('the local runtime reads every documented variable', () => {
   it('has a test below for each variable of the generated table', () => {
-    expect([...Object.keys(env), 'LOCAL_FUNCTIONS'].sort()).toEqual(Object.keys(localSettingsShape).sort());
+    expect([...Object.keys(env), 'LOCAL_FUNCTIONS', 'CATALOG_ENTRY'].sort()).toEqual(Object.keys(localSettingsShape).sort());
   });
 
   it('HOST: every endpoint is on it', () => {
@@ -149,6 +153,12 @@ describe('the local runtime reads every documented variable', () => {
     expect(runtime.configs.delivery('urgent').gate.cacheTtlMs).toBe(250);
     expect(runtime.configs.channel?.('push').cacheTtlMs).toBe(250);
     expect(runtime.configs.inbox.cacheTtlMs).toBe(250);
+  });
+
+  it('CORS_ALLOW_ORIGINS: the REST API answers the origin it names, and no other', async () => {
+    const preflight = (origin: string) => fetch(`${runtime.endpoints.http}/notifications`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+    expect((await preflight('https://app.test:8443')).headers.get('access-control-allow-origin')).toBe('https://app.test:8443');
+    expect((await preflight('https://other.test')).headers.get('access-control-allow-origin')).toBeNull();
   });
 });
 

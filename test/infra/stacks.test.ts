@@ -10,7 +10,7 @@ import { handlerEntries } from '../../lib/bundling.js';
 import { LAMBDA_FUNCTIONS } from '../../src/lambda/functions.js';
 import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN, RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { restRoutes } from '../../src/contract/rest-routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { tableSpecs } from '../../src/table-specs.js';
@@ -335,7 +335,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(variables.SNOOZE_JOB_SECRET).toBeDefined();
       expect(variables.DELIVERY_JOB_SECRET).toBeUndefined();
       expect(variables.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.scheduling.snoozeRole), 'Arn'] });
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      // Per-item state: exceptions (PutItem, BatchWriteItem of a bulk) and the marks item (UpdateItem); the actions' lookup (BatchGetItem).
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
       expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -352,8 +353,9 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
         const type = catalog.find((candidate) => `FanOut${candidate.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id);
         const notifies = type?.audience !== 'none';
-        // A retraction type writes its one record (PutItem) in the tenant's retractions partition only.
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : type?.retraction ? ['dynamodb:PutItem'] : [...puts, ...(fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
+        // A retraction type writes its one record (PutItem) in the tenant's retractions partition only; a notifying
+        // type's retry also probes whether its first attempt's first write landed (BatchGetItem, or a Query of the recent posts log).
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : type?.retraction ? ['dynamodb:PutItem'] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
         if (type?.retraction) expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
         const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
@@ -415,7 +417,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('delivery posts only to POST @connections of its own WebSocket stage and cannot read or write the inbox', () => {
+    it('delivery posts only to POST @connections of its own WebSocket stage and reads of the inbox only the tenants\' retraction lists', () => {
       const live = synth.built.app.live!;
       for (const fn of [live.urgentDelivery, live.infoDelivery]) {
         const grants = grantsOf(app, fn);
@@ -423,7 +425,10 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage).toHaveLength(1);
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
-        expect(tableActions(app, fn, 'Inbox')).toEqual([]);
+        // A snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
+        const inboxReads = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Resource).includes('TablesInbox'));
+        for (const statement of inboxReads) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
         expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);

@@ -10,7 +10,8 @@
  * from the eraser's classifier) says what every table holds afterwards: the erased user's items and
  * the items naming them in a role are gone, shared items lost only the user's part, every other item
  * is byte for byte what it was except the documented effects (follower counts lowered by the user's
- * counted edges, the recipients' read state of notifications the user authored). A second run
+ * counted edges, the recipients' read state of notifications the user authored, other users' follow
+ * traces naming them as followee). A second run
  * removes nothing.
  */
 import { randomUUID } from 'node:crypto';
@@ -221,8 +222,7 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
       const items = await w.ownItems(step.user);
       const item = items[step.pick % Math.max(items.length, 1)];
       if (!item) return;
-      if (step.unread) await w.readState.changeItemState(w.user(step.user), item.id, { kind: 'unread', type: item.type, atMs: Date.now() }, expiresAt);
-      else await w.readState.recordSingleRead(w.user(step.user), item.id, expiresAt);
+      await w.readState.putExceptions(w.user(step.user), new Map([[item.id, { type: item.type, basis: 0, read: !step.unread, seen: true, archived: false, deleted: false, expiresAt }]]));
       return;
     }
     case 'channels':
@@ -293,6 +293,8 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         const { f: _f, ...rest } = item;
         change(elements.length > 0 ? { ...rest, f: { SS: elements } } : rest);
       } else if (table === 'idempotency' && id?.startsWith(`${tenantKeyPrefix(TENANT)}#E#TRACE#`) && item.trace?.M?.actorId?.S === erased) drop();
+      // Another user's follow trace whose followee they were (the role attribute, not the detail text).
+      else if (table === 'idempotency' && id?.includes('#TRACE#') && item.trace?.M?.followeeId?.S === erased) drop();
       else if (table === 'idempotency' && id !== undefined && holdOf.some((prefix) => id.startsWith(prefix)) && item.held?.L) {
         change({ ...item, held: { L: item.held.L.filter((push) => push.M?.notification?.M?.actor?.M?.id?.S !== erased) } });
       } else if (table === 'idempotency' && id?.startsWith('fanout#') && item.data?.M?.tierChange?.M?.userId?.S === erased) {

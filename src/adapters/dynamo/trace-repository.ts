@@ -12,7 +12,7 @@ import { batchWriteAll, type Item } from './batch.js';
 /** A week: long enough to answer a support ticket, short enough to stay cheap. */
 export const TRACE_TTL_SECONDS = 7 * 86_400;
 
-const USER_STAGES: readonly TraceStage[] = ['fanout', 'gate', 'delivery', 'release'];
+const USER_STAGES: readonly TraceStage[] = ['fanout', 'gate', 'delivery', 'release', 'push', 'email'];
 const EVENT_STAGES: readonly TraceStage[] = ['intake', 'fanout', 'dlq'];
 const MAX_DETAIL_LENGTH = 300;
 
@@ -43,7 +43,7 @@ export class DynamoTraceRepository implements TraceRecorder, TraceReader {
       ...EVENT_STAGES.map((stage) => keys.traceRecordId(tenantId, undefined, stage, eventId)),
       ...USER_STAGES.map((stage) => keys.traceRecordId(tenantId, userId, stage, eventId)),
     ];
-    // Seven keys: one BatchGetItem; an operator's read, so unprocessed keys are simply read again once.
+    // Nine keys: one BatchGetItem; an operator's read, so unprocessed keys are simply read again once.
     const items: Item[] = [];
     let pending: Item[] = ids.map((id) => ({ id }));
     for (let attempt = 0; attempt < 3 && pending.length > 0; attempt += 1) {

@@ -8,7 +8,11 @@ import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
 import type { ErasureSubject } from '../../core/privacy/erasure.js';
 import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
-import { isRead, isSeen, type ReadState } from '../../core/model/read-state.js';
+import { isRead, isSeen, type ItemException, type ReadState } from '../../core/model/read-state.js';
+import { exceptionOf, marksOf } from './read-state-repository.js';
+import { exceptionOfSingleRead } from './read-state-migration.js';
+import { currentRun, FOLLOW_HISTORY_ATTRIBUTE, followHistoryOf } from '../../core/model/follow-history.js';
+import { followerOf } from './follow-pairs.js';
 import type { TableName } from '../../table-specs.js';
 import type { Item } from './batch.js';
 import { queryPages } from './query-pages.js';
@@ -23,6 +27,18 @@ export interface UserExporterOptions {
 export type ExportSink = (text: string) => Promise<void> | void;
 
 const PAGE_LIMIT = 1_000;
+
+/** A follower item as exported: the current run's start (null for an unfollowed pair's marker) and, when it has one, its history. */
+function pairOf(userId: string, item: Item) {
+  const { history } = followerOf({ ...item, sk: userId });
+  const run = currentRun(history);
+  const records = followHistoryOf(item[FOLLOW_HISTORY_ATTRIBUTE] as Iterable<unknown> | undefined);
+  return {
+    userId,
+    followedAt: run.following ? new Date(run.sinceMs).toISOString() : null,
+    ...(records.length > 0 ? { history: history.map((record) => ({ at: new Date(record.atMs).toISOString(), kind: record.kind })) } : {}),
+  };
+}
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -64,7 +80,7 @@ export class UserExporter {
         readAt: readState.readAt,
         seenMark: readState.seenMark,
         seenAt: readState.seenAt,
-        singleReads: [...readState.readExceptions],
+        singleReads: [...readState.exceptions].filter(([, exception]) => exception.read).map(([id]) => id),
       },
     };
     await sink(JSON.stringify(head).slice(0, -1));
@@ -73,8 +89,8 @@ export class UserExporter {
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );
-    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
-    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => ({ userId: idOfSegment(String(item.pk).split('#')[3] ?? ''), followedAt: stringOrNull(item.followedAt) }));
+    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => pairOf(String(item.sk), item));
+    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(idOfSegment(String(item.pk).split('#')[3] ?? ''), item));
     await this.writeArray(sink, 'followedCelebrities', this.pages('graph', keys.followingCelebsPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
     await this.writeArray(sink, 'connections', this.connectionPages(own), (item) => ({ connectionId: String(item.sk).slice('C#'.length), connectedAt: stringOrNull(item.connectedAt) }));
     await sink(',"devices":[]}');
@@ -113,18 +129,18 @@ export class UserExporter {
 
   private async readState(own: string): Promise<ReadState> {
     const items = await this.queryAll('readMarks', own);
-    const marks = items.find((item) => item.sk === READ_MARK_SK);
-    const exceptions = items.flatMap((item) => {
+    const exceptions = new Map<string, ItemException>();
+    for (const item of items) {
+      const id = keys.notificationIdFromItemState(String(item.sk));
+      const exception = id !== undefined ? exceptionOf(item) : undefined;
+      if (id !== undefined && exception) exceptions.set(id, exception);
+    }
+    // A 0.1.0 single read not yet converted by `npm run migrate`.
+    for (const item of items) {
       const id = keys.notificationIdFromReadException(String(item.sk));
-      return id !== undefined ? [id] : [];
-    });
-    return {
-      readMark: stringOrNull(marks?.readMark),
-      readAt: stringOrNull(marks?.readAt),
-      seenMark: stringOrNull(marks?.seenMark),
-      seenAt: stringOrNull(marks?.seenAt),
-      readExceptions: new Set(exceptions),
-    };
+      if (id !== undefined && !keys.notificationIdFromItemState(String(item.sk)) && !exceptions.has(id)) exceptions.set(id, exceptionOfSingleRead(item));
+    }
+    return { ...marksOf(items.find((item) => item.sk === READ_MARK_SK)), exceptions };
   }
 
   private async *connectionPages(own: string): AsyncGenerator<Item[]> {

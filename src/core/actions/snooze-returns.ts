@@ -1,8 +1,9 @@
 /**
- * A snoozed notification's comeback: a new item in the user's own inbox under an id of the return
- * time (pages and counts skip ids that have not arrived yet), written at snooze time, and a
- * one-time schedule that puts a signed delivery job for it on the urgent queue at that time, so
- * the user's connected devices get it live like any new arrival (quiet hours and rate limits apply).
+ * A snoozed notification's comeback: a new item in the user's own partition under an id of the
+ * return time (reads skip ids that have not arrived yet, and show it only while the snoozed item's
+ * exception names it), and a one-time schedule that puts a signed delivery job for it on the urgent
+ * queue at that time, so the user's connected devices get it live like any new arrival (quiet hours
+ * and rate limits apply; delivery drops it if its root's event was retracted meanwhile).
  *
  * Least privilege (the REST write function is internet-facing): the comeback is one PutItem into the
  * user's partition (no batch write, no delete, no other kind of partition), and the job is signed with
@@ -24,26 +25,30 @@ export interface SnoozeReturnsDeps {
   urgentQueueArn: string;
   /** The snooze key (`SNOOZE_JOB_SECRET`), not the fan-out's delivery-job key. */
   snoozeJobSecret: string;
-  inboxTtlDays: number;
 }
 
 export class ScheduledSnoozeReturns implements SnoozeReturns {
   constructor(private readonly deps: SnoozeReturnsDeps) {}
 
-  async scheduleReturn(user: UserRef, item: StoredNotification, returnId: string, untilMs: number): Promise<void> {
-    const expiresAt = Math.ceil(untilMs / 1000) + this.deps.inboxTtlDays * 86_400;
-    const comeback: StoredNotification = { ...item, id: returnId, expiresAt };
+  /** One PutItem into the user's own partition (the same item again on a retry). */
+  async writeComeback(user: UserRef, comeback: StoredNotification): Promise<void> {
     await this.deps.inbox.putOwnInboxItem(user, comeback);
+  }
+
+  /** The comeback's push at `untilMs` (a schedule of a deterministic name: a retry finds it). */
+  async schedulePush(user: UserRef, comeback: StoredNotification, untilMs: number): Promise<void> {
+    const from = comeback.comeback?.from ?? comeback.id;
     const job: DeliveryJob = {
       v: 1,
       tenantId: user.tenantId,
-      eventId: `${SNOOZE_EVENT_ID_PREFIX}${item.id}`,
+      eventId: `${SNOOZE_EVENT_ID_PREFIX}${from}`,
       priority: 'urgent',
-      notification: { type: item.type, createdAt: item.createdAt, actor: item.actor, title: item.title, body: item.body, data: item.data },
-      target: { kind: 'recipients', recipients: [{ userId: user.userId, notificationId: returnId }] },
+      notification: { type: comeback.type, createdAt: comeback.createdAt, actor: comeback.actor, title: comeback.title, body: comeback.body, data: comeback.data },
+      target: { kind: 'recipients', recipients: [{ userId: user.userId, notificationId: comeback.id }] },
+      ...(comeback.comeback ? { comeback: { rootId: comeback.comeback.rootId, ...(comeback.comeback.rootActor !== undefined ? { rootActor: comeback.comeback.rootActor } : {}) } } : {}),
     };
     await this.deps.scheduler.scheduleOnce({
-      name: scheduleName('snooze', user.tenantId, `${user.userId}\u0000${returnId}`),
+      name: scheduleName('snooze', user.tenantId, `${user.userId}\u0000${comeback.id}`),
       atMs: untilMs,
       targetArn: this.deps.urgentQueueArn,
       payload: signedDeliveryJobBody(job, this.deps.snoozeJobSecret),

@@ -173,7 +173,7 @@ export class LiveDeliveryGate {
     const again = new Map<number, HeldPush[]>();
     const trace: TraceEntry[] = [];
     const traced = (push: HeldPush, outcome: TraceEntry['outcome'], detail: string) => {
-      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, stage: 'release', outcome, atMs: nowMs, detail });
+      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, notificationId: push.notification.id, stage: 'release', outcome, atMs: nowMs, detail });
     };
     for (const push of [...held].sort(byIdAscending)) {
       if (seen.has(push.notification.id)) continue;

@@ -102,6 +102,7 @@ export type ParsedKey =
   /** A trace record: of one user, or (no `userId`) of the whole event. */
   | ({ kind: 'traceRecord'; userId?: KeyId; stage: string; eventId: string } & Tenanted)
   | ({ kind: 'erasureRecord'; digest: string } & Tenanted)
+  | ({ kind: 'auditSalt'; userId: KeyId } & Tenanted)
   | { kind: 'fanOutIdempotencyRecord'; hash: string };
 
 export type KeyKind = ParsedKey['kind'];
@@ -261,6 +262,7 @@ function parseUserRecordId(tenantId: KeyId, tokens: string[], traceEventId: stri
     if (!channel || !second || (count === 5 && !deviceId)) return undefined;
     return { kind: 'channelSend', ...base, channel, notificationId: second, ...(deviceId ? { deviceId } : {}) };
   }
+  if (kind === 'AUDITSALT' && count === 2) return { kind: 'auditSalt', ...base };
   if (kind === 'CHRATE' && count === 4) {
     const channel = matching(first, LOWER_WORD);
     const windowStartMs = numberOf(second, EPOCH_MS);

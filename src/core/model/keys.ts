@@ -61,7 +61,7 @@ export const CHANNEL_STATE_KEY_PATTERN = 'T#*#U#*#CHANNELS';
 /** Graph: a user's packed followed-celebrities list (`followedCelebsPackPartition`), as an IAM StringLike pattern. */
 export const FOLLOWED_CELEBS_PACK_KEY_PATTERN = 'T#*#U#*#FOLLOWED_CELEBS_PACK';
 
-/** The tenant's retractions partition (`retractionsPartition`), as an IAM StringLike pattern. */
+/** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
 
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
@@ -335,6 +335,9 @@ export const keys = {
   /** Idempotency table: an erasure's tombstone and checkpoint, keyed by a digest of (tenant, user) so it does not name them (src/core/privacy/erasure.ts). */
   erasureRecordId: (tenantId: string, digest: string): string =>
     `${tenantKeyPrefix(tenantId)}#ERASED#${assertIdentifierMatching('digest', digest, /^[A-Za-z0-9_-]{43}$/)}`,
+
+  /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
+  auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
 };
 
 /** Idempotency table: the fan-out handler's Powertools `keyPrefix`; Powertools keys its records `fanout#<base64 MD5 of [type, tenant, event id]>`. */
