@@ -16,7 +16,7 @@ import type { LiveMessage } from '../../../src/core/live/live-messages.js';
 import { NotFoundError, ValidationError } from '../../../src/core/model/errors.js';
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { OneTimeSchedule, Scheduler } from '../../../src/core/ports/scheduler.js';
-import type { InboxItemToWrite, InboxWriter, OwnInboxItemWriter } from '../../../src/core/ports/inbox.js';
+import type { InboxWriter, OwnInboxItemWriter } from '../../../src/core/ports/inbox.js';
 import type { StoredNotification } from '../../../src/core/model/notification.js';
 import type { ArrivalLedger } from '../../../src/core/ports/fan-out.js';
 import { decodeCursor, type InboxFilter } from '../../../src/core/read/cursor.js';
