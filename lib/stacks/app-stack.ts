@@ -189,7 +189,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     // celebrity feeds gets the feed items its heads place in it with one BatchGetItem (feed shards only).
     .readTable(inbox, ['dynamodb:Query'])
     .readTableKeys(inbox, ['dynamodb:BatchGetItem'], [FEED_SHARD_KEY_PATTERN])
-    .readTable(readMarks, ['dynamodb:Query'])
+    // The read state: Query of the marks and exceptions; the exceptions of a page's ids (BatchGetItem)
+    // and the marks item (GetItem), as the least-privilege check recorded them (AWS denied both before).
+    .readTable(readMarks, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'])
     // Graph: the followed celebrities' pack (Query) and the muted types (BatchGetItem of preferences) only.
     .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
     .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN]);

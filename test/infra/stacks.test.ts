@@ -314,7 +314,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       // BatchGetItem of feed items only (dynamodb:LeadingKeys T#*#F#*): a page merging celebrity feeds.
       expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
       expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchGetItem' && JSON.stringify(statement.Resource).includes('TablesInbox'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#F#*'] } });
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:Query']);
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
       const actions = [...grantsOf(app, fn).keys()];
       expect(actions.filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
