@@ -49,13 +49,16 @@ export interface LocalStack {
 }
 
 /** Builds (not yet synthesizes) the local stack; without `bundle` the functions' code is not bundled (the CDK's own switch). */
-export function buildLocalStack(options: { bundle: boolean; outdir?: string }): LocalStack {
+export function buildLocalStack(options: { bundle: boolean; outdir?: string; audit?: boolean }): LocalStack {
   const app = new App({
     ...(options.outdir ? { outdir: options.outdir } : {}),
     context: { ...cdkJson.context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
   const stack = new Stack(app, LOCAL_STACK_NAME, { env: { account: LOCAL_ACCOUNT_ID, region: LOCAL_REGION } });
   const inbox = new NotificationInbox(stack, 'Notifications', {
+    // The local runtime always keeps an audit trail (a file archive): the least-privilege check needs
+    // the audit grants; the deployed-bundles run leaves it out (its bundles would write to Firehose).
+    ...(options.audit ? { settings: { auditRetentionDays: 1 } } : {}),
     auth: { mode: 'jwt', issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUrl: LOCAL_JWKS_URL_PLACEHOLDER },
     channels: {
       push: { platformApplicationArns: { ...LOCAL_PLATFORM_APPLICATIONS } },
@@ -91,6 +94,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     ...inbox.pipeline.types.map((type): [IConstruct, string] => [type.intake.queue, `Intake${resourceNameOf(type.detailType)}`]),
     ...(inbox.channels?.push ? [[inbox.channels.push.queue.queue, 'PushDelivery'] as [IConstruct, string]] : []),
     ...(inbox.channels?.email ? [[inbox.channels.email.queue.queue, 'EmailDelivery'] as [IConstruct, string]] : []),
+    ...(inbox.audit ? [[inbox.audit.backlog.queue, 'AuditBacklog'] as [IConstruct, string]] : []),
   ];
   for (const [queue, name] of queues) add(queue, { kind: 'queue', queue: name });
   add(inbox.pipeline.intakeDeadLetterQueue, { kind: 'deadLetterQueue', of: 'intake' });
@@ -114,7 +118,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     functions[principal] = { handler: fn.handlerName, logicalId, roleLogicalId: logicalIdOf(fn.executionRole), ...(assetDir ? { assetDir } : {}) };
     if (fn.logGroup) add(fn.logGroup, { kind: 'logGroup', of: principal });
   }
-  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', ...catalog.map((type) => principalOf('fanout', type.detailType))];
+  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', ...(inbox.audit ? ['audit-drain'] : []), ...catalog.map((type) => principalOf('fanout', type.detailType))];
   const missing = expected.filter((principal) => !functions[principal]);
   if (missing.length > 0) throw new Error(`the local stack has no function for ${missing.join(', ')}`);
   return {

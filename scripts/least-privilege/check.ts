@@ -29,7 +29,7 @@ export interface CheckResult {
 
 export async function checkLeastPrivilege(options: { root: string; recordingDir: string }): Promise<CheckResult> {
   const startedSynth = Date.now();
-  const built = buildLocalStack({ bundle: false });
+  const built = buildLocalStack({ bundle: false, audit: true });
   const { template } = synthesizeLocalStack(built);
   const map = resourceMap(built, template);
   const world = new TemplateWorld(template, map);

@@ -165,7 +165,10 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
   // RECORD_AWS_CALLS: also from the process environment, so the test suite records the runtimes it starts in-process.
-  const recorder = awsCallRecorderFor(settings.recordAwsCallsDir ?? process.env[ENV.RECORD_AWS_CALLS], dynamo.tableNames);
+  // Not a runtime serving a team's catalog: the least-privilege check compares with the stack of the built-in catalog.
+  const recordingDir = settings.recordAwsCallsDir ?? process.env[ENV.RECORD_AWS_CALLS];
+  if (recordingDir && settings.catalogEntry) logger.warn('AWS calls not recorded: this runtime serves a team catalog (CATALOG_ENTRY), the least-privilege check knows the built-in one', { catalogEntry: settings.catalogEntry });
+  const recorder = settings.catalogEntry ? undefined : awsCallRecorderFor(recordingDir, dynamo.tableNames);
   const parts = createParts({
     logger,
     clock,
