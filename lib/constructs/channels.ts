@@ -94,6 +94,8 @@ export class Channels extends Construct {
       })
         // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
         .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
         // Dedup records (conditional put, delete after a throttled send) and rate counters (UpdateItem).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
         .consume(queue, { ...consume });

@@ -132,6 +132,8 @@ export class LiveDelivery extends Construct {
         .readTable(graph, ['dynamodb:BatchGetItem'])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage)

@@ -22,7 +22,7 @@ import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
+import { clientOptions, createParts, documentClient, erasedUsers, preferencesCache, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
@@ -175,6 +175,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
+    erased: erasedUsers(parts, config.idempotencyTable),
   });
 }
 

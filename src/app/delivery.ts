@@ -21,7 +21,7 @@ import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from 
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -140,6 +140,7 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
       pusher: connectionPusher(parts, config.managementEndpoint),
       isDigestible,
       trace,
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
       parallelism: config.delivery.parallelism,
       onError: (message, error, context) => parts.logger.warn(message, { ...context, error: error as Error }),
     });
@@ -148,7 +149,13 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
 
 function heldPushReleaser(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGate): HeldPushReleaser {
   return parts.shared(heldPushReleaser, [config.managementEndpoint, config.delivery, gate], () =>
-    new HeldPushReleaser({ gate, directory: connectionRepository(parts, config.delivery), ledger: deliveryLedger(parts, config.delivery), pusher: connectionPusher(parts, config.managementEndpoint) }),
+    new HeldPushReleaser({
+      gate,
+      directory: connectionRepository(parts, config.delivery),
+      ledger: deliveryLedger(parts, config.delivery),
+      pusher: connectionPusher(parts, config.managementEndpoint),
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
+    }),
   );
 }
 

@@ -7,7 +7,6 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
-import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
@@ -32,7 +31,7 @@ import { ConfigError, integer, optionalString, parseEnv, required } from './conf
 import { followGraphRepository } from './follow-graph.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { celebrityPostsLog, createParts, documentClient, dynamoClients, inboxRepository, preferencesCache, retractionRepository, type Parts } from './parts.js';
+import { celebrityPostsLog, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, preferencesCache, retractionRepository, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface FanOutSettingsConfig {
@@ -137,10 +136,6 @@ function arrivalLedger(parts: Parts, idempotencyTable: string): DynamoArrivalLed
 /** The authors' recent posts logs (Inbox table), which a late follow backfills from. */
 function recentPostsLog(parts: Parts, inboxTable: string): DynamoRecentPostsLog {
   return parts.shared(recentPostsLog, [inboxTable], () => new DynamoRecentPostsLog(documentClient(parts), inboxTable));
-}
-
-function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
-  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
 }
 
 function idempotencyPersistence(parts: Parts, idempotencyTable: string): DynamoDBPersistenceLayer {

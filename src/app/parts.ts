@@ -11,6 +11,7 @@ import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/docu
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
+import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
@@ -116,6 +117,11 @@ export function connectionRepository(parts: Parts, config: ConnectionsConfig): C
 
 export function deliveryLedger(parts: Parts, config: { idempotencyTable: string; deliveryRecordTtlSeconds?: number }): DynamoDeliveryLedger {
   return parts.shared(deliveryLedger, [config.idempotencyTable, config.deliveryRecordTtlSeconds], () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
+}
+
+/** The erasure tombstones (Idempotency table): every consumer that sends to a user checks them. */
+export function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
+  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
 }
 
 export function graphRepository(parts: Parts, graphTable: string): GraphRepository {

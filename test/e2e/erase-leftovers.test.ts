@@ -179,7 +179,7 @@ describe('npm run export', () => {
     await pipelineDrained(started.runtime, POLL);
     const shown = await pollUntil(async () => ((await inboxOf(started.runtime, eve)).length === 4 ? inboxOf(started.runtime, eve) : undefined), POLL, 'three mentions and a celebrity post');
     const celebrityPost = shown.find((item) => item.actor.id === 'cel')!;
-    const [unread, archived, deleted] = shown.filter((item) => item.actor.id !== 'cel').map((item) => item.id);
+    const [unread, archived, deleted] = shown.filter((item) => item.actor.id !== 'cel').map((item) => item.id) as [string, string, string];
     expect((await api(eve, 'POST', '/notifications/read-all')).status).toBeLessThan(300);
     expect((await api(eve, 'POST', `/notifications/${unread}/unread`)).status).toBeLessThan(300);
     expect((await api(eve, 'POST', `/notifications/${archived}/archive`)).status).toBeLessThan(300);

@@ -75,6 +75,8 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     'sqs:SendMessage queue:info',
     // Delivery trace records (one BatchWriteItem per stage per batch).
     ...on('Idempotency', 'BatchWriteItem'),
+    // Erasure tombstones of the batch's recipients and authors (BatchGetItem).
+    ...on('Idempotency', 'BatchGetItem'),
   ];
 }
 

@@ -31,6 +31,7 @@ import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
 import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
+import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 
 /** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
 export type ChannelJob = DeliveryJob & { held?: true };
@@ -73,6 +74,8 @@ export interface ChannelDeliveryDeps {
   settings: ChannelDeliverySettings;
   /** A WARN line saying what happened (invalid token removed, throttled, rejected, store unreadable). */
   onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
+  /** Erasure tombstones: nothing goes to an erased recipient, nor a notification whose author was erased. */
+  erased?: ErasedUsers;
 }
 
 export interface ChannelReport {
@@ -101,11 +104,21 @@ export class ChannelDelivery {
 
   async deliver(inputs: readonly ChannelInput[]): Promise<ChannelReport> {
     const report: ChannelReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0 };
+    const erased = await this.erasedAmong(inputs, report);
+    if (!erased) return report;
     const byUser = new Map<string, Candidate[]>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
+      if (erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id })) {
+        this.skip(report, 'erased');
+        continue;
+      }
       for (const recipient of job.target.recipients) {
         const user = { tenantId: job.tenantId, userId: recipient.userId };
+        if (erased.has(user)) {
+          this.skip(report, 'erased');
+          continue;
+        }
         const list = byUser.get(userKey(user)) ?? [];
         list.push({ recordId, job, notificationId: recipient.notificationId, user });
         byUser.set(userKey(user), list);
@@ -123,6 +136,20 @@ export class ChannelDelivery {
       }
     });
     return report;
+  }
+
+  /** The batch's erased recipients and authors; undefined (every record failed, retried) when the tombstones cannot be read. */
+  private async erasedAmong(inputs: readonly ChannelInput[], report: ChannelReport): Promise<ErasedSet | undefined> {
+    try {
+      return await erasedAmongUsers(this.deps.erased, inputs.flatMap(({ job }) => [
+        { tenantId: job.tenantId, userId: job.notification.actor.id },
+        ...(job.target.kind === 'recipients' ? job.target.recipients.map((recipient) => ({ tenantId: job.tenantId, userId: recipient.userId })) : []),
+      ]));
+    } catch (error) {
+      this.deps.onEvent('warn', `erasure tombstones unreadable: no ${this.deps.channel} until they are (fail closed, retried)`, { error: String(error) });
+      for (const input of inputs) report.failedRecordIds.add(input.recordId);
+      return undefined;
+    }
   }
 
   private skip(report: ChannelReport, reason: string): void {

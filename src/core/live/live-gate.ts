@@ -26,6 +26,7 @@ import { scheduleName } from '../jobs/schedules.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { HeldPush, LiveHoldStore } from '../ports/live.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
+import type { ErasedUsers } from '../ports/erased-users.js';
 
 /** A held hold item keeps at most this many notifications (a digest beyond it would not fit 128 KB anyway). */
 export const MAX_HELD_PER_RELEASE = 100;
@@ -246,6 +247,8 @@ export interface HeldPushReleaserDeps {
   directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;
   ledger: DeliveryLedger;
   pusher: ConnectionPusher;
+  /** Erasure tombstones: a release for an erased user pushes nothing and holds nothing again. */
+  erased?: ErasedUsers;
 }
 
 /**
@@ -256,7 +259,8 @@ export interface HeldPushReleaserDeps {
 export class HeldPushReleaser {
   constructor(private readonly deps: HeldPushReleaserDeps) {}
 
-  async release(message: LiveReleaseMessage): Promise<{ notifications: number; messagesSent: number }> {
+  async release(message: LiveReleaseMessage): Promise<{ notifications: number; messagesSent: number; erased?: true }> {
+    if (this.deps.erased && (await this.deps.erased.erasedAmong(message.tenantId, [message.userId])).size > 0) return { notifications: 0, messagesSent: 0, erased: true };
     const notifications = await this.deps.gate.takeRelease(message);
     if (notifications.length === 0) return { notifications: 0, messagesSent: 0 };
     const connections = await this.deps.directory.connectionsOf([{ tenantId: message.tenantId, userId: message.userId }]);
