@@ -11,6 +11,7 @@ import type { InboxTables } from './inbox-tables.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
 import { ENV } from '../../src/env.js';
+import { USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -105,7 +106,7 @@ export class LiveDelivery extends Construct {
       },
     });
 
-    const { connections, graph, idempotency } = tables.tables;
+    const { connections, graph, idempotency, inbox } = tables.tables;
     // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
     // items (BatchWriteItem) and the presence item (UpdateItem).
     this.connect.readTable(graph, ['dynamodb:Query']).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
@@ -134,6 +135,10 @@ export class LiveDelivery extends Construct {
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
         .readTable(idempotency, ['dynamodb:BatchGetItem'])
+        // A released hold's notifications, read by id (BatchGetItem of the recipient's inbox or the celebrity posts log).
+        .readTable(inbox, ['dynamodb:BatchGetItem'])
+        // The recipients' delivery-trace records: their trace partitions only (BatchWriteItem).
+        .writeTableKeys(inbox, ['dynamodb:BatchWriteItem'], [USER_TRACE_KEY_PATTERN])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage)

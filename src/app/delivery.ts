@@ -21,7 +21,7 @@ import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from 
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -35,6 +35,8 @@ export interface LiveGateConfig extends PreferencesCacheConfig {
 
 export interface LiveDeliveryConfig extends ConnectionsConfig {
   idempotencyTable: string;
+  /** The recipients' trace partitions and the items a held push refers to. */
+  inboxTable: string;
   deliveryRecordTtlSeconds?: number;
   parallelism: number;
   /** Celebrity posts in bounded shard/page jobs put back on the delivery queues; without it one job pages every online subscriber. */
@@ -62,6 +64,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       GRAPH_TABLE: required,
       RELEASE_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -83,6 +86,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     delivery: {
       ...connectionsOf(parsed),
       idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      inboxTable: parsed.INBOX_TABLE,
       ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
       parallelism: parsed.DELIVERY_PARALLELISM,
       celebrityJobs: { urgentQueueUrl: parsed.URGENT_QUEUE_URL, infoQueueUrl: parsed.INFO_QUEUE_URL, connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
@@ -101,8 +105,8 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
-  const gate = liveGate(parts, config.gate, scheduler, observed.trace);
+  const observed = observability(parts, { idempotencyTable: config.delivery.idempotencyTable, inboxTable: config.delivery.inboxTable }, observabilityConfig);
+  const gate = liveGate(parts, config.gate, config.delivery.inboxTable, scheduler, observed.trace);
   return createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
@@ -159,9 +163,12 @@ function heldPushReleaser(parts: Parts, config: DeliveryConfig, gate: LiveDelive
   );
 }
 
-function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
-  return parts.shared(liveGate, [config, scheduler, trace], () =>
+function liveGate(parts: Parts, config: LiveGateConfig, inboxTable: string, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
+  return parts.shared(liveGate, [config, inboxTable, scheduler, trace], () =>
     new LiveDeliveryGate({
+      // A hold keeps references: the release reads the items back (own inbox or celebrity posts log).
+      items: inboxRepository(parts, inboxTable),
+      linksOf: catalogLinksOf,
       preferences: preferencesCache(parts, config),
       holds: new LiveHoldRepository(documentClient(parts), config.idempotencyTable),
       scheduler,

@@ -108,14 +108,14 @@ export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'
 }
 
 /** `trace`: the consumer's trace recorder (default: the Parts' one for the Idempotency table, as the composition builds it). */
-export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, config.idempotencyTable).trace): FanOutService {
+export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace): FanOutService {
   const needs = new Set(fanOutQueueNeeds(type));
   const missing = [...needs].filter((queue) => !config.queueUrls[queue]).map((queue) => FAN_OUT_QUEUE_URL_ENV[queue]);
   if (missing.length > 0) throw new ConfigError(`fan-out of ${type.detailType}: ${missing.join(', ')} is required`);
   const url = (queue: FanOutQueue) => config.queueUrls[queue]!;
   return new FanOutService({
     preferences: preferencesCache(parts, config),
-    graph: followGraphRepository(parts, config.graphTable),
+    graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),
     inbox: inboxRepository(parts, config.inboxTable),
     arrivals: arrivalLedger(parts, config.idempotencyTable),
     recentPosts: recentPostsLog(parts, config.inboxTable),
@@ -196,7 +196,7 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
 /** `scheduler`: the Scheduler port for `sendAt` (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const type = notificationTypeOf(config);
-  const observed = observability(parts, config.idempotencyTable, observabilityConfig);
+  const observed = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }, observabilityConfig);
   return createFanOutHandler({
     trace: observed.trace,
     traced: observed.traced,

@@ -20,6 +20,8 @@ import { RetractionRepository } from '../adapters/dynamo/retraction-repository.j
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { CachedPreferencesReader } from '../core/preferences/preferences-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
+import { sanitizeLinks } from '../core/model/action-links.js';
+import type { Notification, StoredNotification } from '../core/model/notification.js';
 import type { ConnectionsConfig, PreferencesCacheConfig } from './shared-config.js';
 
 /** Static credentials (the local runtime's; Lambda uses its role). */
@@ -165,6 +167,17 @@ export function urgentBypassesQuietHours(type: string): boolean {
 }
 
 /** Catalog rule: info notifications of a digestible type collapse into one digest per window. */
+/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
+export function catalogLinksOf(item: StoredNotification): Pick<Notification, 'actionUrl' | 'actions'> {
+  const type = findNotificationType(item.type);
+  if (!type?.links) return {};
+  try {
+    return sanitizeLinks(type.links(item.data));
+  } catch {
+    return {};
+  }
+}
+
 export function isDigestible(type: string): boolean {
   return findNotificationType(type)?.digestible ?? false;
 }

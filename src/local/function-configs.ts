@@ -102,6 +102,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       delivery: {
         ...connections,
         idempotencyTable: tables.idempotency,
+        inboxTable: tables.inbox,
         parallelism: DELIVERY_PARALLELISM_DEFAULT,
         celebrityJobs: { urgentQueueUrl: queues.urgentUrl, infoQueueUrl: queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
       },

@@ -77,6 +77,8 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Idempotency', 'BatchWriteItem'),
     // Erasure tombstones of the batch's recipients and authors (BatchGetItem).
     ...on('Idempotency', 'BatchGetItem'),
+    // A released hold's notifications by id (BatchGetItem); the recipients' trace partitions (BatchWriteItem, LeadingKeys).
+    ...on('Inbox', 'BatchGetItem', 'BatchWriteItem'),
   ];
 }
 

@@ -136,7 +136,7 @@ async function world(users: readonly string[]) {
   const graph = new FollowGraphRepository(client, tables.graph, noWait);
   const promotions: PromotionJob[] = [];
   const promotionQueue = { enqueue: async (job: PromotionJob) => void promotions.push(job) };
-  const trace = new DynamoTraceRepository(client, tables.idempotency);
+  const trace = new DynamoTraceRepository(client, { idempotencyTable: tables.idempotency, inboxTable: tables.inbox });
   const service = new FanOutService({
     graph,
     inbox: new InboxRepository(client, tables.inbox, noWait),

@@ -1,9 +1,10 @@
 /**
  * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
- * written with a condition before the send) and their per-user rate counters.
+ * written with a condition before the send) and their per-user rate counters, both in the owner
+ * index (`userRef`), where the user's erasure finds them.
  */
 import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/model/keys.js';
+import { keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
@@ -24,7 +25,7 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
   /** claim: PutItem if no unexpired record exists; errors propagate (the consumer fails closed). */
   async claim(key: ChannelSendKey): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
-    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now }, now);
+    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, [OWNER_INDEX.attribute]: ownerIndexValue(key.tenantId, key.userId) }, now);
   }
 
   /** release: DeleteItem, after a send the provider throttled (the retry claims again). */
@@ -38,8 +39,9 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) },
-        UpdateExpression: 'ADD sends :count SET expiration = :expiration',
-        ExpressionAttributeValues: { ':count': count, ':expiration': expiresAtSeconds },
+        UpdateExpression: 'ADD sends :count SET expiration = :expiration, #owner = :owner',
+        ExpressionAttributeNames: { '#owner': OWNER_INDEX.attribute },
+        ExpressionAttributeValues: { ':count': count, ':expiration': expiresAtSeconds, ':owner': ownerIndexValue(user.tenantId, user.userId) },
         ReturnValues: 'UPDATED_NEW',
       }),
     );

@@ -15,6 +15,8 @@ import { FollowedPackFullError, removePackEntry, setPackEntries } from './follow
 import { GraphRepository } from './graph-repository.js';
 
 export interface FollowGraphRepositoryOptions extends BatchOptions {
+  /** How long a former follower's entry lives after the unfollow: their inbox keeps the account's posts that long (the inbox TTL). Default 90. */
+  formerFollowerTtlDays?: number;
   /**
    * A follow whose pack chunk is at DynamoDB's 400 KB item limit: the edge is stored, the inbox does
    * not merge that celebrity's feed. Given (the apps log a WARN), the write goes on; absent, it
@@ -66,6 +68,15 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
       }),
     );
     const followedAt = (follower.Attributes?.followedAt as string | undefined) ?? edge.followedAt;
+    // The follower's own list of followees (their erasure finds this edge there); a re-follow is current again.
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.following(edge.tenantId, edge.followerId, edge.followeeId),
+        UpdateExpression: 'SET followedAt = :followedAt REMOVE unfollowedAt, expiresAt',
+        ExpressionAttributeValues: { ':followedAt': followedAt },
+      }),
+    );
     if (follower.Attributes?.counted === true) {
       const stored = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.profile(edge.tenantId, edge.followeeId), ConsistentRead: true }));
       return followOutcomeOf(stored.Item, followedAt);
@@ -75,13 +86,43 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     return followOutcomeOf(counted, followedAt);
   }
 
-  /** removeFollower: DeleteItem (ALL_OLD), then ADD -1 to PROFILE if that edge had been counted. */
+  /**
+   * removeFollower: the edge read first (consistent GetItem); while it exists, the followee's former
+   * follower entry (first followedAt, last unfollowedAt, TTL) and the follower's FOLLOWING entry
+   * marked unfollowed (same TTL) are written BEFORE the edge goes, so a crash leaves the edge to retry
+   * on and the follower's inbox copies of the account's posts stay findable by its erasure. Then
+   * DeleteItem (ALL_OLD) and ADD -1 to PROFILE if that edge had been counted.
+   */
   async removeFollower(tenantId: string, followeeId: string, followerId: string): Promise<AccountProfile> {
+    const edge = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ConsistentRead: true }));
+    if (edge.Item) await this.recordUnfollow(tenantId, followeeId, followerId, String(edge.Item.followedAt ?? new Date(0).toISOString()));
     const output = await this.client.send(
       new DeleteCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ReturnValues: 'ALL_OLD' }),
     );
     if (output.Attributes?.counted !== true) return this.getProfile(tenantId, followeeId);
     return profileOf(await this.countFollower(tenantId, followeeId, -1));
+  }
+
+  private async recordUnfollow(tenantId: string, followeeId: string, followerId: string, followedAt: string): Promise<void> {
+    const nowMs = Date.now();
+    const expiresAt = Math.floor(nowMs / 1000) + (this.batchOptions.formerFollowerTtlDays ?? 90) * 86_400;
+    const values = { ':followedAt': followedAt, ':unfollowedAt': new Date(nowMs).toISOString(), ':expiresAt': expiresAt };
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.formerFollower(tenantId, followeeId, followerId),
+        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), unfollowedAt = :unfollowedAt, expiresAt = :expiresAt',
+        ExpressionAttributeValues: values,
+      }),
+    );
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.following(tenantId, followerId, followeeId),
+        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), unfollowedAt = :unfollowedAt, expiresAt = :expiresAt',
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   /** ADD delta to PROFILE's count; the whole profile after it (ALL_NEW), tier read in the same atomic step. */

@@ -1,13 +1,13 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/model/keys.js';
+import { AUTHOR_INDEX, keys, ownerIndexValue } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type StoredNotification } from '../../core/model/notification.js';
-import type { CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { CelebrityLogShard, CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
-function partitionOf(source: InboxSource | CelebrityPostsShard): string {
-  if (source.kind === 'celebrityPosts') return keys.celebrityPostsPartition(source.tenantId, source.shard);
+function partitionOf(source: InboxSource | CelebrityPostsShard | CelebrityLogShard): string {
+  if (source.kind === 'celebrityPosts' || source.kind === 'celebrityLog') return keys.celebrityPostsPartition(source.tenantId, source.shard);
   return source.kind === 'own'
     ? keys.inboxItem(source.tenantId, source.userId, '').pk
     : keys.feedShardPartition(source.tenantId, source.actorId, source.shard);
@@ -111,7 +111,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
   }
 
   /** getItems: BatchGetItem of the (partition, id) keys, 100 per call; no guard (the caller checks expiry and types). */
-  async getItems(refs: readonly { source: InboxSource; id: string }[]): Promise<Map<string, StoredNotification>> {
+  async getItems(refs: readonly { source: InboxSource | CelebrityLogShard; id: string }[]): Promise<Map<string, StoredNotification>> {
     const unique = new Map(refs.map(({ source, id }) => [`${partitionOf(source)}\u0000${id}`, { pk: partitionOf(source), sk: id }]));
     const items = await batchGetAll(this.client, this.tableName, [...unique.values()], this.batchOptions);
     return new Map(items.map((raw) => [raw.sk as string, toStored(raw)]));
@@ -129,7 +129,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
 
   /** writeInboxItems: BatchWriteItem puts, 25 per call; no guard needed: ids are deterministic, so a retry rewrites the same item. */
   async writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void> {
-    const rows = items.map(({ source, item }) => ({
+    const rows = items.map(({ source, item, foundByPostsLog }) => ({
       pk: partitionOf(source),
       sk: item.id,
       type: item.type,
@@ -141,6 +141,8 @@ export class InboxRepository implements InboxReader, InboxWriter {
       expiresAt: item.expiresAt,
       // The log's reader keeps the posts of the celebrities it follows by this attribute.
       ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
+      // The author index (sparse): a notification in someone else's inbox, for the author's erasure.
+      ...(source.kind === 'own' && item.actor.id !== source.userId && !foundByPostsLog ? { [AUTHOR_INDEX.attribute]: ownerIndexValue(source.tenantId, item.actor.id) } : {}),
     }));
     await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
   }

@@ -75,7 +75,7 @@ export interface FanOutSummary {
   feedItems: number;
   deliveryJobs: number;
   audienceTier?: Tier;
-  tierChange?: { userId: string; from: Tier; to: Tier };
+  tierChange?: { from: Tier; to: Tier };
   /** Posts a follow copied into the new follower's inbox (they raced the follow). */
   backfilled?: number;
   /** Users of the event who were erased (tombstone): dropped from it, or the whole event dropped when they were its actor, audience or followee. */
@@ -285,7 +285,8 @@ export class FanOutService {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
-          await this.deps.inbox.writeInboxItems(writes);
+          // The author's erasure finds these from their recent posts log and (former) followers: no author index entry.
+          await this.deps.inbox.writeInboxItems(event.actor.id === accountId ? writes.map((write) => ({ ...write, foundByPostsLog: true })) : writes);
           await this.traceRecipients(event, batch, [], `inbox item written (follower of ${accountId})`);
           summary.inboxItems += writes.length;
           written.push(...recipients);
@@ -347,7 +348,7 @@ export class FanOutService {
     }
     if (posts.length === 0) return;
     const { writes, jobs } = planBackfill(tenantId, followerId, posts);
-    await this.deps.inbox.writeInboxItems(writes);
+    await this.deps.inbox.writeInboxItems(writes.map((write) => (write.item.actor.id === authorId ? { ...write, foundByPostsLog: true } : write)));
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
     summary.deliveryJobs += jobs.length;
@@ -365,7 +366,8 @@ export class FanOutService {
     if (!change) return profile.tier;
     if (change.to === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
     const changed = await this.deps.graph.changeTier(tenantId, userId, change);
-    if (changed) summary.tierChange = { userId, from: change.from, to: change.to };
+    // The stored result (Powertools) names nobody: the account is the event's followee, not kept here.
+    if (changed) summary.tierChange = { from: change.from, to: change.to };
     return change.to;
   }
 }

@@ -247,7 +247,7 @@ export class LiveDelivery {
     const page = erased.size === 0 ? subscribers : subscribers.filter((target) => !erased.has(target));
     if (!this.deps.gate || page.length === 0) return [...page];
     const users = [...new Map(page.map((target) => [userKey(target), { tenantId: target.tenantId, userId: target.userId }])).values()];
-    const decisions = await this.decide(users.map((user) => ({ ...user, notification, priority: job.priority, eventId: job.eventId })));
+    const decisions = await this.decide(users.map((user) => ({ ...user, notification, source: 'celebrity' as const, priority: job.priority, eventId: job.eventId })));
     const atMs = Date.now();
     await this.deps.trace?.record(users.map((user, index) => gateEntry({ ...user, notification, priority: job.priority }, job.eventId, decisions[index]!, atMs)));
     const admitted = new Set(users.filter((_, index) => decisions[index]!.verdict === 'push').map(userKey));
