@@ -96,8 +96,10 @@ export class Channels extends Construct {
         .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
         // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
         .readTable(idempotency, ['dynamodb:BatchGetItem'])
-        // Dedup records (conditional put, delete after a throttled send) and rate counters (UpdateItem).
-        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        // A held message comes back as a reference: its notification read from the recipient's inbox (BatchGetItem).
+        .readTable(props.tables.tables.inbox, ['dynamodb:BatchGetItem'])
+        // Dedup records (conditional put, delete after a throttled send), rate counters (UpdateItem), the schedule references of holds (BatchWriteItem).
+        .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);

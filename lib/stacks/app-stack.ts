@@ -17,6 +17,7 @@ import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
+import { SCHEDULE_REF_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
@@ -193,6 +194,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   inboxWrite.addEnvironment(ENV.DELIVERY_JOB_SECRET, deliveryJobSecret);
   inboxWrite.writeTable(inbox, ['dynamodb:BatchWriteItem']);
   scheduling.allowScheduling(inboxWrite);
+  // The comeback's schedule is referenced for the user's erasure: schedule reference records only (LeadingKeys).
+  inboxWrite.writeTableKeys(tables.tables.idempotency, ['dynamodb:BatchWriteItem'], [SCHEDULE_REF_KEY_PATTERN]);
   // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
   const preferences = new HandlerFunction(scope, 'Preferences', {
     handler: 'rest-preferences',

@@ -12,7 +12,7 @@ import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
-import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
+import { signedMessageBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
@@ -22,7 +22,7 @@ import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { clientOptions, createParts, documentClient, erasedUsers, preferencesCache, type Parts } from './parts.js';
+import { clientOptions, createParts, documentClient, erasedUsers, inboxRepository, preferencesCache, referencingScheduler, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
@@ -44,6 +44,8 @@ export interface EmailProviderConfig {
 export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   channel: 'push' | 'email';
   idempotencyTable: string;
+  /** Held messages come back as references: their notifications are read from the recipient's inbox. */
+  inboxTable: string;
   deliveryJobSecret: string;
   /** This channel's queue: held jobs re-enter it by a one-time schedule. */
   channelQueueArn: string;
@@ -79,6 +81,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
       GRAPH_TABLE: required,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       DELIVERY_JOB_SECRET: required,
       CHANNEL_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -101,6 +104,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     graphTable: parsed.GRAPH_TABLE,
     cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    inboxTable: parsed.INBOX_TABLE,
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     channelQueueArn: parsed.CHANNEL_QUEUE_ARN,
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
@@ -168,9 +172,10 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     rate: ledger,
     ...(config.push ? { push: snsPushProvider(parts, config.push) } : {}),
     ...(config.email ? { email: Object.assign(sesEmailProvider(parts, config.email), { unsubscribeBaseUrl: config.email.unsubscribeBaseUrl, unsubscribeSecret: config.email.unsubscribeSecret }) } : {}),
-    scheduler,
+    scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
     channelQueueArn: config.channelQueueArn,
-    signJob: (job) => signedDeliveryJobBody(job, config.deliveryJobSecret),
+    signRelease: (release) => signedMessageBody(release, config.deliveryJobSecret),
+    items: inboxRepository(parts, config.inboxTable),
     typeInfo: channelTypeInfo,
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },

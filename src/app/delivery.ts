@@ -21,7 +21,7 @@ import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from 
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, referencingScheduler, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -106,7 +106,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const observed = observability(parts, { idempotencyTable: config.delivery.idempotencyTable, inboxTable: config.delivery.inboxTable }, observabilityConfig);
-  const gate = liveGate(parts, config.gate, config.delivery.inboxTable, scheduler, observed.trace);
+  const gate = liveGate(parts, config.gate, config.delivery.inboxTable, referencingScheduler(parts, config.gate.idempotencyTable, scheduler), observed.trace);
   return createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
@@ -114,6 +114,9 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     mode: config.mode,
     logger: parts.logger,
     deliveryJobSecret: config.deliveryJobSecret,
+    // Snooze comebacks arrive as references to the user's item: read back here.
+    items: inboxRepository(parts, config.delivery.inboxTable),
+    clock: () => parts.clock.nowMs(),
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),

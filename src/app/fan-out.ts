@@ -31,7 +31,7 @@ import { ConfigError, integer, optionalString, parseEnv, required } from './conf
 import { followGraphRepository } from './follow-graph.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { celebrityPostsLog, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, preferencesCache, retractionRepository, type Parts } from './parts.js';
+import { celebrityPostsLog, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, referencingScheduler, preferencesCache, retractionRepository, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface FanOutSettingsConfig {
@@ -206,7 +206,15 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     findType: findNotificationType,
     service: fanOutService(parts, config, type, observed.trace),
     ...(config.sendAt && scheduler
-      ? { sendAt: new SendAtDeferral({ scheduler, intakeQueueArn: config.sendAt.intakeQueueArn, clock: parts.clock, minDelayMs: config.sendAt.minDelayMs }) }
+      ? {
+          sendAt: new SendAtDeferral({
+            scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
+            erased: erasedUsers(parts, config.idempotencyTable),
+            intakeQueueArn: config.sendAt.intakeQueueArn,
+            clock: parts.clock,
+            minDelayMs: config.sendAt.minDelayMs,
+          }),
+        }
       : {}),
     logger: parts.logger,
     persistenceStore: idempotencyPersistence(parts, config.idempotencyTable),

@@ -19,14 +19,14 @@ import { parseEnv, required, url } from './config-parsing.js';
 import { inboxOf, inboxReadService, inboxShape, type InboxReadConfig } from './inbox.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { connectionRepository, createParts, inboxRepository, readStateRepository, type Parts } from './parts.js';
+import { connectionRepository, createParts, inboxRepository, readStateRepository, referencingScheduler, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, restOf, restShape, schedulerOf, schedulerShape, type ConnectionsConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface InboxWriteConfig extends InboxReadConfig {
   /** Read-state sync to connected devices; without it the REST API still works. */
   readStateSync?: ConnectionsConfig & { managementEndpoint: string };
   /** Snooze: the comeback's push is a signed delivery job scheduled onto the urgent queue; without it snooze answers 400. */
-  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig };
+  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig; idempotencyTable: string };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -43,8 +43,8 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
 /** Snooze needs its queue, the job secret and (on AWS) the scheduler; all or nothing. */
 function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
   if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
-  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, ...schedulerShape }, env);
-  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed) } };
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, IDEMPOTENCY_TABLE: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed), idempotencyTable: parsed.IDEMPOTENCY_TABLE } };
 }
 
 /** `scheduler`: the snooze comeback's scheduler (EventBridge Scheduler on AWS, the local scheduler locally). */
@@ -74,7 +74,8 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
       ? {
           snoozeReturns: new ScheduledSnoozeReturns({
             inbox: inboxRepository(parts, config.inboxTable),
-            scheduler: snoozeScheduler,
+            // The comeback's schedule is referenced for the user's erasure (Idempotency table).
+            scheduler: referencingScheduler(parts, config.snooze.idempotencyTable, snoozeScheduler),
             urgentQueueArn: config.snooze.urgentQueueArn,
             deliveryJobSecret: config.snooze.deliveryJobSecret,
             inboxTtlDays: config.inboxTtlDays,

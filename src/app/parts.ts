@@ -12,6 +12,8 @@ import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
 import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
+import { ReferencingScheduler } from '../adapters/dynamo/schedule-refs.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
@@ -119,6 +121,11 @@ export function connectionRepository(parts: Parts, config: ConnectionsConfig): C
 
 export function deliveryLedger(parts: Parts, config: { idempotencyTable: string; deliveryRecordTtlSeconds?: number }): DynamoDeliveryLedger {
   return parts.shared(deliveryLedger, [config.idempotencyTable, config.deliveryRecordTtlSeconds], () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
+}
+
+/** `scheduler` writing a reference record per user a schedule names first (Idempotency table), for their erasure. */
+export function referencingScheduler(parts: Parts, idempotencyTable: string, scheduler: Scheduler): Scheduler {
+  return parts.shared(referencingScheduler, [idempotencyTable, scheduler], () => new ReferencingScheduler(scheduler, documentClient(parts), idempotencyTable));
 }
 
 /** The erasure tombstones (Idempotency table): every consumer that sends to a user checks them. */

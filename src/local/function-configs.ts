@@ -79,7 +79,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       readStateSync: { ...connections, managementEndpoint },
       // One process, no fleet of warm containers: read retractions on every request so one shows at once.
       retractionsCacheTtlMs: 0,
-      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret },
+      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret, idempotencyTable: tables.idempotency },
     },
     preferences: { graphTable: tables.graph, ...rest, ...(channels && push ? { channels: { push, unsubscribeSecret: channels.unsubscribeSecret } } : {}) },
     fanOut: (detailType) => ({
@@ -123,6 +123,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             graphTable: tables.graph,
             cacheTtlMs,
             idempotencyTable: tables.idempotency,
+            inboxTable: tables.inbox,
             deliveryJobSecret: inputs.deliveryJobSecret,
             channelQueueArn: channels.queues[channel].arn,
             rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,

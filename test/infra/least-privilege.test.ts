@@ -110,6 +110,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
       // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
       ...on('Inbox', 'BatchWriteItem'),
       ...SCHEDULE,
+      // The comeback's schedule reference (schedule reference keys only).
+      ...on('Idempotency', 'BatchWriteItem'),
       ...(live
         ? [
             ...on('Inbox', 'Query'),

@@ -405,7 +405,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('delivery posts only to POST @connections of its own WebSocket stage and cannot read or write the inbox', () => {
+    it('delivery posts only to POST @connections of its own WebSocket stage, reads inbox items by id and writes only trace partitions of the Inbox table', () => {
       const live = synth.built.app.live!;
       for (const fn of [live.urgentDelivery, live.infoDelivery]) {
         const grants = grantsOf(app, fn);
@@ -413,9 +413,12 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage).toHaveLength(1);
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
-        expect(tableActions(app, fn, 'Inbox')).toEqual([]);
+        // A released hold's items read back by id (BatchGetItem); trace records only under T#*#U#*#TRACE (LeadingKeys).
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+        const inboxWrites = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('BatchWriteItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        expect(inboxWrites.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } }]);
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
-        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       }
     });

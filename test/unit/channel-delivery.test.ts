@@ -48,7 +48,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
     push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (job) => JSON.stringify(job),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },
@@ -111,7 +111,8 @@ describe('ChannelDelivery (push)', () => {
     await delivery.deliver([aJob(1), aJob(2), aJob(3)]);
     expect(published).toHaveLength(2);
     expect(scheduled.map((schedule) => schedule.atMs)).toEqual([Date.parse('2026-11-25T12:01:00.000Z'), Date.parse('2026-11-25T12:01:00.000Z')]);
-    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { held?: boolean }).held === true)).toBe(true);
+    // A reference to the recipient's notification, never its content: read back when it fires.
+    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { kind?: string }).kind === 'item-release' && !schedule.payload.includes('the content'))).toBe(true);
   });
 
   it('held jobs released together become one digest push', () => {

@@ -42,7 +42,7 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
     push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (channelJob) => JSON.stringify(channelJob),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: () => ({ digestible: false, channels: { push: true } }),
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },

@@ -125,7 +125,7 @@ describe('the push channel honours the tombstone', () => {
       push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn) => (published.push(endpointArn), { status: 'sent', messageId: 'm' }) },
       scheduler: { scheduleOnce: async () => 'created' },
       channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-      signJob: (job) => JSON.stringify(job),
+      signRelease: (release) => JSON.stringify(release),
       typeInfo: () => ({ digestible: false, channels: { push: true } }),
       clock: { nowMs: () => Date.parse('2026-11-25T12:00:00.000Z') },
       settings: { rateLimitPerWindow: 0, parallelism: 4 },

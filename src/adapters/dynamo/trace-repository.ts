@@ -62,18 +62,12 @@ export class DynamoTraceRepository implements TraceRecorder, TraceReader {
 
   async explain(tenantId: string, userId: string, eventId: string): Promise<TraceEntry[]> {
     const { idempotencyTable, inboxTable } = this.tables;
-    const requests: Record<string, Item[]> = {
-      [idempotencyTable]: [...EVENT_STAGES.map((stage) => ({ id: keys.traceRecordId(tenantId, undefined, stage, eventId) })), ...USER_STAGES.map((stage) => ({ id: keys.traceRecordId(tenantId, userId, stage, eventId) }))],
-      [inboxTable]: USER_STAGES.map((stage) => ({ ...keys.userTrace(tenantId, userId, stage, eventId) })),
-    };
-    // Eleven keys: one BatchGetItem; an operator's read, so unprocessed keys are simply read again once.
-    const items: Item[] = [];
-    let pending: Record<string, Item[]> = requests;
-    for (let attempt = 0; attempt < 3 && Object.keys(pending).length > 0; attempt += 1) {
-      const output = await this.client.send(new BatchGetCommand({ RequestItems: Object.fromEntries(Object.entries(pending).map(([table, Keys]) => [table, { Keys }])) }));
-      for (const found of Object.values(output.Responses ?? {})) items.push(...found);
-      pending = Object.fromEntries(Object.entries(output.UnprocessedKeys ?? {}).flatMap(([table, unprocessed]) => ((unprocessed.Keys?.length ?? 0) > 0 ? [[table, unprocessed.Keys as Item[]]] : [])));
-    }
+    // One BatchGetItem per table, so a table that cannot be read (an outage being explained) hides only its own records.
+    const [events, users] = await Promise.all([
+      this.readKeys(idempotencyTable, [...EVENT_STAGES.map((stage) => ({ id: keys.traceRecordId(tenantId, undefined, stage, eventId) })), ...USER_STAGES.map((stage) => ({ id: keys.traceRecordId(tenantId, userId, stage, eventId) }))]),
+      this.readKeys(inboxTable, USER_STAGES.map((stage) => ({ ...keys.userTrace(tenantId, userId, stage, eventId) }))),
+    ]);
+    const items = [...events, ...users];
     const nowSeconds = Math.floor(this.clock.nowMs() / 1000);
     return items
       .filter((item) => {
@@ -82,5 +76,21 @@ export class DynamoTraceRepository implements TraceRecorder, TraceReader {
       })
       .map((item) => item.trace as TraceEntry)
       .sort((a, b) => a.atMs - b.atMs);
+  }
+
+  /** The items at `keys` of one table (an operator's read: unprocessed keys read again twice); a table that does not exist answers none. */
+  private async readKeys(table: string, keysToRead: Item[]): Promise<Item[]> {
+    const items: Item[] = [];
+    let pending = keysToRead;
+    try {
+      for (let attempt = 0; attempt < 3 && pending.length > 0; attempt += 1) {
+        const output = await this.client.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+        items.push(...(output.Responses?.[table] ?? []));
+        pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+      }
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+    }
+    return items;
   }
 }

@@ -19,6 +19,7 @@
  */
 import { forEachBounded } from '../model/bounded-parallel.js';
 import type { DeliveryJob } from '../jobs/delivery-job.js';
+import { jobsOfItemReleases, type ItemRelease, type OwnItemsReader } from '../jobs/item-release.js';
 import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
@@ -39,6 +40,12 @@ export type ChannelJob = DeliveryJob & { held?: true };
 export interface ChannelInput {
   recordId: string;
   job: ChannelJob;
+}
+
+/** A held message back on the channel queue: a reference to the user's notification, read again now. */
+export interface ChannelReleaseInput {
+  recordId: string;
+  release: ItemRelease;
 }
 
 /** What the catalog says of a type, for the channels. */
@@ -67,8 +74,10 @@ export interface ChannelDeliveryDeps {
   /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
   scheduler: Scheduler;
   channelQueueArn: string;
-  /** The signed queue body of a job (the consumer verifies it like any other). */
-  signJob(job: ChannelJob): string;
+  /** The signed queue body of a held message's release (the consumer verifies it like any job). */
+  signRelease(release: ItemRelease): string;
+  /** Reads a released message's notification back (the recipient's own inbox); without it releases find nothing. */
+  items?: OwnItemsReader;
   typeInfo(type: string): ChannelTypeInfo | undefined;
   clock: Clock;
   settings: ChannelDeliverySettings;
@@ -102,8 +111,9 @@ const COUNTER_RETENTION_SECONDS = 2 * 86_400;
 export class ChannelDelivery {
   constructor(private readonly deps: ChannelDeliveryDeps) {}
 
-  async deliver(inputs: readonly ChannelInput[]): Promise<ChannelReport> {
+  async deliver(jobs: readonly ChannelInput[], releases: readonly ChannelReleaseInput[] = []): Promise<ChannelReport> {
     const report: ChannelReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0 };
+    const inputs = [...jobs, ...(await this.releasedJobs(releases, report))];
     const erased = await this.erasedAmong(inputs, report);
     if (!erased) return report;
     const byUser = new Map<string, Candidate[]>();
@@ -136,6 +146,23 @@ export class ChannelDelivery {
       }
     });
     return report;
+  }
+
+  /** The jobs of released holds whose notification still exists (one gone is skipped: deleted, expired); a failed read fails their records. */
+  private async releasedJobs(releases: readonly ChannelReleaseInput[], report: ChannelReport): Promise<ChannelInput[]> {
+    if (releases.length === 0) return [];
+    try {
+      const { jobs } = await jobsOfItemReleases(this.deps.items ?? { getItems: async () => new Map() }, releases.map((input) => input.release), this.deps.clock.nowMs());
+      return releases.flatMap((input, index): ChannelInput[] => {
+        const job = jobs[index];
+        if (!job) this.skip(report, 'gone');
+        return job ? [{ recordId: input.recordId, job: { ...job, held: true } }] : [];
+      });
+    } catch (error) {
+      this.deps.onEvent('warn', `held ${this.deps.channel} messages unreadable; the releases are retried`, { error: String(error) });
+      for (const input of releases) report.failedRecordIds.add(input.recordId);
+      return [];
+    }
   }
 
   /** The batch's erased recipients and authors; undefined (every record failed, retried) when the tombstones cannot be read. */
@@ -259,12 +286,15 @@ export class ChannelDelivery {
     return messages.slice(0, allowedCount);
   }
 
-  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). */
+  /**
+   * A reference to this recipient's notification re-enters the channel queue at `atMs` (deterministic
+   * name: scheduling twice is a no-op); the schedule names the recipient only, and is referenced for their erasure.
+   */
   private async hold(candidate: Candidate, atMs: number): Promise<void> {
-    const recipient = { userId: candidate.user.userId, notificationId: candidate.notificationId };
-    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, held: true };
-    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}`);
-    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signJob(job) });
+    const { tenantId, userId } = candidate.user;
+    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId, userId, notificationId: candidate.notificationId, priority: candidate.job.priority, eventId: candidate.job.eventId };
+    const name = scheduleName('hold', tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${userId}\u0000${atMs}`);
+    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signRelease(release) }, { tenantId, userIds: [userId] });
   }
 
   private itemsOf(message: readonly Candidate[]): ChannelItem[] {

@@ -241,7 +241,7 @@ export class LiveDeliveryGate {
         atMs: releaseAtMs,
         targetArn: this.deps.releaseQueueArn,
         payload: JSON.stringify(message),
-      });
+      }, { tenantId: user.tenantId, userIds: [user.userId] });
       await this.deps.holds.markScheduled(user, releaseAtMs);
     }
     this.deps.onEvent?.('live push held', { tenantId: user.tenantId, userId: user.userId, count: pushes.length, releaseAt: new Date(releaseAtMs).toISOString() });

@@ -52,6 +52,9 @@ export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
 /** Every user's trace partition (`userTracePartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern (a user segment never holds `#`). */
 export const USER_TRACE_KEY_PATTERN = 'T#*#U#*#TRACE';
 
+/** Every schedule reference (`scheduleRefId`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
+export const SCHEDULE_REF_KEY_PATTERN = 'T#*#U#*#SCHED#*';
+
 /** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
 export function tenantKeyPrefix(tenantId: string): string {
   return `T#${keySegment('tenantId', tenantId)}`;
