@@ -10,7 +10,7 @@
  * 4. The export holds their devices (never the token), consent, address, unsubscribes, per-item
  *    state (an item marked unread reads unread) and the celebrity-feed items the API shows.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
