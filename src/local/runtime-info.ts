@@ -28,6 +28,8 @@ export interface LocalRuntimeInfo {
   managementEndpoint?: string;
   /** Feed shards of the runtime (the erase command deletes each of a user's feed shards). */
   feedShards?: number;
+  /** The local SNS mobile-push stand-in (the erase command deletes a user's device endpoints there). */
+  snsEndpoint?: string;
 }
 
 export async function writeRuntimeInfo(dataDir: string, info: LocalRuntimeInfo): Promise<void> {

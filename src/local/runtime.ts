@@ -166,6 +166,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     tables: dynamo.tableNames,
     managementEndpoint: gateway.managementEndpoint,
     feedShards: settings.feedShards,
+    snsEndpoint: channels.snsEndpoint,
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
   scheduler.start(async (targetArn, payload) => {

@@ -8,13 +8,13 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException } from '@aws-sdk/client-apigatewaymanagementapi';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { DeleteEndpointCommand } from '@aws-sdk/client-sns';
 import { UserEraser, type ScheduleStore, type UserEraserOptions } from '../adapters/dynamo/user-eraser.js';
 import { EventBridgeScheduleStore } from '../adapters/scheduler/eventbridge-schedule-store.js';
 import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/privacy/erasure.js';
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
-import { findNotificationType } from '../notifications/deployed.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
 
 /** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
@@ -52,8 +52,9 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         feedShards: target.feedShards ?? DEFAULT_FEED_SHARDS,
         graceMs: DEFAULT_ERASURE_GRACE_MS,
         tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
-        findType: findNotificationType,
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
+        // DeleteEndpoint is idempotent (a gone endpoint answers OK, on SNS as in the stand-in).
+        ...(target.sns ? { deletePushEndpoint: async (endpointArn: string) => void (await target.sns!.send(new DeleteEndpointCommand({ EndpointArn: endpointArn }))) } : {}),
         ...options,
       },
       subject,
@@ -74,6 +75,7 @@ export function formatErasureReport(subject: ErasureSubject, report: ErasureRepo
   return [
     `erased ${subject.userId} (tenant ${subject.tenantId}): ${totalRemoved(report)} items in ${report.steps} steps`,
     ...lines,
+    `  push endpoints deleted               ${report.pushEndpointsDeleted ?? 0}`,
     `  connections closed                   ${report.connectionsClosed}`,
     `  follower counts lowered              ${report.followCountsLowered}`,
     `  schedules deleted                    ${report.schedulesDeleted}`,

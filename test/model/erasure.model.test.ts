@@ -231,7 +231,7 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
       return;
     case 'hold': {
       const items = await w.ownItems(step.user);
-      const pushes = items.slice(0, 1 + (step.pick % 3)).map((item) => ({ notification: { ...item, read: false, seen: false }, priority: 'urgent' as const, failClosedHolds: 0, eventId: `e-${item.id}` }));
+      const pushes = items.slice(0, 1 + (step.pick % 3)).map((item) => ({ id: item.id, source: 'own' as const, priority: 'urgent' as const, failClosedHolds: 0, eventId: `e-${item.id}` }));
       if (pushes.length > 0) await w.holds.hold(w.user(step.user), 1_900_000_000_000 + (step.pick % 2), pushes, expiresAt);
       return;
     }
@@ -251,17 +251,26 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
   const after = Object.fromEntries(TABLE_NAMES.map((table) => [table, new Map(before[table])])) as Snapshot;
   const others = users.filter((user) => user !== erased);
   const own: Record<TableName, Set<string>> = {
-    inbox: new Set([userPartition(TENANT, erased), keys.recentPostsPartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
+    inbox: new Set([userPartition(TENANT, erased), keys.recentPostsPartition(TENANT, erased), keys.userTracePartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
     readMarks: new Set([userPartition(TENANT, erased)]),
     connections: new Set([userPartition(TENANT, erased), ...Array.from({ length: ONLINE_SUBSCRIBER_SHARDS }, (_, shard) => keys.onlineSubscribersPartition(TENANT, erased, shard))]),
-    graph: new Set([keys.followersPartition(TENANT, erased), keys.followingCelebsPartition(TENANT, erased), keys.followedCelebsPackPartition(TENANT, erased), keys.profile(TENANT, erased).pk, keys.channelStatePartition(TENANT, erased)]),
+    graph: new Set([
+      keys.followersPartition(TENANT, erased),
+      keys.formerFollowersPartition(TENANT, erased),
+      keys.followingPartition(TENANT, erased),
+      keys.followingCelebsPartition(TENANT, erased),
+      keys.followedCelebsPackPartition(TENANT, erased),
+      keys.profile(TENANT, erased).pk,
+      keys.channelStatePartition(TENANT, erased),
+    ]),
     idempotency: new Set(),
   };
   const inboxOf = new Set(others.map((user) => userPartition(TENANT, user)));
   const followersOf = new Set(others.map((user) => keys.followersPartition(TENANT, user)));
   const followingOf = new Set(others.map((user) => keys.followingCelebsPartition(TENANT, user)));
+  // Their entries in others' followee lists and former-follower lists (kept past an unfollow).
+  const followeeListOf = new Set(others.flatMap((user) => [keys.followingPartition(TENANT, user), keys.formerFollowersPartition(TENANT, user)]));
   const packOf = new Set(others.map((user) => keys.followedCelebsPackPartition(TENANT, user)));
-  const holdOf = others.map((user) => `${userPartition(TENANT, user)}#HOLD#`);
   const actorOf = (item: RawItem) => (unmarshall(item) as { actor?: { id?: unknown } }).actor?.id;
   for (const table of TABLE_NAMES) {
     for (const [key, item] of before[table]) {
@@ -288,17 +297,14 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         const profile = after.graph.get(profileKey);
         if (item.counted?.BOOL === true && profile?.followerCount && Number(profile.followerCount.N) > 0) after.graph.set(profileKey, { ...profile, followerCount: { N: String(Number(profile.followerCount.N) - 1) } });
       } else if (table === 'graph' && pk !== undefined && followingOf.has(pk) && item.sk!.S === erased) drop();
+      else if (table === 'graph' && pk !== undefined && followeeListOf.has(pk) && item.sk!.S === erased) drop();
       else if (table === 'graph' && pk !== undefined && packOf.has(pk) && item.f?.SS) {
         const elements = item.f.SS.filter((element) => element.slice(element.indexOf(':') + 1) !== erased);
         const { f: _f, ...rest } = item;
         change(elements.length > 0 ? { ...rest, f: { SS: elements } } : rest);
       } else if (table === 'idempotency' && id?.startsWith(`${tenantKeyPrefix(TENANT)}#E#TRACE#`) && item.trace?.M?.actorId?.S === erased) drop();
-      else if (table === 'idempotency' && id !== undefined && holdOf.some((prefix) => id.startsWith(prefix)) && item.held?.L) {
-        change({ ...item, held: { L: item.held.L.filter((push) => push.M?.notification?.M?.actor?.M?.id?.S !== erased) } });
-      } else if (table === 'idempotency' && id?.startsWith('fanout#') && item.data?.M?.tierChange?.M?.userId?.S === erased) {
-        const { userId: _userId, ...tierChange } = item.data.M.tierChange.M;
-        change({ ...item, data: { M: { ...item.data.M, tierChange: { M: tierChange } } } });
-      }
+      // Other users' holds keep references (ids), never the erased user's content, and the fan-out's
+      // stored results name nobody: both stay as they were.
     }
   }
   return after;
