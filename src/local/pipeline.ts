@@ -10,6 +10,7 @@ import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAUL
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
+import { PRIVACY_REQUEST_DETAIL_TYPES } from '../core/privacy/privacy-jobs.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
@@ -28,6 +29,8 @@ export interface LocalPipelineQueues {
   email: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
+  /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
+  privacy: LocalQueue;
   registry: LocalQueueRegistry;
   /** The SigV4 credentials the local SQS endpoint requires (kept in the queue directory); the runtime's SQS clients sign with them. */
   sqsCredentials: LocalSqsCredentials;
@@ -74,6 +77,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
     intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
@@ -97,7 +101,8 @@ export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
-      intakeQueueOf: (detailType) => queues.intake[detailType],
+      // The privacy job's rule (user.erased, user.export.requested), then one rule per catalog type.
+      intakeQueueOf: (detailType) => (PRIVACY_REQUEST_DETAIL_TYPES.includes(detailType) ? queues.privacy : queues.intake[detailType]),
       intakeBacklogLimit,
       logger,
     }),

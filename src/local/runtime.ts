@@ -24,6 +24,7 @@ import { LOCAL_FUNCTIONS } from './functions.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
+import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
@@ -125,6 +126,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       urgentArn: queues.urgent.arn,
       infoUrl: queues.info.url,
       promotionUrl: queues.promotion.url,
+      privacyUrl: queues.privacy.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
       channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
     },
@@ -141,6 +143,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
+  // The erase and export job: the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
+  queues.privacy.attachConsumer(LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint }));
   const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
   const jwksRoute: LocalRoute = {
     async handle(request) {
@@ -167,6 +171,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     managementEndpoint: gateway.managementEndpoint,
     feedShards: settings.feedShards,
     snsEndpoint: channels.snsEndpoint,
+    privacyJobQueueUrl: queues.privacy.url,
+    exportDir: join(settings.dataDir, 'exports'),
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
   scheduler.start(async (targetArn, payload) => {

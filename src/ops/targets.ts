@@ -30,6 +30,10 @@ export interface OpsTarget {
   feedShards?: number;
   /** SNS (AWS) or the local mobile-push stand-in: the erase command deletes a user's device endpoints. */
   sns?: SNSClient;
+  /** The privacy job queue (local: from runtime.json; AWS: `--job-queue`). */
+  privacyJobQueueUrl?: string;
+  /** Local only: where the runtime's job writes exports. */
+  exportDir?: string;
   destroy(): void;
 }
 
@@ -52,6 +56,8 @@ export async function localTarget(dataDir: string): Promise<OpsTarget> {
     ...(info.managementEndpoint ? { managementEndpoint: info.managementEndpoint } : {}),
     ...(info.feedShards !== undefined ? { feedShards: info.feedShards } : {}),
     ...(sns ? { sns } : {}),
+    ...(info.privacyJobQueueUrl ? { privacyJobQueueUrl: info.privacyJobQueueUrl } : {}),
+    ...(info.exportDir ? { exportDir: info.exportDir } : {}),
     destroy: () => [dynamo, sqs, events, ...(sns ? [sns] : [])].forEach((client) => client.destroy()),
   };
 }

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 /** `npm run erase -- --tenant acme --user <id> --json` on the runtime's DATA_DIR (a short grace). */
 async function eraseWithCli(userId: string): Promise<{ report: ErasureReport; stderr: string }> {
-  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/ops/erase.ts', '--tenant', TENANT, '--user', userId, '--json', '--grace-ms', '200'], {
+  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/ops/erase.ts', '--tenant', TENANT, '--user', userId, '--json'], {
     env: { ...process.env, DATA_DIR: started.dataDir },
   });
   return { report: JSON.parse(stdout) as ErasureReport, stderr };

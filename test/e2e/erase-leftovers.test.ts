@@ -118,7 +118,7 @@ describe('erasure leaves nothing behind', () => {
     await pollUntil(() => heldFor().length >= 3, POLL, 'push, email and live holds scheduled');
 
     // Act: the erasure starts (a long grace keeps it running); once its tombstone exists, the quiet window ends.
-    const erase = eraseWithCli('quinn', ['--grace-ms', '4000']);
+    const erase = eraseWithCli('quinn', ['--direct', '--grace-ms', '4000']);
     const tombstone = { id: erasureRecordId(quinn) };
     await pollUntil(async () => (await started.runtime.documentClient.send(new GetCommand({ TableName: started.runtime.dynamo.tableNames.idempotency, Key: tombstone, ConsistentRead: true }))).Item !== undefined, POLL, 'tombstone written');
     clockOffsetMs += 3 * 3_600_000;
