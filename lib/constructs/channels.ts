@@ -76,6 +76,8 @@ function endpointsOf(scope: Construct, applicationArn: string): string {
  */
 export class Channels extends Construct {
   readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction };
+  /** The platform endpoints of the configured applications (the privacy job deletes an erased user's). */
+  readonly pushEndpoints: string[] = [];
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
@@ -114,6 +116,7 @@ export class Channels extends Construct {
     if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
       const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
+      this.pushEndpoints.push(...endpoints);
       const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
       const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })

@@ -21,6 +21,7 @@ import { SCHEDULE_REF_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
+import { PrivacyJobs } from '../constructs/privacy-jobs.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -56,6 +57,8 @@ export class AppStack extends Stack {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The erase and export job (queue, function, encrypted export bucket). */
+  readonly privacyJobs: PrivacyJobs;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, props);
@@ -67,6 +70,7 @@ export class AppStack extends Stack {
     if (parts.authorizer) this.authorizer = parts.authorizer;
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
+    this.privacyJobs = parts.privacyJobs;
   }
 }
 
@@ -79,6 +83,8 @@ export interface StatelessParts {
   authorizer?: HandlerFunction;
   restFunctions: Record<RestFunction, HandlerFunction>;
   operations: Operations;
+  /** The erase and export job. */
+  privacyJobs: PrivacyJobs;
   /** Present when a channel is configured. */
   channels?: Channels;
 }
@@ -264,6 +270,20 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         })
       : undefined;
 
+  // The erase and export job (before Operations, which alarms on its queue and function).
+  const privacyJobs = new PrivacyJobs(scope, 'PrivacyJobs', {
+    tables,
+    defaults,
+    bus: pipeline.bus,
+    ruleDeadLetterQueue: pipeline.ruleDeadLetterQueue,
+    maxReceiveCount: config.maxReceiveCount,
+    scheduling,
+    removalPolicy: config.removalPolicy,
+    ...(live ? { liveStage: live.stage } : {}),
+    ...(channels?.push ? { pushEndpoints: channels.pushEndpoints } : {}),
+    ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
+  });
+
   const operations = new Operations(scope, 'Operations', {
     restApi: api.api,
     extraDeadLetterQueues: [
@@ -279,6 +299,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   new CfnOutput(scope, 'EventBusName', { value: pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
   new CfnOutput(scope, 'EventBusArn', { value: pipeline.bus.eventBusArn });
   new CfnOutput(scope, 'AuthMode', { value: config.authMode });
+  new CfnOutput(scope, 'PrivacyJobQueueUrl', { value: privacyJobs.queue.queue.queueUrl, description: 'Erase and export jobs: npm run erase|export -- --job-queue <url> (or publish user.erased / user.export.requested on the bus)' });
+  new CfnOutput(scope, 'ExportBucketName', { value: privacyJobs.bucket.bucketName, description: 'Encrypted user exports (presigned links, 7-day expiry)' });
   new CfnOutput(scope, 'ScheduleGroupName', { value: scheduling.group.scheduleGroupName });
   for (const type of pipeline.types) {
     new CfnOutput(scope, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
@@ -287,5 +309,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, privacyJobs, ...(channels ? { channels } : {}) };
 }

@@ -132,6 +132,28 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
     Default: () => POST,
     UrgentDelivery: () => deliveryAccess('urgent'),
     InfoDelivery: () => deliveryAccess('info'),
+    // The erase and export job (src/app/privacy-jobs.ts, user-eraser.ts, erasure-phases.ts, user-exporter.ts):
+    // Query of the user's partitions and of the two sparse indexes under their id, BatchGetItem of keys computed
+    // from them, BatchWriteItem deletes; a shared item's parts out under a guard (UpdateItem, GetItem when it fails);
+    // a follow edge DeleteItem then the followee's count UpdateItem; the tombstone and checkpoint (GetItem,
+    // conditional PutItem) and export job records (PutItem); the next step on its own queue; the user's device
+    // endpoints (only with push configured), connections (DELETE, live only) and schedules; exports under exports/.
+    PrivacyJob: () => [
+      ...consume('queue:privacy'),
+      'sqs:SendMessage queue:privacy',
+      ...on('Inbox', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('ReadMarks', 'Query', 'BatchWriteItem'),
+      ...on('Connections', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('Graph', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'),
+      ...on('Idempotency', 'GetItem', 'PutItem', 'BatchWriteItem'),
+      'dynamodb:Query index:Inbox/byAuthor',
+      'dynamodb:Query index:Idempotency/byUser',
+      'scheduler:DeleteSchedule schedule-group/*',
+      's3:PutObject exports/*',
+      's3:DeleteObject exports/*',
+      's3:ListBucket export-bucket',
+      ...(live ? ['execute-api:ManageConnections DELETE @connections/*'] : []),
+    ],
   };
   const declared = access[id];
   if (!declared) throw new Error(`no declared access for function ${fn.node.path}: audit its code path and add it`);
@@ -142,13 +164,20 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
 function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknown): string {
   if (resource === '*') return '*';
   const text = JSON.stringify(resource);
+  const { pipeline, scheduling, live, privacyJobs } = synth.built.app;
+  const index = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}[^]*\/index\/(\w+)"\]\]\}$/.exec(text);
+  if (index) return `index:${index[1]}/${index[2]}`;
   const table = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}/.exec(text);
   if (table) return `table:${table[1]}`;
-  const { pipeline, scheduling, live } = synth.built.app;
+  const bucket = logicalId(privacyJobs.bucket);
+  if (text === `{"Fn::GetAtt":["${bucket}","Arn"]}`) return 'export-bucket';
+  if (text.includes(`"${bucket}","Arn"`) && text.endsWith('/exports/*"]]}')) return 'exports/*';
+  if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/DELETE/@connections/*"]]}`)) return 'DELETE @connections/*';
   const queues = new Map<string, string>([
     [logicalId(pipeline.urgentDelivery.queue), 'queue:urgent'],
     [logicalId(pipeline.infoDelivery.queue), 'queue:info'],
     [logicalId(pipeline.promotion.queue.queue), 'queue:promotion'],
+    [logicalId(privacyJobs.queue.queue), 'queue:privacy'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
   const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
@@ -175,18 +204,18 @@ function functionsOf(synth: Synthesized): HandlerFunction[] {
   return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
 }
 
-/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST (+ 3 WebSocket routes and 2 delivery consumers when live). */
+/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST, the privacy job (+ 3 WebSocket routes and 2 delivery consumers when live). */
 const configurations: [string, Record<string, unknown>, { live: boolean; functions: number }][] = [
-  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 10 + catalog.length }],
+  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 11 + catalog.length }],
   [
     'jwt auth mode without an info batching window',
     { authMode: 'jwt', jwtIssuer: 'https://id.example.com/', jwtAudience: 'notifications-api', jwksUrl: 'https://id.example.com/.well-known/jwks.json', infoBatchWindowSeconds: '0' },
-    { live: true, functions: 10 + catalog.length },
+    { live: true, functions: 11 + catalog.length },
   ],
   [
     'LocalStack (jwt auth, liveDelivery=false)',
     { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
-    { live: false, functions: 5 + catalog.length },
+    { live: false, functions: 6 + catalog.length },
   ],
 ];
 
@@ -289,6 +318,7 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expectMapping(logicalId(pipeline.urgentDelivery.queue), logicalId(live.urgentDelivery), 10, undefined);
       expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
     }
-    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0));
+    expectMapping(logicalId(synth.built.app.privacyJobs.queue.queue), logicalId(synth.built.app.privacyJobs.worker), 1, undefined);
+    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0));
   });
 });

@@ -108,7 +108,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('routes each catalog type with its own rule to its own intake queue, with a target DLQ', () => {
       const rules = resourcesOfType(app, 'AWS::Events::Rule');
-      expect(rules).toHaveLength(catalog.length);
+      // One per catalog type, and the privacy job's (user.erased, user.export.requested).
+      expect(rules).toHaveLength(catalog.length + 1);
       for (const type of catalog) {
         const intake = synth.built.app.pipeline.types.find((candidate) => candidate.detailType === type.detailType)!.intake;
         synth.stack.hasResourceProperties('AWS::Events::Rule', {
@@ -433,7 +434,31 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('lets only the delivery consumers, $default and the read-state sync of REST write post to connections', () => {
       const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
-      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'UrgentDelivery']);
+      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'PrivacyJob', 'UrgentDelivery']);
+      // The privacy job only closes connections (DELETE), never posts to them.
+      const privacyJob = synth.built.app.privacyJobs.worker;
+      expect(grantsOf(app, privacyJob).get('execute-api:ManageConnections')!.map((resource) => resource.includes('/DELETE/@connections/*'))).toEqual([true]);
+    });
+
+    it('routes user.erased and user.export.requested to the privacy job queue (with a target DLQ), consumed one job at a time', () => {
+      const { privacyJobs } = synth.built.app;
+      synth.stack.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: { 'detail-type': ['user.erased', 'user.export.requested'] },
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(privacyJobs.queue.queue), 'Arn'] }, DeadLetterConfig: Match.objectLike({}) })],
+      });
+      synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: logicalId(privacyJobs.worker) }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    });
+
+    it('writes exports to a private, TLS-only, SSE-KMS bucket that expires them, and lets the privacy job list, put and delete only under exports/', () => {
+      const { privacyJobs } = synth.built.app;
+      const bucket = app.Resources[logicalId(privacyJobs.bucket)]!.Properties!;
+      expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
+      expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' })]);
+      synth.stack.hasResourceProperties('AWS::S3::BucketPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+      const grants = grantsOf(app, privacyJobs.worker);
+      for (const action of ['s3:PutObject', 's3:DeleteObject']) expect(grants.get(action)!.every((resource) => resource.includes('/exports/*'))).toBe(true);
+      expect([...grants.keys()].filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket', 's3:PutObject']);
     });
   });
 
