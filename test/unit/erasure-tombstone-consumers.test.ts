@@ -15,6 +15,7 @@ import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { aRecipientsJob, aRenderedNotification, anOnlineFollowersJob } from '../support/delivery-fixtures.js';
 import { alice, bob } from '../support/fixtures.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../support/live-fakes.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 
 const erasedOf = (...userIds: string[]): ErasedUsers & { lookups: number } => {
   const store = {
@@ -109,17 +110,7 @@ describe('the push channel honours the tombstone', () => {
     const delivery = new ChannelDelivery({
       channel: 'push',
       preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-      state: {
-        channelState: async () => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] }),
-        listDevices: async () => [],
-        putDevice: async () => true,
-        deleteDevice: async () => undefined,
-        putPushConsent: async () => undefined,
-        deletePushConsent: async () => undefined,
-        putEmailAddress: async () => undefined,
-        deleteEmailAddress: async () => undefined,
-        unsubscribeEmail: async () => undefined,
-      },
+      state: fixedChannelState(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
       dedup: { claim: async () => true, release: async () => undefined },
       rate: { countSends: async () => 1 },
       push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn) => (published.push(endpointArn), { status: 'sent', messageId: 'm' }) },

@@ -66,6 +66,11 @@ function partitionQuery(ctx: PhaseContext, name: TableName, pk: string, projecti
   };
 }
 
+/** A Query of one sparse index (keys only) under `value`. */
+function indexQuery(ctx: PhaseContext, name: TableName, index: { name: string; attribute: string }, value: string): QueryCommandInput {
+  return { TableName: table(ctx, name), IndexName: index.name, KeyConditionExpression: '#key = :value', ExpressionAttributeNames: { '#key': index.attribute }, ExpressionAttributeValues: { ':value': value } };
+}
+
 /** Deletes those of `candidates` that exist (read first, keys only), counted under `kind`; answers the ones found. */
 async function deleteExisting(ctx: PhaseContext, name: TableName, candidates: readonly TableKey[], kind: string): Promise<TableKey[]> {
   if (candidates.length === 0) return [];
@@ -220,7 +225,7 @@ export async function eraseIndexedAuthored(ctx: PhaseContext, cursor: Cursor | u
   const { tenantId, userId } = ctx.subject;
   const page = await queryPage(
     ctx,
-    { TableName: table(ctx, 'inbox'), IndexName: AUTHOR_INDEX.name, KeyConditionExpression: '#author = :author', ExpressionAttributeNames: { '#author': AUTHOR_INDEX.attribute }, ExpressionAttributeValues: { ':author': ownerIndexValue(tenantId, userId) } },
+    indexQuery(ctx, 'inbox', AUTHOR_INDEX, ownerIndexValue(tenantId, userId)),
     cursor,
     budget,
   );
@@ -249,7 +254,7 @@ export async function eraseOwnerRecords(ctx: PhaseContext, cursor: Cursor | unde
   const { tenantId, userId } = ctx.subject;
   const page = await queryPage(
     ctx,
-    { TableName: table(ctx, 'idempotency'), IndexName: OWNER_INDEX.name, KeyConditionExpression: '#owner = :owner', ExpressionAttributeNames: { '#owner': OWNER_INDEX.attribute }, ExpressionAttributeValues: { ':owner': ownerIndexValue(tenantId, userId) } },
+    indexQuery(ctx, 'idempotency', OWNER_INDEX, ownerIndexValue(tenantId, userId)),
     cursor,
     budget,
   );
