@@ -41,6 +41,7 @@ export function buildNotificationsApp(app: App, options: BuildOptions = {}): Not
     cursorSecret: data.cursorSecret,
     userPool: data.userPool,
     ...(data.encryptionKey ? { encryptionKey: data.encryptionKey } : {}),
+    ...(data.audit ? { audit: data.audit } : {}),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.catalogEntry ? { catalogEntry: options.catalogEntry } : {}),
     description: 'Serverless notifications: bus, queues, functions, REST and WebSocket APIs, schedules, alarms (stateless)',

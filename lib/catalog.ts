@@ -6,59 +6,17 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { NotificationType } from '../src/core/ports/notification-type.js';
-import { catalog as builtInCatalog, resourceNameOf } from '../src/notifications/index.js';
+import { catalogProblems } from '../src/notifications/catalog-problems.js';
+import { catalog as builtInCatalog } from '../src/notifications/index.js';
 import { ConfigurationError } from './config.js';
 import { LOCK_FILE, PROJECT_ROOT } from './bundling.js';
 
 /** The bare specifier runtime code imports the catalog by (package.json `imports`, `src/notifications/deployed.ts`). */
 export const CATALOG_SPECIFIER = '#notifications-catalog';
 
-/**
- * EventBridge detail types of the catalog: lowercase words joined by `.`, `-` or `_`
- * (`mention.created`, `invoice-paid`), up to 64 characters, so resource ids and names derived from
- * them stay readable and unique.
- */
-export const DETAIL_TYPE_PATTERN = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$/;
-const MAX_DETAIL_TYPE_LENGTH = 64;
-const PRIORITIES = ['urgent', 'info'];
-const AUDIENCES = ['recipients', 'followersOfActor', 'none'];
-const GRAPH_EFFECTS = ['follow', 'unfollow'];
-const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+export { DETAIL_TYPE_PATTERN, catalogProblems } from '../src/notifications/catalog-problems.js';
 
-/** Every problem of the catalog at once, each naming its type (one synth shows them all). */
-export function catalogProblems(types: readonly NotificationType[]): string[] {
-  const problems: string[] = [];
-  if (types.length === 0) problems.push('the catalog is empty: pass at least one type');
-  const byResourceName = new Map<string, string>();
-  types.forEach((type: Partial<NotificationType> | undefined, index) => {
-    const detailType = type?.detailType;
-    const label = typeof detailType === 'string' ? detailType : `#${index}`;
-    if (typeof type !== 'object' || type === null) {
-      problems.push(`type #${index} is not an object (use defineNotificationType)`);
-      return;
-    }
-    if (typeof detailType !== 'string' || detailType.length > MAX_DETAIL_TYPE_LENGTH || !DETAIL_TYPE_PATTERN.test(detailType)) {
-      problems.push(`type ${label}: detailType ${JSON.stringify(detailType)} must be lowercase words joined by '.', '-' or '_' (e.g. 'invoice.paid'), at most ${MAX_DETAIL_TYPE_LENGTH} characters`);
-    } else {
-      // Resource ids come from the name (`invoice.paid` -> `InvoicePaid`), so `invoice-paid` would collide.
-      const resourceName = resourceNameOf(detailType);
-      const clash = byResourceName.get(resourceName);
-      if (clash === detailType) problems.push(`type ${label} is in the catalog twice`);
-      else if (clash !== undefined) problems.push(`types ${clash} and ${detailType} share the resource name ${resourceName}: rename one`);
-      else byResourceName.set(resourceName, detailType);
-    }
-    const schema = type.dataSchema as { safeParse?: unknown } | undefined;
-    if (typeof schema?.safeParse !== 'function') problems.push(`type ${label}: dataSchema is missing or not a zod schema`);
-    if (typeof type.render !== 'function') problems.push(`type ${label}: render is missing`);
-    if (!PRIORITIES.includes(type.defaultPriority as string)) problems.push(`type ${label}: defaultPriority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(type.defaultPriority)}`);
-    if (!AUDIENCES.includes(type.audience as string)) problems.push(`type ${label}: audience must be one of ${AUDIENCES.join(', ')}, got ${JSON.stringify(type.audience)}`);
-    if (typeof type.digestible !== 'boolean') problems.push(`type ${label}: digestible must be true or false`);
-    if (type.graphEffect !== undefined && (!GRAPH_EFFECTS.includes(type.graphEffect) || typeof type.followeeOf !== 'function')) {
-      problems.push(`type ${label}: graphEffect must be one of ${GRAPH_EFFECTS.join(', ')} with a followeeOf function`);
-    }
-  });
-  return problems;
-}
+const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
 /**
  * The catalog to build and the module to bundle. Without `entry`, every type must be one of the

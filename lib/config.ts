@@ -69,6 +69,15 @@ export interface NotificationsConfig {
    * cookies) or exact origins, comma-separated in context (`-c notifications:corsAllowOrigins=https://app.example.com`).
    */
   corsAllowOrigins: string[];
+  /**
+   * The audit trail (lib/constructs/audit-trail.ts), off unless set: days each archived object stays
+   * locked in COMPLIANCE mode (nobody, root included, can delete or shorten it before then).
+   */
+  auditRetentionDays?: number;
+  /** Deliver the audit archive to a bucket in another account instead (its bucket and KMS key ARNs; its retention is that bucket's). */
+  auditDestination?: { bucketArn: string; keyArn: string };
+  /** Firehose buffering interval of the audit archive, 60..900 s (default 300: bigger objects, fewer PUTs). */
+  auditBufferSeconds?: number;
 }
 
 export const DEFAULTS = {
@@ -177,6 +186,7 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
   // The Cognito REST authorizer reads the tenant from claims; only the JWT authorizer applies a fixed one.
   if (fixedTenant !== undefined && authMode !== 'jwt') throw new ConfigurationError('context fixedTenant needs authMode jwt');
   const alarmTopicArn = text(node, 'alarmTopicArn');
+  const audit = auditSettings(node);
   if (alarmTopicArn !== undefined && !alarmTopicArn.startsWith('arn:')) throw new ConfigurationError(`context alarmTopicArn must be an SNS topic ARN, got ${alarmTopicArn}`);
   return {
     stackPrefix,
@@ -201,5 +211,25 @@ export function configFromContext(node: ContextReader): NotificationsConfig {
     alarmTopicArn,
     liveDelivery: oneOf(node, 'liveDelivery', 'true', ['true', 'false'] as const) === 'true',
     corsAllowOrigins: origins(node, 'corsAllowOrigins', DEFAULTS.corsAllowOrigins),
+    ...audit,
+  };
+}
+
+/** The audit trail's settings: a retention (an archive bucket of this app) or a destination in another account, not both. */
+function auditSettings(node: ContextReader): Pick<NotificationsConfig, 'auditRetentionDays' | 'auditDestination' | 'auditBufferSeconds'> {
+  const retention = optionalInteger(node, 'auditRetentionDays', 1, 36_500);
+  const bucketArn = text(node, 'auditDestinationBucketArn');
+  const keyArn = text(node, 'auditDestinationKeyArn');
+  if ((bucketArn === undefined) !== (keyArn === undefined)) throw new ConfigurationError('context auditDestinationBucketArn and auditDestinationKeyArn go together');
+  if (bucketArn !== undefined && !/^arn:aws[a-z-]*:s3:::[a-z0-9.-]{3,63}$/.test(bucketArn)) throw new ConfigurationError(`context auditDestinationBucketArn must be an S3 bucket ARN, got ${bucketArn}`);
+  if (keyArn !== undefined && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(keyArn)) throw new ConfigurationError(`context auditDestinationKeyArn must be a KMS key ARN, got ${keyArn}`);
+  if (bucketArn !== undefined && retention.auditRetentionDays !== undefined) {
+    throw new ConfigurationError('context auditRetentionDays applies to the archive bucket this app creates; with auditDestinationBucketArn the retention is the destination bucket\'s');
+  }
+  const on = retention.auditRetentionDays !== undefined || bucketArn !== undefined;
+  return {
+    ...retention,
+    ...(bucketArn !== undefined && keyArn !== undefined ? { auditDestination: { bucketArn, keyArn } } : {}),
+    ...(on ? optionalInteger(node, 'auditBufferSeconds', 60, 900) : {}),
   };
 }

@@ -7,3 +7,7 @@ export { DataStack } from './stacks/data-stack.js';
 export { catalog } from '../src/notifications/index.js';
 export type { NotificationType } from '../src/core/ports/notification-type.js';
 export { Channels, type ChannelsSettings, type EmailChannelProps, type PushChannelProps } from './constructs/channels.js';
+// The audit trail: the archive bucket (deploy it in a logging account for cross-account delivery) and the stream.
+export { AuditArchive, createPseudonymKey, type AuditArchiveProps } from './constructs/audit-archive.js';
+export { AuditStream, type AuditDestination, type AuditStreamProps } from './constructs/audit-stream.js';
+export { AuditTrail, type AuditTrailProps } from './constructs/audit-trail.js';

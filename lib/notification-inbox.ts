@@ -21,6 +21,7 @@ import type { Operations } from './constructs/operations.js';
 import type { PrivacyJobs } from './constructs/privacy-jobs.js';
 import type { Scheduling } from './constructs/scheduling.js';
 import type { Channels, ChannelsSettings } from './constructs/channels.js';
+import type { AuditTrail } from './constructs/audit-trail.js';
 import type { TenantUserPool } from './constructs/tenant-user-pool.js';
 import type { RestFunction } from '../src/contract/rest-routes.js';
 import { buildStateful } from './stacks/data-stack.js';
@@ -55,6 +56,9 @@ export type NotificationInboxSettings = Partial<
     | 'traceTtlDays'
     | 'archiveRetentionDays'
     | 'customerManagedKey'
+    | 'auditRetentionDays'
+    | 'auditDestination'
+    | 'auditBufferSeconds'
   >
 >;
 
@@ -111,6 +115,8 @@ export class NotificationInbox extends Construct {
   readonly encryptionKey?: IKey;
   /** The push and email queues and consumers (when configured). */
   readonly channels?: Channels;
+  /** The audit trail (when `settings.auditRetentionDays` or `settings.auditDestination` is set). */
+  readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: NotificationInboxProps = {}) {
     super(scope, id);
@@ -150,5 +156,6 @@ export class NotificationInbox extends Construct {
     this.operations = stateless.operations;
     this.privacyJobs = stateless.privacyJobs;
     if (stateless.channels) this.channels = stateless.channels;
+    if (stateless.audit) this.audit = stateless.audit;
   }
 }

@@ -67,6 +67,10 @@ const ENV_NAMES = [
   'DELIVERY_PARALLELISM',
   'CONNECTIONS_PER_JOB',
   'TRACE_TTL_DAYS',
+  // Audit trail (src/app/audit/aws.ts): Firehose stream, KMS HMAC key of the pseudonyms, backlog queue.
+  'AUDIT_STREAM_NAME',
+  'AUDIT_KEY_ARN',
+  'AUDIT_BACKLOG_QUEUE_URL',
   'RETRACTIONS_CACHE_TTL_MS',
   // Local runtime only (npm start).
   'HOST',

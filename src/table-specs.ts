@@ -63,9 +63,9 @@ export const tableSpecs = {
     envVar: ENV.GRAPH_TABLE,
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
-    // Only the former-follower entries and unfollowed FOLLOWING entries expire.
+    // Only unfollow markers carry it (a pair's history after its last unfollow, kept until no older record can arrive).
     timeToLiveAttribute: 'expiresAt',
-    description: 'Followers, followed celebrities (with followedAt), follower counts and tier, preferences.',
+    description: 'Followers with their follow histories (an unfollowed pair kept as a marker, TTL), followed celebrities (with followedAt), follower counts and tier, preferences.',
   },
   idempotency: {
     id: 'Idempotency',

@@ -2,6 +2,7 @@
  * Inbox actions: requests of archive-all-read, retraction and the per-item actions beside a naive
  * per-item baseline in the same run, and the page / counts requests with and without exceptions.
  */
+import { DynamoActionLookup } from '../../src/adapters/dynamo/action-lookup.js';
 import { BatchWriteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
@@ -126,6 +127,7 @@ In-process: dynalite in memory, the production repositories, \`InboxReadService\
       inbox,
       celebrities: new GraphRepository(client, tables.graph),
       readState,
+      actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
       clock,
       cursorSecret: 'bench',
       feedShards: DEFAULT_FEED_SHARDS,
@@ -135,7 +137,7 @@ In-process: dynalite in memory, the production repositories, \`InboxReadService\
     const retractionsCache = new CachedRetractions(retractionRecords, 60_000, clock);
     const service = new InboxReadService({ ...common, retractions: retractionsCache });
     const marks = new ReadMarks({ readState, view: service, clock, inboxTtlDays: 90 });
-    const actions = new InboxActions({ view: service, readState, itemStates: readState, clock, inboxTtlDays: 90 });
+    const actions = new InboxActions({ view: service, readState, clock, inboxTtlDays: 90 });
     const retractions = new RetractionService({ arrivals: new DynamoArrivalLedger(client, tables.idempotency), store: retractionRecords, clock, inboxTtlDays: 90 });
     const results: BenchResult[] = [];
     try {

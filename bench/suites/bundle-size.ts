@@ -3,14 +3,33 @@
  * the CDK function construct uses (`lib/bundling.ts`), measured as the minified `index.mjs` that
  * ships (the source map is a separate file and is not loaded at cold start).
  */
-import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER, bundleSettings, handlerEntries } from '../../lib/bundling.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { ESM_REQUIRE_BANNER, PROJECT_ROOT, bundleSettings, entryPath, handlerEntries } from '../../lib/bundling.js';
+import { packageSourcesPlugin } from '../../src/local/catalog-entry.js';
 import { round, type BenchResult, type BenchSuite } from '../harness.js';
 
 const TARGET_KB = 300;
 
-async function bundledBytes(entry: string): Promise<{ bytes: number; biggest: string }> {
+/** A team's catalog module in place of the package's, as the construct aliases it (`catalogEntry`). */
+interface CatalogAlias {
+  entry: string;
+  plugins: Plugin[];
+}
+
+/** Text only each built-in type's code holds (its render), to tell which types a bundle carries. */
+const BUILT_IN_MARKERS: Record<string, string> = {
+  'mention.created': 'mentioned you',
+  'comment.created': 'commented on your post',
+  'post.published': 'published a post',
+  'follow.created': 'followed you',
+};
+
+async function bundledBytes(entry: string, catalog?: CatalogAlias): Promise<{ bytes: number; biggest: string; builtInTypes: string[] }> {
   const result = await build({
+    ...(catalog ? { alias: { '#notifications-catalog': catalog.entry }, plugins: catalog.plugins, nodePaths: [join(PROJECT_ROOT, 'node_modules')] } : {}),
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -35,7 +54,38 @@ async function bundledBytes(entry: string): Promise<{ bytes: number; biggest: st
     byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
   }
   const [biggestName, biggestBytes] = [...byPackage].sort((a, b) => b[1] - a[1])[0]!;
-  return { bytes: code.contents.byteLength, biggest: `${biggestName} ${round(biggestBytes / 1024, 1)} KB` };
+  const text = code.text;
+  const builtInTypes = Object.entries(BUILT_IN_MARKERS)
+    .filter(([, marker]) => text.includes(marker))
+    .map(([type]) => type);
+  return { bytes: code.contents.byteLength, biggest: `${biggestName} ${round(biggestBytes / 1024, 1)} KB`, builtInTypes };
+}
+
+/**
+ * The fan-out function with a team catalog (examples/team-catalog: `invoice.paid` and the follow
+ * types) taking the built-in types from their own entries, and the same catalog taking them from
+ * the `catalog/built-in` list: what a bundle carries either way.
+ */
+async function teamCatalogBundles(): Promise<BenchResult[]> {
+  const plugins = [packageSourcesPlugin(PROJECT_ROOT)];
+  const perType = join(PROJECT_ROOT, 'examples', 'team-catalog', 'notifications', 'index.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'bundle-size-catalog-'));
+  try {
+    const fromList = join(dir, 'index.ts');
+    await writeFile(
+      fromList,
+      `import { followCreated, followDeleted } from 'serverless-notifications/catalog/built-in';\nimport { invoicePaid } from '${join(PROJECT_ROOT, 'examples', 'team-catalog', 'notifications', 'invoice-paid.js')}';\nexport const catalog = [invoicePaid, followCreated, followDeleted];\n`,
+    );
+    const results: BenchResult[] = [];
+    for (const [name, entry] of [['per-type-entries', perType], ['built-in-list', fromList]] as const) {
+      const { bytes, builtInTypes } = await bundledBytes(entryPath('fanout'), { entry, plugins });
+      const kb = round(bytes / 1024, 1);
+      results.push({ name: `bundle.kb.fanout.team-catalog.${name}`, value: kb, unit: 'KB', note: `built-in types in the bundle: ${builtInTypes.join(', ') || 'none'}` });
+    }
+    return results;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export const suite: BenchSuite = {
@@ -46,7 +96,11 @@ Every Lambda entry (\`src/lambda/<name>.ts\` of each function in \`src/lambda/fu
 settings of the CDK function construct (\`lib/bundling.ts\`: esbuild, minified ESM for node22,
 AWS SDK v3 external because the Lambda runtime provides it) and the size of the \`index.mjs\` that
 ships is reported in KB (1024 bytes). Target: <= ${TARGET_KB} KB per handler. The note names the
-largest package in the bundle.
+largest package in the bundle. Then the fan-out function with a team's catalog module
+(\`examples/team-catalog\`: \`invoice.paid\` plus the two follow types), aliased as the construct's
+\`catalogEntry\` does: once taking the follow types from their own entries
+(\`serverless-notifications/catalog/built-in/follow-created\`), once from the
+\`serverless-notifications/catalog/built-in\` list; the note names the built-in types the bundle carries.
 `,
   async run(): Promise<BenchResult[]> {
     const results: BenchResult[] = [];
@@ -55,6 +109,7 @@ largest package in the bundle.
       const kb = round(bytes / 1024, 1);
       results.push({ name: `bundle.kb.${entry.name}`, value: kb, unit: 'KB', note: `${kb <= TARGET_KB ? 'within' : 'OVER'} target ${TARGET_KB} KB; largest: ${biggest}` });
     }
+    results.push(...(await teamCatalogBundles()));
     return results;
   },
 };

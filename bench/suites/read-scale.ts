@@ -17,7 +17,7 @@ import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import { CONNECTIONS_PER_JOB, type DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { DEFAULT_FEED_SHARDS, readerShard } from '../../src/core/model/feed-shards.js';
 import { idLowerBoundAt, notificationId } from '../../src/core/model/ids.js';
-import { countFromIdsAboveReadMark, countQueryLimit } from '../../src/core/model/read-state.js';
+import { COUNT_CAP, countFromIds } from '../../src/core/model/read-state.js';
 import { CELEBRITY_LOG_MIN_FOLLOWED } from '../../src/core/read/celebrity-posts-view.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import { keys } from '../../src/core/model/keys.js';
@@ -82,8 +82,8 @@ async function samples<T>(meter: RequestMeter, count: number, work: () => Promis
 /** The current design's counts: one id Query per source (own + every followed feed) in parallel. */
 async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, readState: ReadStateRepository, user: UserRef): Promise<unknown> {
   const nowMs = Date.now();
-  const [state, celebrities] = await Promise.all([readState.getReadState(user), graph.listFollowedCelebrities(user)]);
-  const limit = countQueryLimit(state);
+  const [state, celebrities] = await Promise.all([readState.readAboveMark(user), graph.listFollowedCelebrities(user)]);
+  const limit = COUNT_CAP + 1 + state.exceptions.size;
   const readMark = state.readMark ?? undefined;
   const shard = readerShard(user.userId, DEFAULT_FEED_SHARDS);
   const sources: { source: InboxSource; floor?: string }[] = [
@@ -91,8 +91,8 @@ async function countsEveryFeed(inbox: InboxRepository, graph: GraphRepository, r
     ...celebrities.map((celebrity) => ({ source: { kind: 'feed' as const, tenantId: user.tenantId, actorId: celebrity.celebrityId, shard }, floor: idLowerBoundAt(celebrity.followedAtMs) })),
   ];
   // At most 100 queries in flight: 2,000 at once reset the connection to dynalite on a loaded machine.
-  const lists = await mapBounded(sources, 100, ({ source, floor }) => inbox.listUnreadIdsAbove(source, floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark, limit, nowMs));
-  return countFromIdsAboveReadMark(new Set(lists.flat()), state);
+  const lists = await mapBounded(sources, 100, ({ source, floor }) => inbox.listIdsAbove(source, { after: floor !== undefined && (readMark === undefined || floor > readMark) ? floor : readMark }, limit, nowMs));
+  return countFromIds(new Set(lists.flat().map((key) => key.id)), state);
 }
 
 /**

@@ -2,6 +2,7 @@
  * Read-state and inbox-page costs: O(1) mark-all-read beside a naive "update every unread item"
  * baseline in the same run, inbox page and counts requests with k followed celebrities.
  */
+import { DynamoActionLookup } from '../../src/adapters/dynamo/action-lookup.js';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { mapBounded } from '../../src/core/model/bounded-parallel.js';
@@ -130,6 +131,7 @@ units dynalite reports (\`ReturnConsumedCapacity: TOTAL\`).
       inbox,
       celebrities: new GraphRepository(client, tables.graph),
       readState,
+      actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
       clock,
       cursorSecret: 'bench',
       feedShards: DEFAULT_FEED_SHARDS,

@@ -100,7 +100,7 @@ export class Channels extends Construct {
         .readTable(idempotency, ['dynamodb:BatchGetItem'])
         // A held message comes back as a reference: its notification read from the recipient's inbox (BatchGetItem).
         .readTable(props.tables.tables.inbox, ['dynamodb:BatchGetItem'])
-        // Dedup records (conditional put, delete after a throttled send), rate counters (UpdateItem), the schedule references of holds (BatchWriteItem).
+        // Dedup records (conditional put, delete after a throttled send), rate counters (UpdateItem), the schedule references of holds and delivery-trace records (BatchWriteItem).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.

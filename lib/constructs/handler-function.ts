@@ -155,6 +155,21 @@ export class HandlerFunction extends NodejsFunction {
     return this;
   }
 
+  /** Item reads on that table only of partitions matching one of the patterns (IAM `dynamodb:LeadingKeys`): e.g. the tenants' retraction lists, never an inbox. */
+  readTableKeys(binding: SpecTable, actions: readonly TableReadAction[], leadingKeyPatterns: readonly string[]): this {
+    this.bindTableName(binding);
+    if (actions.length === 0) return this;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...actions],
+        resources: [binding.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] } },
+      }),
+    );
+    this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
+    return this;
+  }
+
   /** Env var with the queue URL + sqs:SendMessage (which also covers SendMessageBatch). */
   sendTo(queue: IQueue, envVar: string): this {
     this.addEnvironment(envVar, queue.queueUrl);

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { acknowledge } from '../nag.js';
 import { HandlerFunction, type FunctionDefaults } from './handler-function.js';
 import type { InboxTables } from './inbox-tables.js';
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
 import { ENV } from '../../src/env.js';
@@ -131,6 +132,8 @@ export class LiveDelivery extends Construct {
         .readTable(connections, ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:GetItem'])
         // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table: BatchGetItem.
         .readTable(graph, ['dynamodb:BatchGetItem'])
+        // A snooze comeback is not pushed once its event was retracted: the tenant's retraction list only (Query).
+        .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.

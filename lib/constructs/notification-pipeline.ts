@@ -77,14 +77,15 @@ export interface FanOutTableAccess {
  *   an `audience.followersOf` event (any notifying type may carry one) reads the PROFILE (GetItem)
  *   and pages the followers (Query); inbox and feed items are BatchWriteItem puts; an ordinary-tier
  *   post is logged in its author's recent posts log (PutItem on the Inbox table); a celebrity post's
- *   key goes into the count index slots (UpdateItem on the Inbox table).
- * - `follow`: follower edge and PROFILE count UpdateItem, tier UpdateItem, PROFILE GetItem on a
- *   retried edge, BatchWriteItem of the FOLLOWING_CELEBS item of a celebrity's new follower and
- *   UpdateItem (ADD of a String Set element) of its followed-celebrities pack chunk, Query of
- *   the followee's recent posts log (Inbox table) to backfill posts the follow raced.
- * - `unfollow`: follower edge and FOLLOWING_CELEBS DeleteItem, PROFILE count and tier UpdateItem,
- *   pack chunk GetItem then UpdateItem (DELETE of the celebrity's set elements),
- *   PROFILE GetItem when the edge was not counted.
+ *   key goes into the count index slots (UpdateItem on the Inbox table); a retry probes whether its
+ *   first attempt's first write landed (BatchGetItem of those items, or a Query of the recent posts log).
+ * - `follow` and `unfollow` (src/core/fanout/follow-effect.ts): the follower item's history,
+ *   holder and derived state (UpdateItem), PROFILE count claim, count and tier (UpdateItem),
+ *   PROFILE GetItem when the count does not change; the pack of a (once) celebrity followee:
+ *   BatchWriteItem of the FOLLOWING_CELEBS item and UpdateItem of the pack chunk, or chunk GetItem,
+ *   UpdateItem (DELETE of the celebrity's elements) and DeleteItem of the FOLLOWING_CELEBS item (a
+ *   follow run that moved or ended; either record may do either on a retry). A follow also
+ *   Queries the followee's recent posts log (Inbox table) for the posts it backfills.
  */
 export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'graphEffect' | 'retraction'>): FanOutTableAccess {
   const notifies = type.audience !== 'none';
@@ -94,14 +95,15 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (type.graphEffect) graphReads.add('dynamodb:GetItem');
   // A celebrity post moves the newest feed id on the PROFILE item (conditional UpdateItem).
   if (notifies) graphWrites.add('dynamodb:UpdateItem');
-  if (type.graphEffect === 'follow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'] as const) graphWrites.add(action);
-  if (type.graphEffect === 'unfollow') for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
+  if (type.graphEffect) for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
     // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type;
     // a celebrity post adds its key to the count index slots (UpdateItem, on those partitions only).
     inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxIndexUpdates: notifies ? ['dynamodb:UpdateItem'] : [],
-    inboxReads: type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
+    // A retried event probes whether its first attempt's first write landed (BatchGetItem of those
+    // items; the author's recent posts log, a Query, for an ordinary-tier post); a follow backfills (Query).
+    inboxReads: notifies ? ['dynamodb:BatchGetItem', 'dynamodb:Query'] : type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
     graphReads: [...graphReads],
     graphWrites: [...graphWrites],
   };
@@ -187,9 +189,11 @@ export class NotificationPipeline extends Construct {
       worker
         // First page: PROFILE GetItem and, if the flip is still pending, its conditional UpdateItem;
         // then one Query page of followers, BatchWriteItem of their FOLLOWING_CELEBS items and
-        // UpdateItem of each follower's pack chunk.
-        .readTable(tables.tables.graph, ['dynamodb:Query', 'dynamodb:GetItem'])
-        .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'])
+        // UpdateItem of each follower's pack chunk; then a consistent BatchGetItem of those pairs
+        // and, for one a follow or unfollow changed meanwhile, its chunk GetItem, UpdateItem and
+        // the FOLLOWING_CELEBS item's DeleteItem (or BatchWriteItem).
+        .readTable(tables.tables.graph, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'])
+        .writeTable(tables.tables.graph, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
         .addEnvironment(ENV.CELEBRITY_THRESHOLD, String(props.celebrityThreshold))
         .sendTo(queue.queue, ENV.PROMOTION_QUEUE_URL)
         .consume(queue, { batchSize: 1 });

@@ -1,3 +1,4 @@
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
@@ -22,6 +23,8 @@ import type { NotificationType } from '../../src/core/ports/notification-type.js
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
 import { PrivacyJobs } from '../constructs/privacy-jobs.js';
+import { AuditTrail } from '../constructs/audit-trail.js';
+import type { StatefulAudit } from './data-stack.js';
 
 /** Settings and stateful resources the stateless part is built from. */
 export interface StatelessProps {
@@ -40,6 +43,8 @@ export interface StatelessProps {
   encryptionKey?: IKey;
   /** Mobile push and email (off unless configured): SNS platform applications, SES identity. */
   channels?: ChannelsSettings;
+  /** The audit trail's archive and HMAC key (data stack), when configured. */
+  audit?: StatefulAudit;
 }
 
 export interface AppStackProps extends StackProps, StatelessProps {}
@@ -59,6 +64,7 @@ export class AppStack extends Stack {
   readonly operations: Operations;
   /** The erase and export job (queue, function, encrypted export bucket). */
   readonly privacyJobs: PrivacyJobs;
+  readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, props);
@@ -71,6 +77,7 @@ export class AppStack extends Stack {
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
     this.privacyJobs = parts.privacyJobs;
+    if (parts.audit) this.audit = parts.audit;
   }
 }
 
@@ -87,6 +94,8 @@ export interface StatelessParts {
   privacyJobs: PrivacyJobs;
   /** Present when a channel is configured. */
   channels?: Channels;
+  /** Present when the audit trail is configured. */
+  audit?: AuditTrail;
 }
 
 /** Builds the stateless part into `scope` (a stack, or a construct in a host app's stack). */
@@ -184,13 +193,17 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     defaults,
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
-    // Mark one read: BatchGetItem of the id in the own inbox and visible feeds (after a Query of the
-    // followed celebrities), PutItem of READ#<id>. Read-all / seen-all: conditional UpdateItem of
-    // the mark, GetItem of the stored time when the condition fails without returning it.
+    // A per-item action looks its ids up in ONE BatchGetItem over three tables (own partition and the
+    // celebrity posts log; the marks and the ids' exceptions; the followed-celebrities pack), the
+    // snoozed items of comebacks (BatchGetItem) and the tenant's retractions (Query, that partition
+    // only), then writes the exceptions (PutItem, BatchWriteItem) and names ids marked unread below
+    // the read mark (UpdateItem). Read-all / seen-all / archive-all-read: UpdateItem of the marks item;
+    // a read-all behind the mark reads it (GetItem) and adds itself with one more UpdateItem.
     .readTable(inbox, ['dynamodb:BatchGetItem'])
-    .readTable(readMarks, ['dynamodb:GetItem'])
-    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
-    .readTable(graph, ['dynamodb:Query']);
+    .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
+    .readTable(readMarks, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
+    .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+    .readTable(graph, ['dynamodb:BatchGetItem']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
   // a copy of one item the caller already owns, written into the caller's own partition
   // (BatchWriteItem puts, key from the verified claims), and one schedule that puts a signed urgent
@@ -245,7 +258,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     inboxWrite
       .readTable(inbox, ['dynamodb:Query'])
       .readTable(readMarks, ['dynamodb:Query'])
-      .readTable(graph, ['dynamodb:BatchGetItem'])
+      .readTable(graph, ['dynamodb:Query'])
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);
@@ -283,6 +296,22 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     ...(channels?.push ? { pushEndpoints: channels.pushEndpoints } : {}),
     ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
   });
+  // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
+  const audit = props.audit
+    ? new AuditTrail(scope, 'AuditTrail', {
+        stream: { name: props.audit.stream.deliveryStream.ref, arn: props.audit.stream.deliveryStream.attrArn },
+        pseudonymKey: props.audit.pseudonymKey,
+        idempotency: tables.tables.idempotency,
+        defaults,
+        maxReceiveCount: config.maxReceiveCount,
+        ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+      })
+    : undefined;
+  const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : [])];
+  if (audit) for (const fn of recorders) audit.record(fn);
+  if (audit) {
+    new CfnOutput(scope, 'AuditBacklogQueueUrl', { value: audit.backlog.queue.queueUrl, description: 'Audit records waiting for the archive (drained automatically; DLQ: npm run dlq)' });
+  }
 
   const operations = new Operations(scope, 'Operations', {
     restApi: api.api,
@@ -309,5 +338,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, privacyJobs, ...(channels ? { channels } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, privacyJobs, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
 }

@@ -20,8 +20,10 @@ import type { Env } from '../env.js';
 import { createChannelHandler } from '../handlers/channel-handler.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
-import { observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
+import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler } from './parts-queues.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, erasedUsers, inboxRepository, preferencesCache, referencingScheduler, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
@@ -181,6 +183,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
     erased: erasedUsers(parts, config.idempotencyTable),
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
   });
 }
 
@@ -189,17 +192,19 @@ function channelSendLedger(parts: Parts, idempotencyTable: string): ChannelSendL
 }
 
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  return createChannelHandler({
+  return withAuditBarrier(parts, createChannelHandler({
     delivery: channelDelivery(parts, config, scheduler),
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 export function channelFunction(env: Env) {
   const config = channelConsumerConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `channel-${config.channel}` }) });
+  installAuditTrailFromEnv(parts, env, config.idempotencyTable);
   return composeChannelConsumer(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

@@ -21,7 +21,9 @@ import { integer, optionalInteger, parseEnv, required, unsetIfEmpty, url } from 
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, referencingScheduler, preferencesCache, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { withAuditBarrier } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
+import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, preferencesCache, referencingScheduler, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -45,6 +47,8 @@ export interface LiveDeliveryConfig extends ConnectionsConfig {
 
 export interface DeliveryConfig {
   mode: z.infer<typeof prioritySchema>;
+  /** The Inbox table, read only for the tenant's retractions before a snooze comeback is pushed (absent: comebacks are pushed unchecked). */
+  inboxTable?: string;
   /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
   deliveryJobSecret: string;
   managementEndpoint: string;
@@ -81,6 +85,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
   );
   return {
     mode: parsed.DELIVERY_MODE,
+    ...(parsed.INBOX_TABLE !== undefined ? { inboxTable: parsed.INBOX_TABLE } : {}),
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
     delivery: {
@@ -107,7 +112,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const observed = observability(parts, { idempotencyTable: config.delivery.idempotencyTable, inboxTable: config.delivery.inboxTable }, observabilityConfig);
   const gate = liveGate(parts, config.gate, config.delivery.inboxTable, referencingScheduler(parts, config.gate.idempotencyTable, scheduler), observed.trace);
-  return createDeliveryHandler({
+  return withAuditBarrier(parts, createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
     releaser: heldPushReleaser(parts, config, gate),
@@ -120,7 +125,7 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
-  });
+  }));
 }
 
 /** One per Parts for both modes (their delivery settings are the same): the urgent and the info consumer share it. */
@@ -148,6 +153,8 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
       isDigestible,
       trace,
       erased: erasedUsers(parts, config.delivery.idempotencyTable),
+      // A snooze comeback of a retracted event is not pushed (one Query of the tenant's retractions per comeback batch).
+      ...(config.inboxTable !== undefined ? { retractions: retractionRepository(parts, config.inboxTable), clock: parts.clock } : {}),
       parallelism: config.delivery.parallelism,
       onError: (message, error, context) => parts.logger.warn(message, { ...context, error: error as Error }),
     });
@@ -188,5 +195,6 @@ function liveGate(parts: Parts, config: LiveGateConfig, inboxTable: string, sche
 export function deliveryFunction(env: Env) {
   const config = deliveryConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `delivery-${config.mode}` }) });
+  installAuditTrailFromEnv(parts, env, config.gate.idempotencyTable);
   return composeDelivery(parts, config, eventBridgeScheduler(parts, config.scheduler), observabilityConfigFromEnv(env));
 }

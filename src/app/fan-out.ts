@@ -25,6 +25,8 @@ import type { TraceRecorder } from '../core/ports/trace.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import { ENV, FAN_OUT_QUEUE_URL_ENV, type Env } from '../env.js';
 import { createFanOutHandler } from '../handlers/fanout-handler.js';
+import { withAuditBarrier, withAuditFlush } from './audit/audit-trail.js';
+import { installAuditTrailFromEnv } from './audit/aws.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { tableSpecs } from '../table-specs.js';
 import { ConfigError, integer, optionalString, parseEnv, required } from './config-parsing.js';
@@ -118,6 +120,9 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),
     inbox: inboxRepository(parts, config.inboxTable),
     arrivals: arrivalLedger(parts, config.idempotencyTable),
+    // A retry whose earlier attempt wrote nothing is stamped anew (one BatchGetItem of its first items, on retries only).
+    landed: inboxRepository(parts, config.inboxTable),
+    logger: parts.logger,
     recentPosts: recentPostsLog(parts, config.inboxTable),
     celebrityPostsIndex: celebrityPostsLog(parts, config.inboxTable),
     deliveryQueue: needs.has('urgent') ? withChannels(parts, config, deliveryJobQueue(parts, config, needs)) : deliveryQueueNeverUsed(type.detailType),
@@ -197,14 +202,14 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
 export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const type = notificationTypeOf(config);
   const observed = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }, observabilityConfig);
-  return createFanOutHandler({
+  return withAuditBarrier(parts, createFanOutHandler({
     trace: observed.trace,
     traced: observed.traced,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
     notificationType: type,
     findType: findNotificationType,
-    service: fanOutService(parts, config, type, observed.trace),
+    service: withAuditFlush(parts, fanOutService(parts, config, type, observed.trace)),
     ...(config.sendAt && scheduler
       ? {
           sendAt: new SendAtDeferral({
@@ -218,11 +223,12 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
       : {}),
     logger: parts.logger,
     persistenceStore: idempotencyPersistence(parts, config.idempotencyTable),
-  });
+  }));
 }
 
 export function fanOutFunction(env: Env) {
   const config = fanOutConfigFromEnv(env);
   const parts = createParts({ logger: new Logger({ serviceName: `fanout-${config.notificationType}` }) });
+  installAuditTrailFromEnv(parts, env, config.idempotencyTable);
   return composeFanOut(parts, config, config.scheduler ? eventBridgeScheduler(parts, config.scheduler) : undefined, observabilityConfigFromEnv(env));
 }

@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
 import type { Env } from '../env.js';
 import { createInboxReadHandler } from '../handlers/rest/inbox-api.js';
-import { catalog } from '../notifications/deployed.js';
+import { deployedCatalog } from '../notifications/deployed.js';
 import { parseEnv } from './config-parsing.js';
 import { inboxOf, inboxReadService, inboxShape, type InboxReadConfig } from './inbox.js';
 import { createParts, type Parts } from './parts.js';
@@ -21,7 +21,7 @@ export function composeInboxRead(parts: Parts, config: InboxReadConfig) {
     tenantClaim: config.tenantClaim ?? DEFAULT_TENANT_CLAIM,
     corsAllowOrigins: config.corsAllowOrigins,
     logger: parts.logger,
-    catalog,
+    catalog: deployedCatalog(),
   });
 }
 

@@ -66,7 +66,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
   const actions = new InboxActions({
     view: reads,
     readState,
-    itemStates: readState,
     clock: parts.clock,
     inboxTtlDays: config.inboxTtlDays,
     ...(config.readStateSync ? { listener: inboxStateSyncListener(parts, config.readStateSync, counts) } : {}),
@@ -78,7 +77,6 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
             scheduler: referencingScheduler(parts, config.snooze.idempotencyTable, snoozeScheduler),
             urgentQueueArn: config.snooze.urgentQueueArn,
             deliveryJobSecret: config.snooze.deliveryJobSecret,
-            inboxTtlDays: config.inboxTtlDays,
           }),
         }
       : {}),

@@ -10,7 +10,7 @@ import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preference
 import { InboxReadService } from '../core/read/inbox-read-service.js';
 import { CachedRetractions } from '../core/read/retractions-cache.js';
 import { integer, optionalInteger, required } from './config-parsing.js';
-import { catalogLinksOf, celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
+import { actionLookup, catalogLinksOf, celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
 import type { PreferencesCacheConfig, RestConfig } from './shared-config.js';
 
 export interface InboxConfig extends PreferencesCacheConfig {
@@ -67,6 +67,7 @@ export function inboxReadService(parts: Parts, config: InboxConfig, reads: 'read
       feedHeads: graphRepository(parts, config.graphTable),
       celebrityPosts: celebrityPostsLog(parts, config.inboxTable),
       readState: readStateRepository(parts, config.readMarksTable),
+      actionLookup: actionLookup(parts, { inbox: config.inboxTable, readMarks: config.readMarksTable, graph: config.graphTable }),
       clock: parts.clock,
       cursorSecret: config.cursorSecret,
       feedShards: config.feedShards,

@@ -6,7 +6,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoTraceRepository, type TraceTables } from '../adapters/dynamo/trace-repository.js';
 import { XRaySubsegments } from '../adapters/xray/xray-subsegments.js';
-import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder } from '../core/ports/trace.js';
+import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder, type TraceStage } from '../core/ports/trace.js';
+import { auditTrailOf } from './audit/audit-trail.js';
 import type { Env } from '../env.js';
 import { integer, optionalInteger, parseEnv } from './config-parsing.js';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, METRICS_SERVICE, SUPPRESSION_REASONS } from './metric-names.js';
@@ -14,10 +15,12 @@ import { documentClient, type Parts } from './parts.js';
 
 /** Gate and fan-out outcomes that hold back or drop a push; counted under `Reason`. */
 const SUPPRESSIONS = new Set<TraceOutcome>(SUPPRESSION_REASONS);
+const CHANNEL_STAGES = new Set<TraceStage>(['push', 'email', 'sms']);
 const COUNTS: Partial<Record<TraceOutcome, string>> = {
   accepted: BUSINESS_METRICS.accepted,
   invalid: BUSINESS_METRICS.invalid,
   inbox_written: BUSINESS_METRICS.notificationsWritten,
+  backfilled: BUSINESS_METRICS.notificationsWritten,
   celebrity_feed: BUSINESS_METRICS.celebrityFeedWrites,
   delivered_live: BUSINESS_METRICS.deliveredLive,
   deduplicated: BUSINESS_METRICS.deduplicated,
@@ -41,6 +44,8 @@ export function metricsRecorder(metrics: Metrics): TraceRecorder {
     async record(entries: readonly TraceEntry[]) {
       const suppressed = new Map<string, number>();
       for (const entry of entries) {
+        // The live pipeline's metrics: push / email / SMS decisions are in the trace and the audit trail only.
+        if (CHANNEL_STAGES.has(entry.stage)) continue;
         const name = COUNTS[entry.outcome];
         if (name) metrics.addMetric(name, MetricUnit.Count, 1);
         if (SUPPRESSIONS.has(entry.outcome)) suppressed.set(entry.outcome, (suppressed.get(entry.outcome) ?? 0) + 1);
@@ -56,6 +61,11 @@ export function metricsRecorder(metrics: Metrics): TraceRecorder {
   };
 }
 
+/** The trace table never gets a record keyed by an erased recipient (it would name them again); the audit trail does, pseudonymized. */
+function withoutErasedRecipients(recorder: TraceRecorder): TraceRecorder {
+  return { record: (entries) => recorder.record(entries.filter((entry) => entry.outcome !== 'erased' || entry.userId === undefined)) };
+}
+
 /** The trace, metrics and X-Ray of a consumer, one per (table, trace TTL) of a Parts. */
 export function observability(parts: Parts, tables: TraceTables, config: Partial<ObservabilityConfig> = {}): Observability {
   const traceTtlSeconds = config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400;
@@ -63,7 +73,10 @@ export function observability(parts: Parts, tables: TraceTables, config: Partial
     const table = new DynamoTraceRepository(documentClient(parts), tables, traceTtlSeconds, parts.clock);
     const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }) : undefined;
     const xray = onLambda() ? new XRaySubsegments() : undefined;
-    const trace = neverFailing(fanOutTo(metrics ? [table, metricsRecorder(metrics)] : [table]), (error, count) =>
+    // Audit trail hook (src/app/audit/): the same decisions, in memory until the batch's barrier.
+    const audit = auditTrailOf(parts);
+    const recorders = [withoutErasedRecipients(table), ...(metrics ? [metricsRecorder(metrics)] : []), ...(audit ? [audit.recorder] : [])];
+    const trace = neverFailing(fanOutTo(recorders), (error, count) =>
       parts.logger.warn('delivery trace not written (the delivery goes on)', { records: count, error: error as Error }),
     );
     return {

@@ -5,6 +5,7 @@
  * that keys `parts.shared` with itself and the identity of what it builds (a table, an endpoint):
  * one object per Parts for each identity, never another builder's or another identity's.
  */
+import { DynamoActionLookup, type ActionLookupTables } from '../adapters/dynamo/action-lookup.js';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/document-client.js';
@@ -148,6 +149,11 @@ export function celebrityPostsLog(parts: Parts, inboxTable: string): DynamoCeleb
 
 export function readStateRepository(parts: Parts, readMarksTable: string): ReadStateRepository {
   return parts.shared(readStateRepository, [readMarksTable], () => new ReadStateRepository(documentClient(parts), readMarksTable));
+}
+
+/** The per-item actions' lookup (one BatchGetItem over Inbox, ReadMarks and Graph). */
+export function actionLookup(parts: Parts, tables: ActionLookupTables): DynamoActionLookup {
+  return parts.shared(actionLookup, [tables.inbox, tables.readMarks, tables.graph], () => new DynamoActionLookup(documentClient(parts), tables));
 }
 
 export function retractionRepository(parts: Parts, inboxTable: string): RetractionRepository {

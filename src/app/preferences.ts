@@ -5,7 +5,7 @@ import { CHANNELS, type Channel } from '../contract/channels.js';
 import { offersChannel } from '../core/model/channel.js';
 import type { Env } from '../env.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
-import { catalog, findNotificationType } from '../notifications/deployed.js';
+import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
 import { channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
 import { optionalString, parseEnv, required } from './config-parsing.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
@@ -28,7 +28,7 @@ export function preferencesApiConfigFromEnv(env: Env): PreferencesApiConfig {
 
 /** The types a user can mute or switch to inbox-only: every catalog type that produces notifications. */
 export function notifyingTypes(): string[] {
-  return catalog.filter((type) => type.audience !== 'none').map((type) => type.detailType);
+  return deployedCatalog().filter((type) => type.audience !== 'none').map((type) => type.detailType);
 }
 
 /** The channels a type offers (its catalog file). */

@@ -141,10 +141,11 @@ export class InboxClient {
     return this.sync.refreshCounts();
   }
 
-  /** Replaces the token (or provider): later requests use it and the socket reconnects with it. */
+  /** Replaces the token (or provider): later requests use it, the socket reconnects with it, and a failed sync is retried at once. */
   setToken(token: TokenSource): void {
     this.rest.setToken(token);
     this.sync.setToken(token);
+    if (this.sync.getState().error) void this.sync.retry();
   }
 
   /** Reconnects the socket now (a catch-up follows). */
@@ -155,6 +156,15 @@ export class InboxClient {
   /** Runs a first load or catch-up now, or once more after the one running. */
   requestSync(): Promise<void> {
     return this.sync.requestSync();
+  }
+
+  /**
+   * After a failure (`getState().error`): loads or catches up now instead of after the backoff, and
+   * reconnects a socket that is waiting to; a refused token is asked for again with `forceRefresh`.
+   * Resolves when that sync finished (a failure is in the state again, never a rejection).
+   */
+  retry(): Promise<void> {
+    return this.sync.retry();
   }
 }
 

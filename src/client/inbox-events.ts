@@ -1,4 +1,5 @@
 /** The observable side of the inbox client: its state, its events and their listeners. */
+import type { InboxError } from './inbox-error.js';
 import type { ConnectionStatus } from './live-connection.js';
 import type { Counts, Notification } from './types.js';
 
@@ -14,6 +15,11 @@ export interface InboxState {
   /** A catch-up (or the first load) is running. */
   syncing: boolean;
   connection: ConnectionStatus;
+  /**
+   * Why the last first load or catch-up failed (`kind`: `unauthorized`, `network`, `server`);
+   * undefined once one succeeds. The client keeps retrying with backoff; `retry()` tries now.
+   */
+  error: InboxError | undefined;
 }
 
 export interface DigestEvent {

@@ -6,6 +6,7 @@
  */
 import { backoffDelay } from './backoff.js';
 import type { InboxClientOptions, SyncSettings } from './inbox-client-options.js';
+import { inboxErrorOf, type InboxError } from './inbox-error.js';
 import { InboxEvents, toError, type InboxClientEvents, type InboxState } from './inbox-events.js';
 import { InboxStore } from './inbox-store.js';
 import { LiveConnection } from './live-connection.js';
@@ -32,6 +33,8 @@ export class InboxSync implements SyncTarget {
   private syncRunning: Promise<void> | undefined;
   private syncAgain = false;
   private syncFailures = 0;
+  /** The last sync's failure, until a sync succeeds (the state's `error`). */
+  private syncError: InboxError | undefined;
   private syncRetryTimer: TimerHandle | undefined;
   private countsRecheckTimer: TimerHandle | undefined;
   /** Bumped by every local change a count answer may not include (arrival, mark). */
@@ -99,6 +102,7 @@ export class InboxSync implements SyncTarget {
       loadingMore: this.loadingMore !== undefined,
       syncing: this.syncRunning !== undefined,
       connection: this.connection?.status ?? 'idle',
+      error: this.syncError,
     };
     return this.state;
   }
@@ -166,6 +170,13 @@ export class InboxSync implements SyncTarget {
     this.connection?.reconnectNow();
   }
 
+  /** After a failure: sync now instead of after the backoff, and reconnect a socket that is waiting to. */
+  retry(): Promise<void> {
+    this.syncFailures = 0;
+    this.connection?.probe();
+    return this.requestSync();
+  }
+
   /** Runs a first load or catch-up now, or once more after the one running. */
   requestSync(): Promise<void> {
     if (this.syncRunning) {
@@ -182,9 +193,11 @@ export class InboxSync implements SyncTarget {
           this.syncFailures = 0;
         } catch (error) {
           failed = true;
+          this.syncError = inboxErrorOf(error);
           this.emit('error', toError(error));
         }
       } while (this.syncAgain && !failed && !this.stopped);
+      if (!failed) this.syncError = undefined;
       this.syncRunning = undefined;
       this.changed();
       if (failed) this.scheduleSyncRetry();
@@ -206,6 +219,8 @@ export class InboxSync implements SyncTarget {
     this.store.merge(page.items);
     this.historyCursor = page.nextCursor;
     this.loaded = true;
+    // An answer proves the failure over (token, network): the list shows without the old error.
+    this.syncError = undefined;
     this.changed();
   }
 
@@ -217,6 +232,7 @@ export class InboxSync implements SyncTarget {
     for (let pages = 1; ; pages += 1) {
       const page = await this.rest.listPage({ limit: this.settings.catchUpPageSize, since, cursor });
       this.store.merge(page.items);
+      this.syncError = undefined;
       this.changed();
       if (page.nextCursor === null) return;
       if (pages >= this.settings.maxCatchUpPages) {

@@ -4,7 +4,9 @@
  */
 export { createInboxClient, InboxClient } from './inbox-client.js';
 export type { DigestEvent, InboxClientEvents, InboxClientOptions, InboxState } from './inbox-client.js';
-export { createInboxRest, InboxApiError, resolveToken } from './rest.js';
+export { createInboxRest, InboxApiError, InboxTokenError, resolveToken } from './rest.js';
+export { InboxError, errorKindOf } from './inbox-error.js';
+export type { InboxErrorKind } from './inbox-error.js';
 export type { NotificationPreferences, PreferencesInput } from './rest.js';
 export type { InboxActionsRest, InboxRest, InboxRestOptions, ListPageRequest } from './rest.js';
 export { InboxStore, DEFAULT_COUNT_CAP } from './inbox-store.js';

@@ -13,6 +13,14 @@ export class InboxApiError extends Error {
   }
 }
 
+/** The token provider threw: there was no token to send (signed out, the refresh failed). */
+export class InboxTokenError extends Error {
+  override readonly name = 'InboxTokenError';
+  constructor(override readonly cause: unknown) {
+    super(`no token: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 export interface InboxRestOptions {
   /** REST base URL, e.g. `http://127.0.0.1:3000` or an API Gateway stage URL. */
   baseUrl: string;
@@ -87,10 +95,19 @@ export function createInboxRest(options: InboxRestOptions): InboxRest & InboxAct
   const fetchFn = options.fetch ?? defaultFetch();
   let token = options.token;
 
+  /** A provider that throws is told apart from a refused token: there was nothing to send. */
+  async function tokenFor(forceRefresh: boolean): Promise<string> {
+    try {
+      return await resolveToken(token, forceRefresh);
+    } catch (error) {
+      throw new InboxTokenError(error);
+    }
+  }
+
   async function call(method: string, path: string, body: unknown = {}): Promise<unknown> {
     // One retry with a fresh token when the server refuses the current one (expired while idle).
     for (let attempt = 0; ; attempt += 1) {
-      const jwt = await resolveToken(token, attempt > 0);
+      const jwt = await tokenFor(attempt > 0);
       const response = await fetchFn(`${base}${path}`, {
         method,
         headers: { authorization: `Bearer ${jwt}`, ...(method !== 'GET' ? { 'content-type': 'application/json' } : {}) },

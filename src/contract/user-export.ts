@@ -20,6 +20,10 @@ const exportedInboxItemSchema = exportedNotificationSchema.extend({
 /** A push device: never its token or endpoint. */
 const exportedDeviceSchema = z.object({ deviceId: z.string(), platform: z.string(), locale: z.string().nullable(), createdAt: z.string(), updatedAt: z.string() }).strict();
 const edgeSchema = z.object({ userId: z.string(), followedAt: z.string().nullable() }).strict();
+/** A follow pair: followedAt is the start of its current follow run, null once unfollowed (the pair is kept as a marker for a while); history is its records by arrival. */
+const pairSchema = edgeSchema
+  .extend({ history: z.array(z.object({ at: z.string(), kind: z.enum(['follow', 'unfollow']) }).strict()).optional().describe('the follows and unfollows of the pair, by arrival (when the system accepted each)') })
+  .strict();
 
 export const userExportSchema = z
   .object({
@@ -37,8 +41,8 @@ export const userExportSchema = z
     inbox: z.array(exportedInboxItemSchema),
     /** Posts they authored still held (celebrity feed, recent posts log). */
     authoredPosts: z.array(exportedNotificationSchema.omit({ read: true, seen: true }).extend({ actor: actorSchema })),
-    followers: z.array(edgeSchema),
-    following: z.array(edgeSchema),
+    followers: z.array(pairSchema),
+    following: z.array(pairSchema),
     followedCelebrities: z.array(edgeSchema),
     connections: z.array(z.object({ connectionId: z.string(), connectedAt: z.string().nullable() }).strict()),
     devices: z.array(exportedDeviceSchema),

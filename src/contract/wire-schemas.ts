@@ -20,6 +20,7 @@ export const notificationSchema = z.object({
   body: z.string(),
   data: z.record(z.string(), z.unknown()),
   archived: z.boolean().optional().describe('present (true) only when archived'),
+  comebackOf: z.string().optional().describe('a snooze comeback only: the id of the notification it brings back (a `retracted` naming it drops the comeback too)'),
   actionUrl: z.string().optional().describe('http or https only'),
   actions: z.array(notificationActionSchema).max(2).optional(),
 });

@@ -26,6 +26,11 @@ export interface Notification {
   data: Record<string, unknown>;
   /** Present (true) only when the notification is archived (the list shows these with `archived=true`). */
   archived?: boolean;
+  /**
+   * Present only on a snooze comeback: the id of the notification it brings back (the first one, when
+   * a comeback was snoozed again). A `retracted` message naming that id drops the comeback too.
+   */
+  comebackOf?: string;
   /** Where a click on the notification goes (http or https only). */
   actionUrl?: string;
   /** Up to two buttons, each a link (http or https) or an action id the app handles. */

@@ -12,7 +12,8 @@ import type { ChannelDelivery, ChannelInput, ChannelReleaseInput } from '../core
 import { itemReleaseSchema, looksLikeItemRelease } from '../core/jobs/item-release.js';
 import { deliveryJobSchema } from '../core/jobs/delivery-job.js';
 import { hasValidDeliveryJobSignature, withoutSignature } from '../core/jobs/delivery-job-signature.js';
-import { finalAttempt } from './dead-letter.js';
+import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
+import { finalAttempt, traceIdsOf } from './dead-letter.js';
 
 const channelJobSchema = deliveryJobSchema.extend({ held: z.literal(true).optional() });
 
@@ -30,6 +31,8 @@ export interface ChannelHandlerDeps {
   deliveryJobSecret: string;
   logger: Logger;
   maxReceiveCount?: number;
+  /** The delivery trace and audit trail (never throws): dead-lettered jobs. */
+  trace?: TraceRecorder;
 }
 
 type Parsed = { input: ChannelInput } | { release: ChannelReleaseInput } | { forged: string } | { invalid: string };
@@ -74,12 +77,17 @@ export function createChannelHandler(deps: ChannelHandlerDeps) {
     }
     const report = await deps.delivery.deliver(inputs, releases);
     deps.logger.debug(`${deps.channel} batch`, { records: event.Records.length, sent: report.messagesSent, duplicates: report.duplicatesSkipped, held: report.held, skipped: report.skipped, devicesRemoved: report.devicesRemoved, failed: report.failedRecordIds.size + invalid.size });
+    const deadLettered: TraceEntry[] = [];
     for (const record of event.Records) {
       const failed = invalid.has(record.messageId) || report.failedRecordIds.has(record.messageId);
       if (failed && finalAttempt(record, deps.maxReceiveCount)) {
-        deps.logger.warn(`${deps.channel} job dead-lettered: last receive failed, the queue moves it to its DLQ (redrive: npm run dlq)`, { messageId: record.messageId, queue: record.eventSourceARN, reason: invalid.get(record.messageId) ?? 'send failed (see the WARN lines above)' });
+        const reason = invalid.get(record.messageId) ?? 'send failed (see the WARN lines above)';
+        deps.logger.warn(`${deps.channel} job dead-lettered: last receive failed, the queue moves it to its DLQ (redrive: npm run dlq)`, { messageId: record.messageId, queue: record.eventSourceARN, reason });
+        const ids = traceIdsOf(record.body);
+        if (ids) deadLettered.push({ ...ids, stage: 'dlq', outcome: 'dead_lettered', atMs: Date.now(), detail: `${deps.channel}: ${reason}` });
       }
     }
+    await deps.trace?.record(deadLettered);
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {

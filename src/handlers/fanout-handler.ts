@@ -10,7 +10,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventValidationError, validateEventBridgeBody, type NotificationEvent } from '../core/fanout/events.js';
 import { FAN_OUT_IDEMPOTENCY_PREFIX } from '../core/model/keys.js';
-import type { FanOutService, FanOutSummary } from '../core/fanout/fanout-service.js';
+import type { FanOutService } from '../core/fanout/fanout-service.js';
+import type { FanOutSummary } from '../core/fanout/fanout-summary.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/fanout/send-at.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
@@ -26,7 +27,7 @@ export class WrongIntakeQueueError extends Error {
 export interface FanOutHandlerDeps {
   notificationType: NotificationType;
   findType(detailType: string): NotificationType | undefined;
-  service: FanOutService;
+  service: Pick<FanOutService, 'process'>;
   logger: Logger;
   /** Omitted only in unit tests of the handler; every deployment and the local runtime pass one. */
   persistenceStore?: BasePersistenceLayer;
@@ -44,10 +45,21 @@ export interface FanOutHandlerDeps {
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
+/** The record's SentTimestamp (set by SQS when the rule delivered the event): when the system accepted it. */
+function intakeOf(record: SQSRecord): { intakeMs?: number } {
+  const sent = Number(record.attributes.SentTimestamp);
+  return Number.isSafeInteger(sent) && sent > 0 ? { intakeMs: sent } : {};
+}
+
 export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const { notificationType, service, logger } = deps;
   const idempotencyConfig = new IdempotencyConfig({ eventKeyJmesPath: '[type, tenantId, eventId]', expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS });
-  const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => service.process(event, notificationType);
+  // The events the service really processed: one the idempotency record answered instead is a duplicate (trace: deduplicated).
+  const processed = new WeakSet<NotificationEvent>();
+  const processEvent = (event: NotificationEvent): Promise<FanOutSummary> => {
+    processed.add(event);
+    return service.process(event, notificationType);
+  };
   // The record is written INPROGRESS before the work and COMPLETED after it; if the work throws
   // (e.g. the enqueue failed) the record is deleted, so the retry redoes the writes and the jobs.
   const processOnce = deps.persistenceStore
@@ -57,7 +69,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
   const recordHandler = async (record: SQSRecord, trace: TraceEntry[]): Promise<void> => {
     let event: NotificationEvent;
     try {
-      event = validateEventBridgeBody(record.body, deps.findType).event;
+      event = { ...validateEventBridgeBody(record.body, deps.findType).event, ...intakeOf(record) };
     } catch (error) {
       if (error instanceof EventValidationError) {
         logger.error('event rejected: invalid envelope or data', { messageId: record.messageId, reason: error.message, details: error.details });
@@ -95,6 +107,9 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
         reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
       throw error;
+    }
+    if (deps.persistenceStore && !processed.has(atSendTime)) {
+      trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deduplicated', atMs: Date.now(), detail: 'a duplicate of an event already fanned out (idempotency record): nothing written again' });
     }
     logger.info('event fanned out', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, ...summary });
   };

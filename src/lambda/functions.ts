@@ -10,7 +10,7 @@ export interface LambdaFunction {
   wiring: string;
   serves: string;
   /** Deployed only with this optional feature configured (the default app does not wire it). */
-  deployedWith?: 'channels';
+  deployedWith?: 'channels' | 'audit';
 }
 
 export const LAMBDA_FUNCTIONS = {
@@ -22,6 +22,7 @@ export const LAMBDA_FUNCTIONS = {
   'celebrity-promotion': { wiring: 'src/app/promotion.ts', serves: 'the paged pass run when an account enters the celebrity tier' },
   delivery: { wiring: 'src/app/delivery.ts', serves: 'one priority delivery queue (`DELIVERY_MODE=urgent|info`): live pushes over WebSocket' },
   channel: { wiring: 'src/app/channels.ts', serves: 'one channel queue (`CHANNEL=push|email`)', deployedWith: 'channels' },
+  'audit-drain': { wiring: 'src/app/audit/drain.ts', serves: 'the audit backlog queue: records the archive could not take yet', deployedWith: 'audit' },
   'ws-connect': { wiring: 'src/app/ws-connect.ts', serves: 'WebSocket $connect (authorized on the `token` query parameter)' },
   'ws-disconnect': { wiring: 'src/app/ws-disconnect.ts', serves: 'WebSocket $disconnect' },
   'ws-default': { wiring: 'src/app/ws-default.ts', serves: 'WebSocket $default (`{"action":"ping"}` -> `{"type":"pong"}`)' },

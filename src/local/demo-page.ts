@@ -8,7 +8,9 @@
  *   generated is committed and a runtime that never serves the page never pays for the build.
  * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
  *   like `npm run token`. Answered only to loopback callers that name a loopback host (no DNS
- *   rebinding): anyone who can call it can be anyone.
+ *   rebinding): anyone who can call it can be anyone. A page of another origin (an app's dev server)
+ *   may read the answer when `CORS_ALLOW_ORIGINS` names that origin, or, with the default `*`, when
+ *   the page itself is on a loopback host (`http://localhost:5173`): never a site on the internet.
  * - `GET /dev/catalog?tenant=&user=&actor=` (loopback callers only too): the catalog (`src/notifications`) with a sample event of
  *   each type for that tenant, user and actor, so the page lists no type of its own.
  *
@@ -19,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { IDENTIFIER_PATTERN } from '../core/model/keys.js';
-import { catalog as projectCatalog } from '../notifications/index.js';
+import { deployedCatalog } from '../notifications/deployed.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http/router.js';
@@ -30,8 +32,10 @@ export const DEV_TOKEN_TTL_SECONDS = 15 * 60;
 
 export interface DemoPageOptions {
   secrets: LocalSecrets;
-  /** Default: the project's catalog. */
+  /** Default: the catalog the runtime serves (the package's, or `CATALOG_ENTRY`'s). */
   catalog?: readonly NotificationType[];
+  /** The REST API's CORS origins (`CORS_ALLOW_ORIGINS`); the dev routes answer the named ones, or loopback pages with `*`. Default `['*']`. */
+  corsAllowOrigins?: readonly string[];
   /** Read per request: the ports are known only once the servers listen. */
   endpoints(): LocalEndpoints;
 }
@@ -46,6 +50,22 @@ const tokenRequestSchema = z
 
 function json(status: number, body: unknown): LocalResponse {
   return { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) };
+}
+
+const LOOPBACK_PAGE_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The CORS headers of a dev route for the page at `origin`: only an origin named in the setting, or a loopback page when it is `*`. */
+export function devRouteCorsHeaders(origin: string | undefined, allowed: readonly string[]): Record<string, string> {
+  if (!origin) return {};
+  let loopbackPage = false;
+  try {
+    const url = new URL(origin);
+    loopbackPage = (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_PAGE_HOSTS.has(url.hostname);
+  } catch {
+    return {};
+  }
+  if (!allowed.includes(origin) && !(allowed.includes('*') && loopbackPage)) return {};
+  return { 'access-control-allow-origin': origin, vary: 'Origin' };
 }
 
 function escapeForScriptJson(value: unknown): string {
@@ -192,7 +212,7 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
       if (!isLoopbackCaller(request)) return json(403, { error: { code: 'forbidden', message: 'dev routes answer loopback callers on a loopback host name only' } });
       const query = request.url.searchParams;
       const context = { tenantId: query.get('tenant') || 'acme', userId: query.get('user') || 'alice', actorId: query.get('actor') || 'bob' };
-      return json(200, describeCatalog(options.catalog ?? projectCatalog, context));
+      return json(200, describeCatalog(options.catalog ?? deployedCatalog(), context));
     },
     'POST /dev/token': async (request) => {
       if (!isLoopbackCaller(request)) return json(403, { error: { code: 'forbidden', message: 'dev tokens are issued to loopback callers on a loopback host name only' } });
@@ -216,10 +236,20 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
     },
   };
 
+  const allowed = options.corsAllowOrigins ?? ['*'];
   return {
     async handle(request) {
+      const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
+      const isDevRoute = request.url.pathname.startsWith('/dev/');
+      // Preflight of a cross-origin fetch (JSON body): answered for the allowed pages only.
+      if (request.method === 'OPTIONS' && isDevRoute && routes[`POST ${request.url.pathname}`] !== undefined) {
+        const cors = devRouteCorsHeaders(origin, allowed);
+        return { status: 204, headers: cors['access-control-allow-origin'] ? { ...cors, 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' } : {}, body: '' };
+      }
       const route = routes[`${request.method} ${request.url.pathname}`];
-      return route ? route(request) : undefined;
+      if (!route) return undefined;
+      const response = await route(request);
+      return isDevRoute ? { ...response, headers: { ...response.headers, ...devRouteCorsHeaders(origin, allowed) } } : response;
     },
   };
 }

@@ -66,7 +66,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
   const cacheTtlMs = PREFERENCES_CACHE_TTL_MS_DEFAULT;
   // The local gateway holds posts until $connect has finished, so no post races the handshake.
   const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
-  const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: ['*'] };
+  const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: settings.corsAllowOrigins ?? ['*'] };
   const channels = inputs.channels && queues.channels ? { ...inputs.channels, queues: queues.channels } : undefined;
   const push = channels ? { platformApplications: { ...LOCAL_PLATFORM_APPLICATIONS }, endpoint: channels.snsEndpoint } : undefined;
   return {
@@ -102,6 +102,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     privacyJob: { tables, feedShards: settings.feedShards, queueUrl: queues.privacyUrl, graceMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, tombstoneTtlDays: DEFAULT_TOMBSTONE_TTL_DAYS, managementEndpoint },
     delivery: (mode) => ({
       mode,
+      inboxTable: tables.inbox,
       deliveryJobSecret: inputs.deliveryJobSecret,
       managementEndpoint,
       delivery: {

@@ -6,6 +6,7 @@
  */
 import { composeAuthorizer } from '../app/authorizer.js';
 import { composeChannelConsumer } from '../app/channels.js';
+import { composeAuditDrain } from '../app/audit/drain.js';
 import { composeDelivery } from '../app/delivery.js';
 import { composeFanOut } from '../app/fan-out.js';
 import { composeInboxRead } from '../app/inbox-read.js';
@@ -27,6 +28,7 @@ export const LOCAL_FUNCTIONS = {
   'celebrity-promotion': composePromotion,
   delivery: composeDelivery,
   channel: composeChannelConsumer,
+  'audit-drain': composeAuditDrain,
   'ws-connect': composeWsConnect,
   'ws-disconnect': composeWsDisconnect,
   'ws-default': composeWsDefault,

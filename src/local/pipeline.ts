@@ -9,7 +9,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import type { Parts } from '../app/parts.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
-import { catalog, findNotificationType, resourceNameOf } from '../notifications/index.js';
+import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
+import { resourceNameOf } from '../notifications/notification-type.js';
 import { PRIVACY_REQUEST_DETAIL_TYPES } from '../core/privacy/privacy-jobs.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
@@ -31,6 +32,8 @@ export interface LocalPipelineQueues {
   intake: Record<string, LocalQueue>;
   /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
   privacy: LocalQueue;
+  /** The audit trail's backlog (+DLQ): what the archive could not take yet (src/local/audit/). */
+  auditBacklog: LocalQueue;
   registry: LocalQueueRegistry;
   /** The SigV4 credentials the local SQS endpoint requires (kept in the queue directory); the runtime's SQS clients sign with them. */
   sqsCredentials: LocalSqsCredentials;
@@ -76,8 +79,9 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     // Push goes at once; email gathers a window so a burst becomes one digest. Concurrency per channel bounds the provider's load.
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
-    intake: Object.fromEntries(catalog.map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
+    auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
@@ -85,7 +89,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
-  for (const type of catalog) {
+  for (const type of deployedCatalog()) {
     const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
     queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }

@@ -5,6 +5,7 @@
  * shared object (connection repository, preferences cache, inbox service...) exists once.
  */
 import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { ensureReadState } from '../adapters/dynamo/read-state-migration.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
 import { ensureFollowedCelebrityPacks } from '../adapters/dynamo/followed-celebs-pack.js';
+import { serveCatalog } from '../notifications/deployed.js';
+import { loadCatalogEntry } from './catalog-entry.js';
 import { createContractFilesRoute } from './contract-files.js';
 import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
@@ -31,6 +34,10 @@ import { createRestGateway } from './apigateway/rest-gateway.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
+import { SqsAuditBacklog } from '../adapters/audit/sqs-backlog.js';
+import { installAuditTrail } from '../app/audit/audit-trail.js';
+import { sqsClient } from '../app/parts-queues.js';
+import { startLocalAudit, type LocalAudit } from './audit/local-audit.js';
 
 export type { LocalEndpoints } from './endpoints.js';
 
@@ -54,6 +61,8 @@ export interface LocalRuntime {
   archive: LocalEventArchive;
   /** The SNS mobile-push and SES v2 stand-ins: what each device and mailbox received. */
   channels: LocalChannels;
+  /** The audit trail: its writer, the archive under DATA_DIR/audit, counts, and an outage switch for tests. */
+  audit: LocalAudit;
   close(): Promise<void>;
 }
 
@@ -89,6 +98,8 @@ export interface LocalRuntimeOptions {
 
 export async function startLocalRuntime(settings: LocalSettings, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = new Logger({ serviceName: 'local-runtime', logLevel: (settings.logLevel as 'WARN' | undefined) ?? 'WARN' });
+  // A team's catalog first: every function below is composed over it, as its bundle would be on AWS.
+  serveCatalog(settings.catalogEntry ? await loadCatalogEntry(settings.catalogEntry, join(settings.dataDir, 'catalog-entry')) : undefined);
   const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
@@ -141,6 +152,13 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its celebrity posts log has no count index: index the logged posts once.
   const indexed = await ensureCelebrityPostsIndex(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.inbox);
   if (indexed) logger.info('celebrity posts count index built from the celebrity posts log', { indexed });
+  // And its single reads (READ#) are not the exceptions reads take: convert them once.
+  const converted = await ensureReadState(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.readMarks);
+  if (converted) logger.info('0.1.0 single reads converted to per-item exceptions', { converted });
+  // Audit trail (src/local/audit/): installed before the consumers are composed; its backlog queue is drained into the archive.
+  const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
+  installAuditTrail(parts, audit.trail);
+  queues.auditBacklog.attachConsumer(LOCAL_FUNCTIONS['audit-drain'](parts, audit.trail));
   attachPipelineConsumers(queues, parts, configs, scheduler);
   attachChannelConsumers(queues, parts, configs, scheduler);
   // The erase and export job: the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
@@ -158,7 +176,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     configs.inbox.corsAllowOrigins,
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
-  const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints });
+  const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints, corsAllowOrigins: configs.inbox.corsAllowOrigins });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
   routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
@@ -191,17 +209,20 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     scheduler,
     archive,
     channels,
+    audit,
     /** No new batch or request; running ones finish (at most one function timeout each) before DynamoDB closes. */
     async close() {
       const capMs = settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT;
       await queues.registry.drainAll(capMs);
       await scheduler.close();
       await live.close();
+      await audit.close();
       closeLocalPipelineQueues(queues);
       await close(httpServer);
       await settledWithin([...requestsInFlight], capMs);
       parts.destroyClients();
       await dynamo.close();
+      serveCatalog();
     },
   };
 }

@@ -1,6 +1,6 @@
 /** Local runtime settings (`npm start`) from the environment (CONTRACT.md, local runtime): their variables and defaults. */
 import * as z from 'zod';
-import { integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
+import { corsOrigins, integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
 import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
 import type { Env } from '../env.js';
@@ -32,6 +32,10 @@ export const localSettingsShape = {
   LOG_LEVEL: optionalString,
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+  // A team's catalog module (what `NotificationInbox` gets as `catalogEntry`); unset: the package's catalog.
+  CATALOG_ENTRY: optionalString,
+  // Origins of the pages that call the REST API (and, when named, /dev/token); `*` by default, as the CDK setting.
+  CORS_ALLOW_ORIGINS: corsOrigins,
 };
 
 /** The parsed variables, defaults applied (the settings reference in docs/ is generated from it). */
@@ -68,6 +72,10 @@ export interface LocalSettings {
   channelBatchWindowMs?: number;
   /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
   channelRateLimitPerWindow?: number;
+  /** A team's catalog module (the construct's `catalogEntry`): bundled, checked and served by every function. Default: the package's catalog. */
+  catalogEntry?: string;
+  /** CORS origins of the REST API; `/dev/token` answers the ones named (with `*`: pages on a loopback host). Default `['*']`. */
+  corsAllowOrigins?: string[];
 }
 
 export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
@@ -89,5 +97,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    ...(parsed.CATALOG_ENTRY ? { catalogEntry: parsed.CATALOG_ENTRY } : {}),
+    corsAllowOrigins: parsed.CORS_ALLOW_ORIGINS,
   };
 }

@@ -52,6 +52,16 @@ async function addDeliveryJobSecret(dataDir: string, stored: StoredSecrets): Pro
   return deliveryJobSecret;
 }
 
+/** The key of a data directory a runtime has started on; throws (creating nothing) when it has none. */
+export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
+  try {
+    await readFile(join(dataDir, 'local-secrets.json'), 'utf8');
+  } catch {
+    throw new Error(`${dataDir} has no local signing key (local-secrets.json): no local runtime has started on it`);
+  }
+  return loadLocalSecrets(dataDir);
+}
+
 export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
   const stored = await loadOrCreate(dataDir);
   const privateKey = await importJWK(stored.privateJwk, 'ES256');

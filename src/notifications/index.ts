@@ -10,6 +10,8 @@ import type { NotificationType } from '../core/ports/notification-type.js';
 import { notificationRetracted } from './notification-retracted.js';
 import { postPublished } from './post-published.js';
 
+export { resourceNameOf } from './notification-type.js';
+
 /** The package's types, for a team catalog that keeps some (`serverless-notifications/catalog/built-in`). */
 export { commentCreated, followCreated, followDeleted, mentionCreated, postPublished };
 
@@ -21,13 +23,4 @@ const byDetailType = new Map(catalog.map((type) => [type.detailType, type]));
 
 export function findNotificationType(detailType: string): NotificationType | undefined {
   return byDetailType.get(detailType);
-}
-
-/** A name usable in resource ids and env values: `mention.created` -> `MentionCreated`. */
-export function resourceNameOf(detailType: string): string {
-  return detailType
-    .split(/[^a-zA-Z0-9]/)
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
 }

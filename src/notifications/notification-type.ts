@@ -15,3 +15,12 @@ export function displayName(actor: Actor): string {
 
 /** A link a producer may pass in `data.url`: http or https only, at most 2,048 characters. */
 export const linkUrlSchema = z.string().max(2_048).refine(isSafeLinkUrl, 'must be an http or https URL');
+
+/** A name usable in resource ids and env values: `mention.created` -> `MentionCreated`. */
+export function resourceNameOf(detailType: string): string {
+  return detailType
+    .split(/[^a-zA-Z0-9]/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -19,12 +19,16 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { eraseThroughJob } from './privacy-job-client.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
+import { eraseFromAuditTrail, type AuditErasureOptions } from './audit-erasure.js';
+import { auditErasureOptions } from './audit-access.js';
 
 export { DEFAULT_ERASURE_GRACE_MS, DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
 export { connectionCloser } from '../adapters/connection-closer.js';
 
 export interface EraseOptions extends Partial<Omit<UserEraserOptions, 'client' | 'tables'>> {
   schedules?: ScheduleStore;
+  /** The audit trail: the user's pseudonym salt is deleted and the erasure recorded (src/ops/audit-erasure.ts). */
+  audit?: AuditErasureOptions;
 }
 
 /** Runs the erasure on `target` to the end. */
@@ -33,6 +37,7 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
   const management = target.managementEndpoint
     ? new ApiGatewayManagementApiClient({ endpoint: target.managementEndpoint, ...(target.kind === 'local' ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : {}) })
     : undefined;
+  const { audit, ...eraserOptions } = options;
   try {
     const eraser = new UserEraser(
       {
@@ -44,11 +49,14 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
         // DeleteEndpoint is idempotent (a gone endpoint answers OK, on SNS as in the stand-in).
         ...(target.sns ? { deletePushEndpoint: async (endpointArn: string) => void (await target.sns!.send(new DeleteEndpointCommand({ EndpointArn: endpointArn }))) } : {}),
-        ...options,
+        ...eraserOptions,
       },
       subject,
     );
-    return await eraser.run();
+    const report = await eraser.run();
+    // Audit trail hook: after the tables (the grace period has passed), the salt goes and the erasure is recorded.
+    if (audit) await eraseFromAuditTrail(audit, subject);
+    return report;
   } finally {
     management?.destroy();
   }
@@ -90,12 +98,14 @@ async function main(): Promise<void> {
       'tombstone-ttl-days': { type: 'string' },
       'job-queue': { type: 'string' },
       direct: { type: 'boolean', default: false },
+      'audit-stream': { type: 'string' },
+      'audit-key-arn': { type: 'string' },
     },
   });
   if (!values.tenant || !values.user) {
     process.stderr.write(
       'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json]                      (starts the job and follows it: local runtime, or AWS with --job-queue and --tables)\n' +
-        '       [--job-queue <PrivacyJobQueueUrl>] [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t>] [--region <r>]\n' +
+        '       [--job-queue <PrivacyJobQueueUrl>] [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t>] [--region <r>] [--audit-stream <Firehose stream> --audit-key-arn <KMS HMAC key>]\n' +
         '       --direct [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]   (runs the engine here, with your credentials)\n',
     );
     process.exit(2);
@@ -110,6 +120,9 @@ async function main(): Promise<void> {
   if (!values.direct && target.privacyJobQueueUrl) {
     try {
       const { jobId, report } = await eraseThroughJob(target, subject, { onProgress: (line) => process.stderr.write(`${line}\n`) });
+      // The audit trail's part (salt forgotten, erasure recorded), after the job as after a direct run.
+      const audit = await auditErasureOptions(target, { dataDir: localSettingsFromEnv().dataDir, streamName: values['audit-stream'], keyArn: values['audit-key-arn'], region: values.region });
+      if (audit) await eraseFromAuditTrail(audit, subject);
       process.stdout.write(`${values.json ? JSON.stringify({ ...subject, jobId, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);
     } finally {
       target.destroy();
@@ -123,6 +136,7 @@ async function main(): Promise<void> {
       ...(values['step-budget'] !== undefined ? { stepBudget: parseNumberFlag('step-budget', values['step-budget'], 1) } : {}),
       ...(values['tombstone-ttl-days'] !== undefined ? { tombstoneTtlSeconds: parseNumberFlag('tombstone-ttl-days', values['tombstone-ttl-days'], 1) * 86_400 } : {}),
       ...(scheduler && values['schedule-group'] ? { schedules: new EventBridgeScheduleStore(scheduler, values['schedule-group']) } : {}),
+      audit: await auditErasureOptions(target, { dataDir: localSettingsFromEnv().dataDir, streamName: values['audit-stream'], keyArn: values['audit-key-arn'], region: values.region }),
     });
     process.stdout.write(`${values.json ? JSON.stringify({ ...subject, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);
     if (target.kind === 'local') process.stderr.write('note: schedules of the local runtime live in its process; the in-process API (UserEraser with runtime.scheduler) deletes them\n');

@@ -1,8 +1,10 @@
 /**
- * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Two steps: builds every user's
+ * `npm run migrate`: upgrades the data of a 0.1.0 deployment. Three steps: builds every user's
  * followed-celebrities pack (src/core/model/followed-pack.ts) from their FOLLOWING_CELEBS edges, with one
  * Scan of the Graph table; then indexes every logged celebrity post in the count index
- * (src/core/model/celebrity-posts-index.ts), with one Scan of the Inbox table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
+ * (src/core/model/celebrity-posts-index.ts), with one Scan of the Inbox table; then converts the
+ * single reads (READ#) into per-item exceptions (src/adapters/dynamo/read-state-migration.ts), with one
+ * Scan of the ReadMarks table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
  * last page it printed), and it ends the same. Locally it works on the running runtime of DATA_DIR
  * (which also runs it by itself at start); on AWS give `--graph-table` and `--inbox-table`.
  */
@@ -11,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { migrateCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { migrateReadState } from '../adapters/dynamo/read-state-migration.js';
 import { migrateFollowedCelebrityPacks, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
 import { localSettingsFromEnv } from '../local/settings.js';
 import { localTarget, parseNumberFlag } from './targets.js';
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
     options: {
       'graph-table': { type: 'string' },
       'inbox-table': { type: 'string' },
+      'read-marks-table': { type: 'string' },
       region: { type: 'string' },
       'start-key': { type: 'string' },
       'page-limit': { type: 'string' },
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    process.stderr.write('usage: npm run --silent migrate -- [--graph-table <table> --inbox-table <table> [--region <r>]] [--start-key <json>] [--page-limit <n>] [--parallelism <n>] [--json]\n');
+    process.stderr.write('usage: npm run --silent migrate -- [--graph-table <table> --inbox-table <table> --read-marks-table <table> [--region <r>]] [--start-key <json>] [--page-limit <n>] [--parallelism <n>] [--json]\n');
     process.exit(2);
   }
   const options: PackBackfillOptions = {
@@ -67,10 +71,13 @@ async function main(): Promise<void> {
   let client: DynamoDBDocumentClient;
   let graphTable: string;
   let inboxTable: string;
+  let readMarksTable: string;
   let destroy: () => void;
   if (values['graph-table']) {
     if (!values['inbox-table']) throw new Error('--inbox-table is required with --graph-table (the count index step)');
+    if (!values['read-marks-table']) throw new Error('--read-marks-table is required with --graph-table (the read state step)');
     inboxTable = values['inbox-table'];
+    readMarksTable = values['read-marks-table'];
     const dynamo = new DynamoDBClient(values.region ? { region: values.region } : {});
     client = DynamoDBDocumentClient.from(dynamo);
     graphTable = values['graph-table'];
@@ -81,13 +88,17 @@ async function main(): Promise<void> {
     client = target.documentClient;
     graphTable = target.tables.graph;
     inboxTable = target.tables.inbox;
+    readMarksTable = target.tables.readMarks;
     destroy = () => target.destroy();
   }
   try {
     const report = await migrateFollowedCelebrityPacks(client, graphTable, options);
     const indexed = await migrateCelebrityPostsIndex(client, graphTable, inboxTable);
+    const singleReads = await migrateReadState(client, graphTable, readMarksTable);
     process.stdout.write(
-      values.json ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed }, null, 2)}\n` : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\n`,
+      values.json
+        ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed, singleReadsConverted: singleReads }, null, 2)}\n`
+        : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\nread state: ${singleReads} single reads converted to per-item exceptions\n`,
     );
   } finally {
     destroy();

@@ -16,5 +16,6 @@ describe('SIGKILL restarts during a load', () => {
     expect({ lost: result.lost, duplicated: result.duplicated, duplicatePushes: result.duplicatePushes }).toEqual({ lost: [], duplicated: [], duplicatePushes: [] });
     expect(result.expectedPairs).toBeGreaterThan(2_500);
     expect(result.pushes).toBeGreaterThan(0);
+    expect({ ok: result.audit.ok, problems: result.audit.problems, duplicates: result.audit.duplicates, missingAccepted: result.audit.missingAccepted, missingWritten: result.audit.missingWritten }).toEqual({ ok: true, problems: [], duplicates: 0, missingAccepted: [], missingWritten: [] });
   }, 600_000);
 });

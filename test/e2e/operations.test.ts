@@ -59,11 +59,11 @@ async function connect(started: Started, who: UserRef): Promise<TestSocket> {
 describe('explain: the delivery trace', () => {
   let started: Started;
   beforeAll(async () => {
-    started = await start('ops-explain-e2e-');
+    started = await start('ops-explain-e2e-', { channelBatchWindowMs: 100 });
   });
   afterAll(() => stop(started));
 
-  it('names each recipient outcome: muted, held for quiet hours, delivered live', { timeout: 120_000 }, async () => {
+  it('names each recipient outcome: muted, held for quiet hours, delivered live, and each channel\'s', { timeout: 120_000 }, async () => {
     // Prepare: mira muted comments; quinn is in quiet hours for the next hour (UTC); dave is online.
     const { runtime } = started;
     await putPreferences(runtime, user('mira'), { timeZone: 'UTC', mutedTypes: ['comment.created'] });
@@ -77,6 +77,8 @@ describe('explain: the delivery trace', () => {
     await publish(started.events, 'comment.created', comment);
     await dave.waitFor('notification', 1);
     await pipelineDrained(runtime);
+    // The push and email consumers decide too (comment.created: push off, email on; nobody has an address).
+    await pollUntil(() => runtime.queues.push.peek().length === 0 && runtime.queues.email.peek().length === 0, { attempts: 200, intervalMs: 25 }, 'channel queues empty');
     const traceOf = (userId: string) => pollUntil(async () => {
       const entries = await explainEvent(started.target, 'acme', userId, comment.id);
       return entries.some((entry) => entry.stage !== 'intake') ? entries : undefined;
@@ -85,11 +87,12 @@ describe('explain: the delivery trace', () => {
     const cli = await run(process.execPath, ['--import', 'tsx', 'src/ops/explain.ts', '--tenant', 'acme', '--user', 'quinn', '--event', comment.id], { env: { ...process.env, DATA_DIR: started.dataDir } });
 
     // Assess
-    const outcomes = (entries: typeof mira) => entries.map((entry) => `${entry.stage}:${entry.outcome}`);
-    expect(outcomes(mira)).toEqual(['intake:accepted', 'fanout:muted']);
-    expect(outcomes(quinn)).toEqual(['intake:accepted', 'fanout:inbox_written', 'gate:quiet_hours']);
+    // Sorted: the live, push and email consumers run side by side.
+    const outcomes = (entries: typeof mira) => entries.map((entry) => `${entry.stage}:${entry.outcome}`).sort();
+    expect(outcomes(mira)).toEqual(['fanout:muted', 'intake:accepted']);
+    expect(outcomes(quinn)).toEqual(['email:quiet_hours', 'fanout:inbox_written', 'gate:quiet_hours', 'intake:accepted', 'push:channel_off']);
     expect(quinn.find((entry) => entry.stage === 'gate')?.detail).toMatch(/quiet hours: held until \d{4}-\d\d-\d\dT/);
-    expect(outcomes(daveTrace)).toEqual(['intake:accepted', 'fanout:inbox_written', 'gate:admitted', 'delivery:delivered_live']);
+    expect(outcomes(daveTrace)).toEqual(['delivery:delivered_live', 'email:no_email_address', 'fanout:inbox_written', 'gate:admitted', 'intake:accepted', 'push:channel_off']);
     expect(cli.stdout).toMatch(/fanout\s+inbox_written/);
     expect(cli.stdout).toMatch(/gate\s+quiet_hours\s+quiet hours: held until/);
   });

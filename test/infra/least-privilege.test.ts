@@ -30,10 +30,10 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
  *   BatchWriteItem; a celebrity post's newest feed id = UpdateItem of PROFILE; delivery jobs to both priority queues (the event may override the priority).
  *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
- * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
- *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item (UpdateItem of its pack chunk), a promotion job.
- * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count, tier and pack chunk, GetItem
- *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
+ * - follow and unfollow, one set for both (either record may move or end the pair's follow run on a
+ *   retry): UpdateItem of the follower item's history, count claim, count and tier; GetItem of PROFILE
+ *   and of a pack chunk; BatchWriteItem of a celebrity's FOLLOWING_CELEBS item (UpdateItem of its pack
+ *   chunk) or DeleteItem of it; a promotion job. A follow also Queries the followee's recent posts log.
  * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
  *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem), erasure tombstones (BatchGetItem).
@@ -44,13 +44,14 @@ function fanOutAccess(detailType: string): string[] {
   const access = [...consume(`queue:intake:${detailType}`), ...SCHEDULE, ...on('Idempotency', 'PutItem', 'GetItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem')];
   if (type.audience !== 'none') {
     // Inbox: item writes (BatchWriteItem), the author's recent posts log entry (PutItem) and the celebrity
-    // posts count index slots (UpdateItem); Graph: the celebrity feed head (UpdateItem).
-    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
+    // posts count index slots (UpdateItem); a retry's probe of its first attempt's first write (BatchGetItem
+    // of those items, Query of the recent posts log); Graph: the celebrity feed head (UpdateItem).
+    access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'Query'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
-  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
-  if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
+  if (type.graphEffect) access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
+  if (type.graphEffect === 'follow') access.push(...on('Inbox', 'Query'));
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
   // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
   if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), 'sqs:SendMessage queue:urgent');
@@ -79,33 +80,47 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Idempotency', 'BatchGetItem'),
     // A released hold's notifications by id (BatchGetItem); the recipients' trace partitions (BatchWriteItem, LeadingKeys).
     ...on('Inbox', 'BatchGetItem', 'BatchWriteItem'),
+    // A snooze comeback: the tenant's retractions (Query of that partition) before it is pushed.
+    ...on('Inbox', 'Query'),
   ];
 }
 
+/**
+ * The audit trail (when on): a recording function puts its batch's records to the Firehose stream,
+ * asks KMS for tenant keys (GenerateMac), puts to the backlog queue when Firehose refuses, reads the
+ * salts and tombstones (BatchGetItem; GetItem after a lost race) and creates salts (PutItem, of
+ * `#AUDITSALT` keys only).
+ */
+const AUDIT = ['firehose:PutRecordBatch audit-stream', 'kms:GenerateMac audit-pseudonym-key', 'sqs:SendMessage queue:audit-backlog', ...on('Idempotency', 'BatchGetItem', 'GetItem', 'PutItem')];
+
 /** Declared access per function (by construct id) for a configuration. */
-function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
+function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): string[] {
   const id = fn.node.id;
+  const recording = audit ? AUDIT : [];
   if (id.startsWith('FanOut')) {
     const type = catalog.find((candidate) => `FanOut${resourceNameOf(candidate.detailType)}` === id);
     if (!type) throw new Error(`no catalog type for ${id}`);
-    return [...BASE, ...fanOutAccess(type.detailType)];
+    return [...BASE, ...fanOutAccess(type.detailType), ...recording];
   }
   const access: Record<string, () => string[]> = {
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
     Authorizer: () => [],
     // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem edges, UpdateItem pack chunks), next page job.
-    // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages.
-    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
+    // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages; each page is read
+    // again (BatchGetItem) to correct the entries a concurrent follow record made stale (DeleteItem of one).
+    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchGetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
     InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
-    // markOneRead: BatchGetItem of the id (own + visible feeds after a Query of followed celebrities),
-    // PutItem of READ#id; read-all / seen-all: conditional UpdateItem, GetItem when the condition fails
-    // without returning the stored item. Live: read-state sync (ReadStateSync) = presence BatchGetItem,
-    // getReadState + counts (Queries, muted types BatchGetItem), PostToConnection, 410 cleanup.
+    // Per-item actions: ONE BatchGetItem over Inbox (own item, celebrity posts log item), ReadMarks
+    // (marks, exceptions) and Graph (followed pack), BatchGetItem of comebacks' snoozed items, Query of
+    // the tenant's retractions; PutItem / BatchWriteItem of exceptions, UpdateItem naming ids unread below
+    // the mark. Read-all / seen-all / archive-all-read: UpdateItem; a read-all behind the mark: GetItem and
+    // one more UpdateItem. Live: read-state sync (ReadStateSync) = presence BatchGetItem, the marks and
+    // counts (Queries, followed list Query, muted types BatchGetItem), PostToConnection, 410 cleanup.
     InboxWrite: () => [
-      ...on('Inbox', 'BatchGetItem'),
-      ...on('ReadMarks', 'GetItem', 'PutItem', 'UpdateItem'),
-      ...on('Graph', 'Query'),
+      ...on('Inbox', 'BatchGetItem', 'Query'),
+      ...on('ReadMarks', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
+      ...on('Graph', 'BatchGetItem'),
       // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
       // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
       ...on('Inbox', 'BatchWriteItem'),
@@ -114,9 +129,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
       ...on('Idempotency', 'BatchWriteItem'),
       ...(live
         ? [
-            ...on('Inbox', 'Query'),
             ...on('ReadMarks', 'Query'),
-            ...on('Graph', 'BatchGetItem'),
+            ...on('Graph', 'Query'),
             ...on('Connections', 'BatchGetItem', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
             ...POST,
           ]
@@ -130,8 +144,9 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
     Disconnect: () => on('Connections', 'GetItem', 'UpdateItem', 'BatchWriteItem'),
     // Answers the caller through the management API.
     Default: () => POST,
-    UrgentDelivery: () => deliveryAccess('urgent'),
-    InfoDelivery: () => deliveryAccess('info'),
+    UrgentDelivery: () => [...deliveryAccess('urgent'), ...recording],
+    InfoDelivery: () => [...deliveryAccess('info'), ...recording],
+    // The audit backlog's drainer: consumes it, and records like any recorder (raw decisions sealed, segments put back).
     // The erase and export job (src/app/privacy-jobs.ts, user-eraser.ts, erasure-phases.ts, user-exporter.ts):
     // Query of the user's partitions and of the two sparse indexes under their id, BatchGetItem of keys computed
     // from them, BatchWriteItem deletes; a shared item's parts out under a guard (UpdateItem, GetItem when it fails);
@@ -154,6 +169,7 @@ function declaredAccess(fn: HandlerFunction, live: boolean): string[] {
       's3:ListBucket export-bucket',
       ...(live ? ['execute-api:ManageConnections DELETE @connections/*'] : []),
     ],
+    Drainer: () => [...consume('queue:audit-backlog'), ...AUDIT],
   };
   const declared = access[id];
   if (!declared) throw new Error(`no declared access for function ${fn.node.path}: audit its code path and add it`);
@@ -180,6 +196,11 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
     [logicalId(privacyJobs.queue.queue), 'queue:privacy'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
+  // The audit trail's stream and HMAC key live in the data stack (imports); its backlog queue here.
+  if (/ExportsOutputFnGetAttAuditStream[0-9A-F]+Arn/.test(text)) return 'audit-stream';
+  if (/ExportsOutputFnGetAttAuditPseudonymKey[0-9A-F]+Arn/.test(text)) return 'audit-pseudonym-key';
+  const audit = synth.built.app.audit;
+  if (audit) queues.set(logicalId(audit.backlog.queue), 'queue:audit-backlog');
   const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
   if (getAtt !== undefined && queues.has(getAtt)) return queues.get(getAtt)!;
   if (getAtt === logicalId(scheduling.role)) return 'scheduler-target-role';
@@ -205,7 +226,7 @@ function functionsOf(synth: Synthesized): HandlerFunction[] {
 }
 
 /** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST, the privacy job (+ 3 WebSocket routes and 2 delivery consumers when live). */
-const configurations: [string, Record<string, unknown>, { live: boolean; functions: number }][] = [
+const configurations: [string, Record<string, unknown>, { live: boolean; functions: number; audit?: boolean }][] = [
   ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 11 + catalog.length }],
   [
     'jwt auth mode without an info batching window',
@@ -217,6 +238,7 @@ const configurations: [string, Record<string, unknown>, { live: boolean; functio
     { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
     { live: false, functions: 6 + catalog.length },
   ],
+  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 12 + catalog.length, audit: true }],
 ];
 
 describe.each(configurations)('When deployed with %s', (_name, context, expected) => {
@@ -234,7 +256,7 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
   it('grants every function exactly the actions on exactly the resources its code uses (nothing missing, nothing extra)', () => {
     const mismatches: string[] = [];
     for (const fn of functionsOf(synth)) {
-      const declared = unique(declaredAccess(fn, expected.live));
+      const declared = unique(declaredAccess(fn, expected.live, expected.audit));
       const granted = unique(grantedAccess(synth, template, fn));
       const missing = declared.filter((entry) => !granted.includes(entry));
       const extra = granted.filter((entry) => !declared.includes(entry));
@@ -319,6 +341,8 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
     }
     expectMapping(logicalId(synth.built.app.privacyJobs.queue.queue), logicalId(synth.built.app.privacyJobs.worker), 1, undefined);
-    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0));
+    const { audit } = synth.built.app;
+    if (audit) expectMapping(logicalId(audit.backlog.queue), logicalId(audit.drainer), 10, undefined);
+    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0) + (audit ? 1 : 0));
   });
 });

@@ -10,7 +10,7 @@ import { handlerEntries } from '../../lib/bundling.js';
 import { LAMBDA_FUNCTIONS } from '../../src/lambda/functions.js';
 import { CONTEXT_NAMESPACE, ConfigurationError, configFromContext } from '../../lib/config.js';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN, RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { restRoutes } from '../../src/contract/rest-routes.js';
 import { catalog } from '../../src/notifications/index.js';
 import { tableSpecs } from '../../src/table-specs.js';
@@ -329,7 +329,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(variables.SNOOZE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.urgentDelivery.queue), 'Arn'] });
       expect(variables.SCHEDULE_GROUP_NAME).toBeDefined();
       expect(variables.DELIVERY_JOB_SECRET).toBeDefined();
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      // Per-item state: exceptions (PutItem, BatchWriteItem of a bulk) and the marks item (UpdateItem); the actions' lookup (BatchGetItem).
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       // Read-state sync to the user's devices: presence lookups, 410 cleanup, PostToConnection.
       expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
@@ -345,7 +346,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
         const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : [...puts, ...(fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
+        // A notifying type's retry also probes whether its first attempt's first write landed (BatchGetItem, or a Query of the recent posts log).
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
         const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
         expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
@@ -406,7 +408,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('delivery posts only to POST @connections of its own WebSocket stage, reads inbox items by id and writes only trace partitions of the Inbox table', () => {
+    it('delivery posts only to POST @connections of its own WebSocket stage, reads inbox items by id and the tenants\' retraction lists, and writes only trace partitions of the Inbox table', () => {
       const live = synth.built.app.live!;
       for (const fn of [live.urgentDelivery, live.infoDelivery]) {
         const grants = grantsOf(app, fn);
@@ -414,10 +416,13 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage).toHaveLength(1);
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
-        // A released hold's items read back by id (BatchGetItem); trace records only under T#*#U#*#TRACE (LeadingKeys).
-        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+        // A released hold's items read back by id (BatchGetItem); trace records only under T#*#U#*#TRACE (LeadingKeys);
+        // a snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
         const inboxWrites = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('BatchWriteItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
         expect(inboxWrites.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } }]);
+        const inboxQueries = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:Query') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        for (const statement of inboxQueries) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
         expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);

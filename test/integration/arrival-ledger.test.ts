@@ -25,16 +25,56 @@ describe('DynamoArrivalLedger', () => {
     const again = await ledger.stampArrival(key('e1'), T0 + 5_000, expiry(T0 + 5_000));
 
     // Assess
-    expect(first).toBe(T0);
-    expect(again).toBe(T0);
+    expect(first).toEqual({ arrivalMs: T0, intakeMs: T0, fresh: true, retracted: false });
+    expect(again).toEqual({ arrivalMs: T0, intakeMs: T0, fresh: false, retracted: false });
     expect(firstCost).toMatchObject({ requests: 1, writeCapacityUnits: 1, byCommand: { PutItemCommand: 1 } });
   });
 
   it('stamps each type of a shared producer event id separately, and restamps once the record expired', async () => {
     await ledger.stampArrival(key('shared', 'mention.created'), T0, expiry(T0));
-    expect(await ledger.stampArrival(key('shared', 'comment.created'), T0 + 1, expiry(T0 + 1))).toBe(T0 + 1);
+    expect((await ledger.stampArrival(key('shared', 'comment.created'), T0 + 1, expiry(T0 + 1))).arrivalMs).toBe(T0 + 1);
     await ledger.stampArrival(key('short'), T0, Math.floor(T0 / 1000) + 1);
-    expect(await ledger.stampArrival(key('short'), T0 + 10_000, expiry(T0 + 10_000))).toBe(T0 + 10_000);
+    expect(await ledger.stampArrival(key('short'), T0 + 10_000, expiry(T0 + 10_000))).toEqual({ arrivalMs: T0 + 10_000, intakeMs: T0 + 10_000, fresh: true, retracted: false });
+  });
+
+  it('restamps a stamp only while it is the one an attempt saw and no retraction marked it', async () => {
+    // Prepare
+    await ledger.stampArrival(key('died'), T0, expiry(T0));
+
+    // Act
+    const moved = await ledger.restampArrival(key('died'), T0, T0 + 500, expiry(T0 + 500));
+    const raced = await ledger.restampArrival(key('died'), T0, T0 + 900, expiry(T0 + 900));
+
+    // Assess
+    expect(moved).toEqual({ arrivalMs: T0 + 500, intakeMs: T0, fresh: true, retracted: false });
+    expect(raced).toEqual({ arrivalMs: T0 + 500, intakeMs: T0, fresh: false, retracted: false });
+  });
+
+  it('keeps the intake time and the fan-out mode with the first stamp; a restamp moves the stamp only', async () => {
+    // Act
+    const first = await ledger.stampEvent(key('post'), { arrivalMs: T0, intakeMs: T0 - 40, mode: 'celebrity' }, expiry(T0));
+    const retry = await ledger.stampEvent(key('post'), { arrivalMs: T0 + 50, intakeMs: T0 + 10, mode: 'ordinary' }, expiry(T0 + 50));
+    const moved = await ledger.restampArrival(key('post'), T0, T0 + 70, expiry(T0 + 70));
+
+    // Assess
+    expect(first).toEqual({ arrivalMs: T0, intakeMs: T0 - 40, mode: 'celebrity', fresh: true, retracted: false });
+    expect(retry).toEqual({ arrivalMs: T0, intakeMs: T0 - 40, mode: 'celebrity', fresh: false, retracted: false });
+    expect(moved).toEqual({ arrivalMs: T0 + 70, intakeMs: T0 - 40, mode: 'celebrity', fresh: true, retracted: false });
+  });
+
+  it('a retraction keeps the stamp (or stamps first) and marks it: the event then finds it retracted, and no restamp moves it', async () => {
+    // Act
+    const before = await ledger.stampRetracted(key('early'), T0, expiry(T0));
+    const event = await ledger.stampArrival(key('early'), T0 + 100, expiry(T0 + 100));
+    const restamp = await ledger.restampArrival(key('early'), T0, T0 + 200, expiry(T0 + 200));
+    await ledger.stampArrival(key('late'), T0, expiry(T0));
+    const after = await ledger.stampRetracted(key('late'), T0 + 300, expiry(T0 + 300));
+
+    // Assess
+    expect(before).toBe(T0);
+    expect(event).toEqual({ arrivalMs: T0, intakeMs: T0, fresh: false, retracted: true });
+    expect(restamp).toEqual({ arrivalMs: T0, intakeMs: T0, fresh: false, retracted: true });
+    expect(after).toBe(T0);
   });
 });
 

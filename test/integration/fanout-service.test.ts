@@ -219,7 +219,7 @@ describe('FanOutService, celebrity tier', () => {
     expect((await graph.getProfile('acme', 'rising')).tier).toBe('ordinary');
     await service.process(fiftieth, type('follow.created'));
 
-    expect(await graph.getProfile('acme', 'rising')).toEqual({ followerCount: 50, tier: 'celebrity' });
+    expect(await graph.getProfile('acme', 'rising')).toEqual({ followerCount: 50, tier: 'celebrity', everCelebrity: true });
     expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'rising' }]);
   });
 
@@ -237,7 +237,7 @@ describe('FanOutService, celebrity tier', () => {
 
     // Assess
     expect(promotions.jobs).toEqual([{ v: 1, tenantId: 'acme', celebrityId: 'stale' }]);
-    expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 51, tier: 'celebrity' });
+    expect(await graph.getProfile('acme', 'stale')).toEqual({ followerCount: 51, tier: 'celebrity', everCelebrity: true });
   });
 });
 
@@ -255,12 +255,12 @@ describe('FanOutService, ids and stage order', () => {
     const { graph } = serviceOn(db.client);
     let failEdge = true;
     const flaky = Object.assign(Object.create(graph) as FollowGraphRepository, {
-      addFollower: async (edge: Parameters<FollowGraphRepository['addFollower']>[0]) => {
+      recordFollowChange: async (change: Parameters<FollowGraphRepository['recordFollowChange']>[0]) => {
         if (failEdge) {
           failEdge = false;
           throw new Error('graph unavailable');
         }
-        return graph.addFollower(edge);
+        return graph.recordFollowChange(change);
       },
     });
     const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);

@@ -13,6 +13,7 @@ import {
   newestFirst,
   notificationsEverySecond,
   ownSource,
+  SECOND,
   T0,
 } from '../support/fixtures.js';
 import { repositoriesOn, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
@@ -134,7 +135,7 @@ describe('listInboxPage', () => {
 
     // Act
     const page = await inbox.listInboxPage(ownSource(user), { limit: 100, nowMs: NOW });
-    const ids = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 100, NOW);
+    const ids = await idsAbove(ownSource(user), { after: undefined }, 100, NOW);
 
     // Assess
     expect(idsOf(page)).toEqual(idsOf(newestFirst(items.slice(3))));
@@ -194,15 +195,20 @@ describe('listInboxPage', () => {
   });
 });
 
-describe('listUnreadIdsAbove', () => {
+/** The ids of listIdsAbove (keys only). */
+async function idsAbove(...args: Parameters<InboxRepository['listIdsAbove']>): Promise<string[]> {
+  return (await inbox.listIdsAbove(...args)).map((key) => key.id);
+}
+
+describe('listIdsAbove', () => {
   it('returns the ids above the bound, newest first, at most limit, in one request', async () => {
     // Prepare
     const user = freshUser();
     const seeded = await seedTen(user);
 
     // Act
-    const above = await inbox.listUnreadIdsAbove(ownSource(user), seeded[5]!.id, 100, NOW);
-    const limited = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 3, NOW);
+    const above = await idsAbove(ownSource(user), { after: seeded[5]!.id }, 100, NOW);
+    const limited = await idsAbove(ownSource(user), { after: undefined }, 3, NOW);
 
     // Assess
     expect(above).toEqual(idsOf(seeded.slice(0, 5)));
@@ -219,14 +225,30 @@ describe('listUnreadIdsAbove', () => {
     await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Act
-    const ids = await inbox.listUnreadIdsAbove(ownSource(user), undefined, 3, NOW);
+    const ids = await idsAbove(ownSource(user), { after: undefined }, 3, NOW);
 
     // Assess
     expect(ids).toEqual(idsOf(newestFirst(items.slice(0, 5)).slice(0, 3)));
   });
 
+  it('keeps below `before` (exclusive) and carries a snooze comeback\'s attributes', async () => {
+    // Prepare
+    const user = freshUser();
+    const seeded = await seedTen(user);
+    const comeback = { ...aNotification(NOW - SECOND, { recipient: user.userId, eventId: 'comeback' }), comeback: { from: seeded[9]!.id, rootId: seeded[9]!.id } };
+    await inbox.writeInboxItems(inboxItemsFor(user, [comeback]));
+
+    // Act
+    const keys = await inbox.listIdsAbove(ownSource(user), { before: seeded[0]!.id }, 100, NOW);
+    const top = await inbox.listIdsAbove(ownSource(user), {}, 1, NOW);
+
+    // Assess
+    expect(keys.map((key) => key.id)).toEqual(idsOf(seeded.slice(1)));
+    expect(top).toEqual([{ id: comeback.id, comeback: comeback.comeback }]);
+  });
+
   it('an empty partition gives no ids', async () => {
-    expect(await inbox.listUnreadIdsAbove(ownSource(freshUser()), undefined, 100, NOW)).toEqual([]);
+    expect(await idsAbove(ownSource(freshUser()), { after: undefined }, 100, NOW)).toEqual([]);
   });
 });
 
@@ -307,7 +329,7 @@ describe('writeInboxItems', () => {
     await inbox.writeInboxItems(inboxItemsFor(user, items));
 
     // Assess
-    expect(await inbox.listUnreadIdsAbove(ownSource(user), undefined, 1000, NOW)).toHaveLength(30);
+    expect(await idsAbove(ownSource(user), { after: undefined }, 1000, NOW)).toHaveLength(30);
   });
 
   it('stores the keys from the key module', async () => {

@@ -12,8 +12,9 @@
  * from the eraser's classifier) says what every table holds afterwards: the erased user's items and
  * the items naming them in a role are gone, shared items lost only the user's part, every other item
  * is byte for byte what it was except the documented effects (follower counts lowered by the user's
- * counted edges, the recipients' read state of notifications the user authored). The SNS stand-in
- * and the scheduler hold nothing naming the erased user and everything else as it was. A second run
+ * counted edges, the recipients' read state of notifications the user authored, other users' follow
+ * traces naming them as followee). The SNS stand-in and the scheduler hold nothing naming the erased
+ * user and everything else as it was. A second run
  * removes nothing.
  */
 import { randomUUID } from 'node:crypto';
@@ -251,8 +252,7 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
       const items = await w.ownItems(step.user);
       const item = items[step.pick % Math.max(items.length, 1)];
       if (!item) return;
-      if (step.unread) await w.readState.changeItemState(w.user(step.user), item.id, { kind: 'unread', type: item.type, atMs: Date.now() }, expiresAt);
-      else await w.readState.recordSingleRead(w.user(step.user), item.id, expiresAt);
+      await w.readState.putExceptions(w.user(step.user), new Map([[item.id, { type: item.type, basis: 0, read: !step.unread, seen: true, archived: false, deleted: false, expiresAt }]]));
       return;
     }
     case 'channels': {
@@ -311,6 +311,7 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
   // Their entries in others' followee lists and former-follower lists (kept past an unfollow).
   const followeeListOf = new Set(others.flatMap((user) => [keys.followingPartition(TENANT, user), keys.formerFollowersPartition(TENANT, user)]));
   const packOf = new Set(others.map((user) => keys.followedCelebsPackPartition(TENANT, user)));
+  const traceOf = new Set(others.map((user) => keys.userTracePartition(TENANT, user)));
   const actorOf = (item: RawItem) => (unmarshall(item) as { actor?: { id?: unknown } }).actor?.id;
   for (const table of TABLE_NAMES) {
     for (const [key, item] of before[table]) {
@@ -343,6 +344,8 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         const { f: _f, ...rest } = item;
         change(elements.length > 0 ? { ...rest, f: { SS: elements } } : rest);
       } else if (table === 'idempotency' && id?.startsWith(`${tenantKeyPrefix(TENANT)}#E#TRACE#`) && item.trace?.M?.actorId?.S === erased) drop();
+      // Another user's follow trace whose followee they were (the role attribute, not the detail text), in that user's trace partition.
+      else if (table === 'inbox' && pk !== undefined && traceOf.has(pk) && item.trace?.M?.followeeId?.S === erased) drop();
       // Other users' holds keep references (ids), never the erased user's content, and the fan-out's
       // stored results name nobody: both stay as they were.
     }

@@ -1,5 +1,6 @@
 /** Integration-test plumbing: dynalite in memory on a random port, a metered document client, seeders. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoActionLookup } from '../../src/adapters/dynamo/action-lookup.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
 import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
@@ -58,6 +59,7 @@ export interface Repositories {
   inbox: InboxRepository;
   readState: ReadStateRepository;
   graph: GraphRepository;
+  actionLookup: DynamoActionLookup;
 }
 
 export function repositoriesOn(client: DynamoDBDocumentClient, tableNames: EmbeddedDynamo['tableNames']): Repositories {
@@ -66,6 +68,7 @@ export function repositoriesOn(client: DynamoDBDocumentClient, tableNames: Embed
     inbox: new InboxRepository(client, tableNames.inbox, { sleep: async () => undefined }),
     readState: new ReadStateRepository(client, tableNames.readMarks),
     graph: new GraphRepository(client, tableNames.graph),
+    actionLookup: new DynamoActionLookup(client, { inbox: tableNames.inbox, readMarks: tableNames.readMarks, graph: tableNames.graph }),
   };
 }
 
@@ -78,6 +81,7 @@ export function serviceOn(repositories: Repositories, clock: Clock, options: { f
     celebrities: repositories.graph,
     ...(options.feedHeads ? { feedHeads: repositories.graph } : {}),
     readState: repositories.readState,
+    actionLookup: repositories.actionLookup,
     clock,
     cursorSecret: options.cursorSecret ?? TEST_CURSOR_SECRET,
     feedShards: options.feedShards ?? TEST_FEED_SHARDS,

@@ -60,9 +60,14 @@ export function inboxItemsFor(user: UserRef, items: readonly StoredNotification[
   return items.map((item) => ({ source: ownSource(user), item }));
 }
 
-/** A celebrity feed item written to every shard, as the fan-out writes it. */
+/** A celebrity feed item written to every shard and every shard of the tenant's celebrity posts log, as the fan-out writes it. */
 export function feedItemsOnAllShards(tenantId: string, actorId: string, shardCount: number, items: readonly StoredNotification[]): InboxItemToWrite[] {
-  return items.flatMap((item) => Array.from({ length: shardCount }, (_, shard) => ({ source: feedSource(tenantId, actorId, shard), item })));
+  return items.flatMap((item) =>
+    Array.from({ length: shardCount }, (_, shard): InboxItemToWrite[] => [
+      { source: feedSource(tenantId, actorId, shard), item },
+      { source: { kind: 'celebrityPosts', tenantId, shard, authorId: actorId }, item },
+    ]).flat(),
+  );
 }
 
 export function aReadState(overrides: Partial<ReadState> = {}): ReadState {

@@ -15,6 +15,7 @@ import type { Notification, NotificationPage } from '../../src/contract/wire.js'
 import type { LiveMessage } from '../../src/core/live/live-messages.js';
 import { loadLocalSecrets } from '../../src/local/signing-key.js';
 import { call, freePort } from './http.js';
+import { auditCoverage, type AuditCoverage } from './audit-coverage.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const TENANT = 'acme';
@@ -44,6 +45,8 @@ export interface KillRestartResult {
   connections: number;
   kills: number;
   runtimeOutput: string;
+  /** The audit trail after the load (test/support/audit-coverage.ts). */
+  audit: AuditCoverage;
 }
 
 const recipientsOf = (index: number, users: number) => [...new Set([index % users, (index * 7 + 3) % users])].map((user) => `u${user}`);
@@ -264,7 +267,9 @@ export async function runKillRestartLoad(options: KillRestartOptions): Promise<K
         }
       }
     });
+    const audit = await auditCoverage(dataDir, TENANT, expected);
     return {
+      audit,
       expectedPairs: expected.size,
       lost: [...expected].filter((pair) => !seen.has(pair)),
       duplicated: [...seen].filter(([, count]) => count > 1).map(([pair]) => pair),

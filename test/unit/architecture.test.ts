@@ -27,7 +27,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -38,7 +38,9 @@ export function importsOf(file: string, text: string): Import[] {
     const specifier = match[3] ?? match[4]!;
     const typeOnly = match[2] !== undefined;
     if (specifier.startsWith('.')) {
-      const target = relative(ROOT, resolve(dirname(join(ROOT, file)), specifier)).replace(/\.js$/, '.ts');
+      const source = relative(ROOT, resolve(dirname(join(ROOT, file)), specifier)).replace(/\.js$/, '.ts');
+      // React components are .tsx; their imports name them .js like any module.
+      const target = !existsSync(join(ROOT, source)) && existsSync(join(ROOT, `${source}x`)) ? `${source}x` : source;
       imports.push({ target, typeOnly, relative: true });
     } else {
       imports.push({ target: specifier, typeOnly, relative: false });
@@ -121,6 +123,8 @@ export const CORE_LAYERS: Readonly<Record<string, readonly string[]>> = {
   actions: ['model', 'jobs', 'ports', 'read', 'live'],
   // Erasure reads scheduled events and jobs to find whose they are.
   privacy: ['model', 'jobs', 'fanout'],
+  // The audit trail: the decisions come as trace entries (ports/trace), hashed with keys it is handed.
+  audit: ['model', 'ports'],
 };
 
 const coreRoomRules: LayerRule[] = Object.entries(CORE_LAYERS).map(([room, below]) => ({

@@ -164,7 +164,7 @@ describe('React hooks and components (server render)', () => {
     expect(html).toContain('unread 3');
     expect(html).toContain('aria-label="Notifications, 3 new"');
     expect(html).toContain('class="sn-bell-badge"');
-    expect(html.match(/class="sn-feed-item sn-unread"/g)).toHaveLength(2);
+    expect(html.match(/class="sn-item sn-item-unread"/g)).toHaveLength(2);
     expect(html).toContain('Load more');
   });
 

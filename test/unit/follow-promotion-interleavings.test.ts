@@ -12,15 +12,18 @@ import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { NotificationEvent } from '../../src/core/fanout/events.js';
 import type {
   AccountProfile,
-  FollowEdge,
+  Follower,
   FollowedCelebrityEntry,
   FollowersPage,
   FollowGraph,
-  FollowOutcome,
+  PairChange,
+  PairRelease,
+  PairState,
   TierChange,
 } from '../../src/core/ports/follow-graph.js';
-import type { ArrivalKey, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
-import { FanOutService, postVisibleToFollow, type FanOutSettings } from '../../src/core/fanout/fanout-service.js';
+import type { ArrivalCandidate, ArrivalKey, ArrivalStamp, LoggedPost, RecentPostsLog } from '../../src/core/ports/fan-out.js';
+import { FanOutService, type FanOutSettings } from '../../src/core/fanout/fanout-service.js';
+import { currentRun, encodeFollowRecord, type FollowRecord } from '../../src/core/model/follow-history.js';
 import { idLowerBoundAt } from '../../src/core/model/ids.js';
 import type { InboxItemToWrite } from '../../src/core/ports/inbox.js';
 import type { Tier } from '../../src/core/model/tier.js';
@@ -31,9 +34,15 @@ const TENANT = 'acme';
 const AUTHOR = 'author';
 
 interface Edge {
-  followedAt: string;
+  history: FollowRecord[];
   counted: boolean;
+  heldBy?: string;
 }
+
+const followerOf = (followerId: string, edge: Edge): Follower => {
+  const run = currentRun(edge.history);
+  return { followerId, history: edge.history, ...(run.following ? { followedAt: new Date(run.sinceMs).toISOString() } : {}) };
+};
 
 /** Graph, inbox, feeds, arrival ledger, recent posts log and queues in memory; each shared-state access is a scheduler step. */
 class World implements FollowGraph, RecentPostsLog {
@@ -43,8 +52,9 @@ class World implements FollowGraph, RecentPostsLog {
   /** Own inbox items by user, and the author's feed, by id. */
   readonly inboxes = new Map<string, Map<string, string>>();
   readonly feed = new Map<string, string>();
-  readonly arrivals = new Map<string, number>();
+  readonly arrivals = new Map<string, ArrivalCandidate>();
   readonly log: LoggedPost[] = [];
+  private readonly claims = new Set<string>();
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -60,7 +70,7 @@ class World implements FollowGraph, RecentPostsLog {
   }
 
   private snapshot(): AccountProfile {
-    return { followerCount: this.profile.followerCount, tier: this.profile.tier };
+    return { followerCount: this.profile.followerCount, tier: this.profile.tier, ...(this.profile.everCelebrity ? { everCelebrity: true } : {}) };
   }
 
   async getProfile(): Promise<AccountProfile> {
@@ -68,24 +78,47 @@ class World implements FollowGraph, RecentPostsLog {
     return this.snapshot();
   }
 
-  async addFollower(edge: FollowEdge): Promise<FollowOutcome> {
-    await this.step(`edge ${edge.followerId}`);
-    const existing = this.edges.get(edge.followerId) ?? { followedAt: edge.followedAt, counted: false };
-    this.edges.set(edge.followerId, existing);
-    if (existing.counted) return { ...this.snapshot(), ...(this.profile.everCelebrity ? { everCelebrity: true } : {}), followedAt: existing.followedAt };
-    await this.step(`count ${edge.followerId}`);
-    this.profile.followerCount += 1;
-    const after = { ...this.snapshot(), ...(this.profile.everCelebrity ? { everCelebrity: true } : {}), followedAt: existing.followedAt };
-    existing.counted = true;
-    return after;
+  async recordFollowChange(change: PairChange): Promise<PairState> {
+    await this.step(`edge ${change.followerId}`);
+    const edge = this.edges.get(change.followerId) ?? { history: [], counted: false };
+    this.edges.set(change.followerId, edge);
+    const element = encodeFollowRecord(change.record);
+    const recordWasNew = !edge.history.some((record) => encodeFollowRecord(record) === element);
+    if (recordWasNew) edge.history = [...edge.history, change.record].sort((a, b) => a.atMs - b.atMs || (a.kind === b.kind ? 0 : a.kind === 'follow' ? -1 : 1));
+    const resumed = edge.heldBy === change.owner;
+    edge.heldBy ??= change.owner;
+    return { history: edge.history, counted: edge.counted, heldBy: edge.heldBy, recordWasNew, resumed };
   }
 
-  async removeFollower(_tenantId: string, _followeeId: string, followerId: string): Promise<AccountProfile> {
-    await this.step(`unedge ${followerId}`);
-    const existing = this.edges.get(followerId);
-    this.edges.delete(followerId);
-    if (existing?.counted) this.profile.followerCount -= 1;
+  async countPair(_tenantId: string, _followeeId: string, owner: string, delta: 1 | -1): Promise<AccountProfile> {
+    await this.step('count');
+    if (!this.claims.has(owner)) {
+      this.profile.followerCount += delta;
+      this.claims.add(owner);
+    }
     return this.snapshot();
+  }
+
+  async profileForPair(_tenantId: string, _followeeId: string, owner: string): Promise<{ profile: AccountProfile; claimLeft: boolean }> {
+    await this.step('getProfile');
+    return { profile: this.snapshot(), claimLeft: this.claims.has(owner) };
+  }
+
+  async releasePair(release: PairRelease): Promise<void> {
+    await this.step(`release ${release.followerId}`);
+    const edge = this.edges.get(release.followerId)!;
+    if (edge.heldBy !== release.owner) throw new Error('released by another event');
+    edge.counted = release.counted;
+    delete edge.heldBy;
+  }
+
+  async forgetCountClaim(_tenantId: string, _followeeId: string, owner: string): Promise<void> {
+    this.claims.delete(owner);
+  }
+
+  async getFollowers(_tenantId: string, _followeeId: string, followerIds: readonly string[]): Promise<Map<string, Follower>> {
+    await this.step('reread followers');
+    return new Map(followerIds.flatMap((followerId) => (this.edges.has(followerId) ? [[followerId, followerOf(followerId, this.edges.get(followerId)!)] as const] : [])));
   }
 
   /** Feed heads only matter to readers (issue 13); the interleavings check inbox and feed contents. */
@@ -104,11 +137,15 @@ class World implements FollowGraph, RecentPostsLog {
 
   async listFollowersPage(): Promise<FollowersPage> {
     await this.step('list followers');
-    return { followers: [...this.edges].map(([followerId, edge]) => ({ followerId, followedAt: edge.followedAt })) };
+    return { followers: [...this.edges].map(([followerId, edge]) => followerOf(followerId, edge)) };
   }
 
   async putFollowedCelebrities(entries: readonly FollowedCelebrityEntry[]): Promise<void> {
     for (const entry of entries) this.celebs.set(entry.userId, entry.followedAt);
+  }
+
+  async replaceFollowedCelebrity(entry: FollowedCelebrityEntry): Promise<void> {
+    this.celebs.set(entry.userId, entry.followedAt);
   }
 
   async removeFollowedCelebrity(_tenantId: string, userId: string): Promise<void> {
@@ -126,11 +163,18 @@ class World implements FollowGraph, RecentPostsLog {
   }
 
   readonly arrivalLedger = {
-    stampArrival: async (key: ArrivalKey, candidateMs: number): Promise<number> => {
+    stampArrival: async (key: ArrivalKey, candidateMs: number): Promise<ArrivalStamp> => this.arrivalLedger.stampEvent(key, { arrivalMs: candidateMs, intakeMs: candidateMs }),
+    stampEvent: async (key: ArrivalKey, candidate: ArrivalCandidate): Promise<ArrivalStamp> => {
       await this.step(`stamp ${key.type}`);
       const id = `${key.type}|${key.eventId}`;
-      if (!this.arrivals.has(id)) this.arrivals.set(id, candidateMs);
-      return this.arrivals.get(id)!;
+      const fresh = !this.arrivals.has(id);
+      if (fresh) this.arrivals.set(id, candidate);
+      return { ...this.arrivals.get(id)!, fresh, retracted: false };
+    },
+    // Without a `landed` probe the fan-out keeps every stamp: no restamp, no retraction here.
+    restampArrival: async (key: ArrivalKey): Promise<ArrivalStamp> => ({ ...this.arrivals.get(`${key.type}|${key.eventId}`)!, fresh: false, retracted: false }),
+    stampRetracted: async (): Promise<number> => {
+      throw new Error('no retractions in these interleavings');
     },
   };
 
@@ -157,6 +201,13 @@ class World implements FollowGraph, RecentPostsLog {
     const floor = followedAt === undefined ? undefined : idLowerBoundAt(Date.parse(followedAt));
     const fromFeed = floor === undefined ? 0 : [...this.feed].filter(([id, eventId]) => eventId === postId && id > floor).length;
     return own + fromFeed;
+  }
+
+  /** The start of the pair's current follow run (ms), if it follows. */
+  followedAtMs(userId: string): number | undefined {
+    const edge = this.edges.get(userId);
+    const run = edge ? currentRun(edge.history) : { following: false as const };
+    return run.following ? run.sinceMs : undefined;
   }
 }
 
@@ -199,7 +250,7 @@ async function runOnce(scheduler: Scheduler, scenario: Scenario): Promise<string
   const newcomers = scenario.newcomers ?? ['newcomer'];
   const posting = scenario.posts ?? true;
   for (const userId of [...scenario.existing, ...(scenario.unfollower ? [scenario.unfollower] : [])]) {
-    world.edges.set(userId, { followedAt: new Date(EARLY).toISOString(), counted: true });
+    world.edges.set(userId, { history: [{ atMs: EARLY, kind: 'follow' }], counted: true });
     if (scenario.profile.tier === 'celebrity' || scenario.profile.everCelebrity) world.celebs.set(userId, new Date(EARLY).toISOString());
   }
   let tick = Date.UTC(2026, 0, 1);
@@ -240,10 +291,11 @@ async function runOnce(scheduler: Scheduler, scenario: Scenario): Promise<string
     if (unlisted.length > 0) failures.push(`celebrity without FOLLOWING_CELEBS for ${unlisted.join(', ')} after ${scheduler.trace.join(' > ')}`);
   }
   if (!posting) return failures;
-  const postArrival = world.arrivals.get('post.published|p1')!;
+  const postArrival = world.arrivals.get('post.published|p1')!.arrivalMs;
   for (const userId of followers) {
-    const followedAt = Date.parse(world.edges.get(userId)!.followedAt);
-    const expected = postVisibleToFollow(postArrival, followedAt) ? 1 : 0;
+    const followedAt = world.followedAtMs(userId)!;
+    // A tie (the same millisecond) is in view.
+    const expected = postArrival >= followedAt ? 1 : 0;
     const actual = world.copiesInView(userId, 'p1');
     if (actual !== expected) failures.push(`${userId}: ${actual} copies, expected ${expected} (post ${postArrival}, followed ${followedAt}) after ${scheduler.trace.join(' > ')}`);
   }

@@ -92,6 +92,7 @@ function cases(t: string, u: string, v: string): Array<[string, TableKey | { id:
     ['user trace', idKey(keys.traceRecordId(t, u, 'gate', `${v}#TRACE#x`)), { kind: 'traceRecord', ...user, stage: 'gate', eventId: `${v}#TRACE#x` }],
     ['event trace', idKey(keys.traceRecordId(t, undefined, 'intake', v)), { kind: 'traceRecord', tenantId, stage: 'intake', eventId: v }],
     ['erasureRecord', idKey(keys.erasureRecordId(t, 'A'.repeat(43))), { kind: 'erasureRecord', tenantId, digest: 'A'.repeat(43) }],
+    ['auditSalt', idKey(keys.auditSaltId(t, u)), { kind: 'auditSalt', ...user }],
     ['fanOutIdempotencyRecord', idKey('fanout#rL0Y20zC+Fzt72VPzMSk2A=='), { kind: 'fanOutIdempotencyRecord', hash: 'rL0Y20zC+Fzt72VPzMSk2A==' }],
   ];
 }
@@ -108,7 +109,7 @@ describe('parseKey', () => {
       }
     }
     // Every kind of the union is covered by a builder above.
-    expect(kinds.size).toBe(31);
+    expect(kinds.size).toBe(32);
   });
 
   it('tells apart ids that are prefixes, suffixes or escapes of each other, and key tokens used as ids', () => {

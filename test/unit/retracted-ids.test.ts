@@ -24,14 +24,17 @@ describe('RetractedIds', () => {
     expect(retracted.has(feedId('c', gone))).toBe(false);
     expect(retracted.has(feedId('a', retraction('e3', T0)))).toBe(false);
     expect(retracted.has(recipientNotificationId('acme', gone.type, 'e1', 'other', T0))).toBe(false);
-    expect(retracted.ownCount).toBe(2);
     expect(new RetractedIds(user, celebrities, []).isEmpty).toBe(true);
+    // A snooze comeback goes with its root: own, or of one named feed (no other feed hashed).
+    expect(retracted.hasComeback({ from: 'x', rootId: recipientNotificationId('acme', gone.type, 'e1', 'reader', T0) })).toBe(true);
+    expect(retracted.hasComeback({ from: 'x', rootId: feedId('b', gone), rootActor: 'b' })).toBe(true);
+    expect(retracted.hasComeback({ from: 'x', rootId: feedId('b', gone), rootActor: 'a' })).toBe(false);
   });
 
-  it('hashes the followed feeds only for an id in a retracted event\'s millisecond, once per read', () => {
+  it('hashes the followed feeds only for an id in a retracted event\'s millisecond, once per id and read', () => {
     // Prepare: 5,000 followed celebrities, 50 retractions
     const celebrities: FollowedCelebrity[] = Array.from({ length: 5_000 }, (_, c) => ({ celebrityId: `star-${c}`, followedAtMs: T0 - 60_000 }));
-    const mapped = vi.spyOn(celebrities, 'map');
+    const mapped = vi.spyOn(celebrities, 'some');
     const retractions = Array.from({ length: 50 }, (_, i) => retraction(`e${i}`, T0 + i * 1_000));
     const retracted = new RetractedIds(user, celebrities, retractions);
 

@@ -1,13 +1,22 @@
 /**
  * Idempotency table: the arrival clock. One record per (tenant, type, producer event id) holding the
- * moment the system first stamped the event; the time part of every notification id of the event.
+ * moment the system first stamped the event (the time part of every notification id of the event),
+ * the moment it accepted it (its intake record's SentTimestamp: a follow's place in its pair's
+ * history) and, for a post to an account's followers, the tier it is fanned out in.
  * Kept here (not the Graph table) because this table has a TTL and the record lives exactly as long
- * as the items its stamp dates.
+ * as the items its stamp dates. A retraction marks the record `retracted` (it may be the first to stamp it).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ArrivalKey, ArrivalLedger } from '../../core/ports/fan-out.js';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ArrivalCandidate, ArrivalKey, ArrivalLedger, ArrivalStamp } from '../../core/ports/fan-out.js';
 import { keys } from '../../core/model/keys.js';
+
+/** A stored record as a stamp: one stamped before the intake was kept has its stamp as its intake. */
+function stampOf(record: { arrivalMs: number; intakeMs?: unknown; mode?: unknown; retracted?: unknown }, fresh: boolean): ArrivalStamp {
+  const intakeMs = record.intakeMs === undefined ? record.arrivalMs : Number(record.intakeMs);
+  const mode = record.mode === 'celebrity' || record.mode === 'ordinary' ? record.mode : undefined;
+  return { arrivalMs: record.arrivalMs, intakeMs: Number.isSafeInteger(intakeMs) ? intakeMs : record.arrivalMs, ...(mode ? { mode } : {}), fresh, retracted: record.retracted === true };
+}
 
 export class DynamoArrivalLedger implements ArrivalLedger {
   constructor(
@@ -15,32 +24,80 @@ export class DynamoArrivalLedger implements ArrivalLedger {
     private readonly tableName: string,
   ) {}
 
+  async stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp> {
+    return this.stampEvent(key, { arrivalMs: candidateMs, intakeMs: candidateMs }, expiresAtSeconds);
+  }
+
   /**
-   * stampArrival: one PutItem guarded by "no unexpired record" (TTL deletion lags); a duplicate or a
-   * retry gets the first stamp back from the failed condition (ALL_OLD) in the same request. A store
-   * that does not return the old item (dynalite) costs one consistent GetItem more, on duplicates only.
+   * stampEvent: one PutItem guarded by "no unexpired record" (TTL deletion lags), holding the intake
+   * time and the fan-out mode too; a duplicate or a retry gets the first stamp back from the failed
+   * condition (ALL_OLD) in the same request. A store that does not return the old item (dynalite)
+   * costs one consistent GetItem more, on duplicates only. A record stamped before intake and mode
+   * were kept answers its stamp as its intake and no mode.
    */
-  async stampArrival(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number> {
+  async stampEvent(key: ArrivalKey, candidate: ArrivalCandidate, expiresAtSeconds: number): Promise<ArrivalStamp> {
     const id = keys.arrivalRecordId(key.tenantId, key.type, key.eventId);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { id, arrivalMs: candidateMs, expiration: expiresAtSeconds },
+          Item: { id, arrivalMs: candidate.arrivalMs, intakeMs: candidate.intakeMs, ...(candidate.mode ? { mode: candidate.mode } : {}), expiration: expiresAtSeconds },
           ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now',
-          ExpressionAttributeValues: { ':now': Math.floor(candidateMs / 1000) },
+          ExpressionAttributeValues: { ':now': Math.floor(candidate.arrivalMs / 1000) },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return candidateMs;
+      return { ...candidate, fresh: true, retracted: false };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const returned = error.Item?.arrivalMs?.N;
-      if (returned !== undefined) return Number(returned);
-      const stored = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
-      const arrivalMs = stored.Item?.arrivalMs;
-      // Gone between the two requests (expired and deleted): nothing dates the event any more.
-      return typeof arrivalMs === 'number' ? arrivalMs : candidateMs;
+      const returned = error.Item;
+      if (returned?.arrivalMs?.N !== undefined) {
+        return stampOf({ arrivalMs: Number(returned.arrivalMs.N), intakeMs: returned.intakeMs?.N, mode: returned.mode?.S, retracted: returned.retracted?.BOOL }, false);
+      }
+      return this.stored(id, candidate);
     }
+  }
+
+  /** restampArrival: one UpdateItem guarded by "still `fromMs`, not retracted" (ALL_NEW); the stored stamp when the guard fails. */
+  async restampArrival(key: ArrivalKey, fromMs: number, candidateMs: number, expiresAtSeconds: number): Promise<ArrivalStamp> {
+    const id = keys.arrivalRecordId(key.tenantId, key.type, key.eventId);
+    try {
+      const output = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET arrivalMs = :candidate, expiration = :expiration',
+          ConditionExpression: 'arrivalMs = :from AND attribute_not_exists(retracted)',
+          ExpressionAttributeValues: { ':candidate': candidateMs, ':expiration': expiresAtSeconds, ':from': fromMs },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return stampOf({ ...(output.Attributes ?? {}), arrivalMs: candidateMs }, true);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return this.stored(id, { arrivalMs: candidateMs, intakeMs: candidateMs });
+    }
+  }
+
+  /** stampRetracted: one UpdateItem (ALL_NEW): the recorded stamp, or `candidateMs` when none, and the retracted flag. */
+  async stampRetracted(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number> {
+    const output = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id: keys.arrivalRecordId(key.tenantId, key.type, key.eventId) },
+        UpdateExpression: 'SET arrivalMs = if_not_exists(arrivalMs, :candidate), expiration = if_not_exists(expiration, :expiration), retracted = :true',
+        ExpressionAttributeValues: { ':candidate': candidateMs, ':expiration': expiresAtSeconds, ':true': true },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const arrivalMs = output.Attributes?.arrivalMs;
+    return typeof arrivalMs === 'number' ? arrivalMs : candidateMs;
+  }
+
+  private async stored(id: string, candidate: ArrivalCandidate): Promise<ArrivalStamp> {
+    const stored = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
+    // Gone between the two requests (expired and deleted): nothing dates the event any more.
+    if (typeof stored.Item?.arrivalMs !== 'number') return { ...candidate, fresh: true, retracted: false };
+    return stampOf(stored.Item as { arrivalMs: number }, false);
   }
 }

@@ -31,6 +31,8 @@ export interface BatchRetryPolicy {
 export interface BatchOptions extends BatchRetryPolicy {
   /** Calls in flight at once (one per chunk). */
   parallelism?: number;
+  /** BatchGetItem only: strongly consistent reads (twice the RCU). */
+  consistentRead?: boolean;
 }
 
 const DEFAULT_BATCH_RETRY = { maxAttempts: 10, baseDelayMs: 25, maxDelayMs: 2_000 } as const;
@@ -97,20 +99,20 @@ async function* attempts<T, Answer>(
  * The items of `keys`, one chunk of 100 after the other, one array per call (retries included), so
  * a caller that found what it looks for sends no further call by leaving its `for await`.
  */
-export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy & { keysOnly?: boolean } = {}): AsyncGenerator<Item[]> {
+export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy & { consistentRead?: boolean; keysOnly?: boolean } = {}): AsyncGenerator<Item[]> {
   // Keys only: an existence check reads (and pays for) no attribute beyond the key.
   const keyNames = policy.keysOnly ? [...new Set(keys.flatMap((key) => Object.keys(key)))] : [];
   const projection = keyNames.length > 0 ? { ProjectionExpression: keyNames.map((_, index) => `#k${index}`).join(', '), ExpressionAttributeNames: Object.fromEntries(keyNames.map((name, index) => [`#k${index}`, name])) } : {};
   for (const group of chunk(keys, BATCH_GET_LIMIT)) {
     yield* attempts('BatchGetItem', group.map((key): Item => ({ ...key })), policy, async (pending) => {
-      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...projection } } }));
+      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...projection, ...(policy.consistentRead ? { ConsistentRead: true } : {}) } } }));
       return { answer: output.Responses?.[tableName] ?? [], unprocessed: (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[] };
     });
   }
 }
 
 /** Every item of `keys` (absent keys give nothing): chunks of 100, `parallelism` calls in flight. */
-export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], options: BatchOptions & { keysOnly?: boolean } = {}): Promise<Item[]> {
+export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], options: BatchOptions & { consistentRead?: boolean; keysOnly?: boolean } = {}): Promise<Item[]> {
   const pages = await mapBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
     const items: Item[] = [];
     for await (const page of batchGetPages(client, tableName, group, options)) items.push(...page);
@@ -139,4 +141,33 @@ export async function batchPutAll(client: DynamoDBDocumentClient, tableName: str
 /** Runs every round of a write (a write's rounds answer nothing to collect). */
 async function drain(rounds: AsyncIterable<unknown>): Promise<void> {
   for await (const round of rounds) void round;
+}
+
+/** A key of one table, for a BatchGetItem that reads several tables at once. */
+export interface TableItemKey {
+  table: string;
+  key: ItemKey;
+}
+
+/**
+ * Every item of keys in several tables: one BatchGetItem per 100 keys whatever their tables (a
+ * lookup that needs a few keys of three tables is one request), `parallelism` calls in flight.
+ */
+export async function batchGetTables(client: DynamoDBDocumentClient, keys: readonly TableItemKey[], options: BatchOptions = {}): Promise<Map<string, Item[]>> {
+  const found = new Map<string, Item[]>();
+  await forEachBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
+    const pending: Record<string, { Keys: Item[] }> = {};
+    for (const { table, key } of group) (pending[table] ??= { Keys: [] }).Keys.push({ ...key });
+    const asList = Object.entries(pending).flatMap(([table, { Keys }]) => Keys.map((key) => ({ table, key })));
+    for await (const page of attempts('BatchGetItem', asList, options, async (requested) => {
+      const requestItems: Record<string, { Keys: Item[] }> = {};
+      for (const { table, key } of requested) (requestItems[table] ??= { Keys: [] }).Keys.push(key);
+      const output = await client.send(new BatchGetCommand({ RequestItems: requestItems }));
+      const unprocessed = Object.entries(output.UnprocessedKeys ?? {}).flatMap(([table, value]) => ((value.Keys ?? []) as Item[]).map((key) => ({ table, key })));
+      return { answer: output.Responses ?? {}, unprocessed };
+    })) {
+      for (const [table, items] of Object.entries(page)) found.set(table, [...(found.get(table) ?? []), ...(items as Item[])]);
+    }
+  });
+  return found;
 }

@@ -11,6 +11,7 @@ import { countRemoved, countUnknownKept, type ErasureReport, type ErasureSubject
 import { classifyStoredItem } from '../../core/privacy/erasure-roles.js';
 import { celebrityIndexSlots, celebrityLogKeys, followerCopyKeys, scheduleOfOwnerRecord, type LoggedPostKey, type PostAudienceMember } from '../../core/privacy/erasure-footprint.js';
 import { followedPackChunk } from '../../core/model/followed-pack.js';
+import { FOLLOW_HISTORY_ATTRIBUTE, followHistoryOf } from '../../core/model/follow-history.js';
 import { AUTHOR_INDEX, keys, OWNER_INDEX, ownerIndexValue, type TableKey } from '../../core/model/keys.js';
 import { parseKey } from '../../core/model/key-parsing.js';
 import { ONLINE_SUBSCRIBER_SHARDS, onlineSubscriberShard } from '../../core/live/online-followers.js';
@@ -160,15 +161,7 @@ export async function eraseFromFollowers(ctx: PhaseContext, cursor: Cursor | und
   return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
-/** Their former followers' FOLLOWING entries naming them (kept past the unfollow). */
-export async function eraseFromFormerFollowers(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
-  const { tenantId, userId } = ctx.subject;
-  const page = await queryPage(ctx, partitionQuery(ctx, 'graph', keys.formerFollowersPartition(tenantId, userId), ['sk']), cursor, budget);
-  await deleteExisting(ctx, 'graph', page.items.map((item) => keys.following(tenantId, String(item.sk), userId)), 'followingEntryOfFollower');
-  return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
-}
-
-/** The accounts they follow or followed: their follow edges (each counted one lowers that account's count) and former-follower entries. */
+/** The accounts they follow or followed (their FOLLOWING list): their follower items there, edges or unfollow markers (each counted one lowers that account's count). */
 export async function eraseFromFollowees(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
   const { tenantId, userId } = ctx.subject;
   const page = await queryPage(ctx, partitionQuery(ctx, 'graph', keys.followingPartition(tenantId, userId), ['sk']), cursor, budget);
@@ -178,8 +171,7 @@ export async function eraseFromFollowees(ctx: PhaseContext, cursor: Cursor | und
     if (deleted) countRemoved(ctx.report, 'graph', 'followingEdge', 1);
     if (lowered) ctx.report.followCountsLowered += 1;
   });
-  await deleteExisting(ctx, 'graph', followees.map((followeeId) => keys.formerFollower(tenantId, followeeId, userId)), 'formerFollowerEntry');
-  return { units: 2 * page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
+  return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
 /** Their logged inbox-mode posts (the ones they authored: the log of an account may hold posts by another actor). */
@@ -199,28 +191,26 @@ async function ownLoggedPosts(ctx: PhaseContext): Promise<LoggedPostKey[]> {
 }
 
 /**
- * Their posts in their followers' and former followers' inboxes, at the ids the fan-out wrote them
- * under (post x follower who followed by then), read first and deleted with the recipient's read state of them.
+ * Their posts in their followers' inboxes (the FOLLOWERS partition holds followers and the unfollow
+ * markers of former ones, with their histories), at the ids the fan-out wrote them under (post x
+ * follower whose history began by then), read first and deleted with the recipient's read state of them.
  */
 export async function eraseFollowerCopies(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
   const { tenantId, userId } = ctx.subject;
   const posts = await ownLoggedPosts(ctx);
   if (posts.length === 0) return { units: 1 };
-  const list = cursor?.list === 'former' ? 'former' : 'followers';
-  const pk = list === 'former' ? keys.formerFollowersPartition(tenantId, userId) : keys.followersPartition(tenantId, userId);
-  const page = await queryPage(ctx, partitionQuery(ctx, 'graph', pk, ['sk', 'followedAt']), cursor?.key as Cursor | undefined, Math.floor(budget / posts.length));
+  const page = await queryPage(ctx, partitionQuery(ctx, 'graph', keys.followersPartition(tenantId, userId), ['sk', 'followedAt', FOLLOW_HISTORY_ATTRIBUTE]), cursor, Math.floor(budget / posts.length));
   const audience: PostAudienceMember[] = page.items.flatMap((item) => {
-    const ms = typeof item.followedAt === 'string' ? Date.parse(item.followedAt) : Number.NaN;
-    return Number.isFinite(ms) ? [{ userId: String(item.sk), followedAtMs: ms }] : [];
+    const first = followHistoryOf(item[FOLLOW_HISTORY_ATTRIBUTE] as Iterable<unknown> | undefined, item.followedAt)[0];
+    return first ? [{ userId: String(item.sk), followedAtMs: first.atMs }] : [];
   });
   const found = await deleteExisting(ctx, 'inbox', followerCopyKeys(tenantId, posts, audience), 'authoredNotification');
   // Not counted: most notifications have no read state of their own (the marks cover them).
   await deleteKeys(ctx.writes, 'readMarks', found.flatMap((key) => keys.readStateOfInboxItem(key.pk, key.sk)));
-  const next = page.next ? { list, key: page.next } : list === 'followers' ? { list: 'former' } : undefined;
-  return { units: page.items.length * posts.length + 1, ...(next ? { cursor: next } : {}) };
+  return { units: page.items.length * posts.length + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
-/** Their notifications in other inboxes that the author index holds (direct recipients, snooze comebacks, older data), with the recipients' read state of them. */
+/** What the author index holds under them: their notifications in other inboxes (direct recipients, snooze comebacks), with the recipients' read state of them; follow records naming them as followee. */
 export async function eraseIndexedAuthored(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
   const { tenantId, userId } = ctx.subject;
   const page = await queryPage(
@@ -229,9 +219,13 @@ export async function eraseIndexedAuthored(ctx: PhaseContext, cursor: Cursor | u
     cursor,
     budget,
   );
+  // Their notifications in other inboxes, and other users' follow records naming them as followee (trace partitions).
+  const traces = page.items.filter((item) => parseKey({ pk: item.pk, sk: item.sk })?.kind === 'userTrace');
+  const notifications = page.items.filter((item) => !traces.includes(item));
   await deleteKeys(ctx.writes, 'inbox', page.items);
-  countRemoved(ctx.report, 'inbox', 'authoredNotification', page.items.length);
-  await deleteKeys(ctx.writes, 'readMarks', page.items.flatMap((item) => keys.readStateOfInboxItem(String(item.pk), String(item.sk))));
+  countRemoved(ctx.report, 'inbox', 'authoredNotification', notifications.length);
+  countRemoved(ctx.report, 'inbox', 'followTraceAboutThem', traces.length);
+  await deleteKeys(ctx.writes, 'readMarks', notifications.flatMap((item) => keys.readStateOfInboxItem(String(item.pk), String(item.sk))));
   return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
@@ -249,7 +243,7 @@ export async function eraseCelebrityPosts(ctx: PhaseContext, cursor: Cursor | un
   return { units: ids.length * 2 * ctx.feedShards + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
-/** Their records of the owner index (rate windows, holds, channel sends, schedule references, traces about them): the schedules they name deleted first. */
+/** Their records of the owner index (rate windows, holds, channel sends, schedule references, traces about them): the schedules they name deleted first; then their audit salt. */
 export async function eraseOwnerRecords(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
   const { tenantId, userId } = ctx.subject;
   const page = await queryPage(
@@ -265,5 +259,11 @@ export async function eraseOwnerRecords(ctx: PhaseContext, cursor: Cursor | unde
     countRemoved(ctx.report, 'idempotency', parsed?.kind === 'traceRecord' && parsed.userId === undefined ? 'eventTrace' : (parsed?.kind ?? 'ownerRecord'), 1);
   }
   await deleteKeys(ctx.writes, 'idempotency', page.items);
-  return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
+  if (!page.next) {
+    // Their audit trail pseudonym salt (at a key computed from their id): once gone, their audit records name nobody.
+    const salt = await batchGetAll(client(ctx), table(ctx, 'idempotency'), [{ id: keys.auditSaltId(tenantId, userId) }], { keysOnly: true });
+    await deleteKeys(ctx.writes, 'idempotency', salt);
+    countRemoved(ctx.report, 'idempotency', 'auditSalt', salt.length);
+  }
+  return { units: page.items.length + 2, ...(page.next ? { cursor: page.next } : {}) };
 }

@@ -1,17 +1,18 @@
 /**
- * Graph table, write side of the follow graph: follower items, follower counts and tier (PROFILE),
- * FOLLOWING_CELEBS items and their packed copy (src/core/model/followed-pack.ts). Works on DynamoDB and on
- * dynalite (which has no transactions), so the count is made retry-safe with a `counted` flag on the
- * follower item instead of a transaction.
+ * Graph table, write side of the follow graph: follower items with their follow histories and
+ * follower counts (`follow-pairs.ts`), tier (PROFILE), FOLLOWING_CELEBS items and their packed copy
+ * (src/core/model/followed-pack.ts). Works on DynamoDB and on dynalite (which has no transactions):
+ * a pair is held by one event at a time and its count change is claimed on the count item.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AccountProfile, FollowEdge, FollowedCelebrityEntry, FollowersPage, FollowGraph, FollowOutcome, TierChange } from '../../core/ports/follow-graph.js';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AccountProfile, Follower, FollowedCelebrityEntry, FollowersPage, FollowGraph, PairChange, PairRelease, PairState, TierChange } from '../../core/ports/follow-graph.js';
 import { keys } from '../../core/model/keys.js';
-import { followedAtMs, followedPackChunk } from '../../core/model/followed-pack.js';
+import { encodeFollowedPackElement, FOLLOWED_PACK_ATTRIBUTE, followedAtMs, followedPackChunk, followedPackElementsOf } from '../../core/model/followed-pack.js';
 import { EMPTY_FEED_HEAD } from '../../core/ports/inbox.js';
 import { batchPutAll, type BatchOptions } from './batch.js';
-import { FollowedPackFullError, removePackEntry, setPackEntries } from './followed-celebs-pack.js';
+import { deletePackElements, FollowedPackFullError, removePackEntry, setPackEntries } from './followed-celebs-pack.js';
+import { FollowPairs, profileOf } from './follow-pairs.js';
 import { GraphRepository } from './graph-repository.js';
 
 export interface FollowGraphRepositoryOptions extends BatchOptions {
@@ -25,118 +26,50 @@ export interface FollowGraphRepositoryOptions extends BatchOptions {
   onPackFull?: (entries: readonly FollowedCelebrityEntry[], error: FollowedPackFullError) => void;
 }
 
-function profileOf(item: Record<string, unknown> | undefined): AccountProfile {
-  return { followerCount: Number(item?.followerCount ?? 0), tier: item?.tier === 'celebrity' ? 'celebrity' : 'ordinary' };
-}
-
-/** What a follow needs to know: the profile plus whether the account was ever promoted. */
-function followOutcomeOf(item: Record<string, unknown> | undefined, followedAt: string): FollowOutcome {
-  return { ...profileOf(item), ...(item?.everCelebrity === true ? { everCelebrity: true } : {}), followedAt };
-}
-
 export class FollowGraphRepository extends GraphRepository implements FollowGraph {
+  private readonly pairs: FollowPairs;
+
   constructor(
     client: DynamoDBDocumentClient,
     tableName: string,
     private readonly batchOptions: FollowGraphRepositoryOptions = {},
   ) {
     super(client, tableName);
+    this.pairs = new FollowPairs(client, tableName);
+  }
+
+  recordFollowChange(change: PairChange): Promise<PairState> {
+    return this.pairs.recordFollowChange(change);
+  }
+
+  countPair(tenantId: string, followeeId: string, owner: string, delta: 1 | -1): Promise<AccountProfile> {
+    return this.pairs.countPair(tenantId, followeeId, owner, delta);
+  }
+
+  profileForPair(tenantId: string, followeeId: string, owner: string): Promise<{ profile: AccountProfile; claimLeft: boolean }> {
+    return this.pairs.profileForPair(tenantId, followeeId, owner);
+  }
+
+  releasePair(release: PairRelease): Promise<void> {
+    return this.pairs.releasePair(release);
+  }
+
+  forgetCountClaim(tenantId: string, followeeId: string, owner: string): Promise<void> {
+    return this.pairs.forgetCountClaim(tenantId, followeeId, owner);
+  }
+
+  getFollowers(tenantId: string, followeeId: string, followerIds: readonly string[]): Promise<Map<string, Follower>> {
+    return this.pairs.getFollowers(tenantId, followeeId, followerIds);
+  }
+
+  listFollowersPage(tenantId: string, userId: string, after: string | undefined, limit: number): Promise<FollowersPage> {
+    return this.pairs.listFollowersPage(tenantId, userId, after, limit);
   }
 
   /** getProfile: one GetItem of PROFILE; absent = ordinary with 0 followers. */
   async getProfile(tenantId: string, userId: string): Promise<AccountProfile> {
     const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.profile(tenantId, userId), ConsistentRead: true }));
     return profileOf(output.Item);
-  }
-
-  /**
-   * addFollower: UpdateItem of the follower item (keeps the first followedAt), then, unless the
-   * item says it was already counted, ADD 1 to PROFILE (ALL_NEW: the tier in the same atomic step)
-   * and flag the item. The edge exists before the count, so a promotion after the count finds it.
-   * A retry after a failed ADD counts it then; only a crash between the ADD and the flag can count
-   * an edge twice.
-   */
-  async addFollower(edge: FollowEdge): Promise<FollowOutcome> {
-    const followerKey = keys.follower(edge.tenantId, edge.followeeId, edge.followerId);
-    const follower = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: followerKey,
-        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), counted = if_not_exists(counted, :false)',
-        ExpressionAttributeValues: { ':followedAt': edge.followedAt, ':false': false },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const followedAt = (follower.Attributes?.followedAt as string | undefined) ?? edge.followedAt;
-    // The follower's own list of followees (their erasure finds this edge there); a re-follow is current again.
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.following(edge.tenantId, edge.followerId, edge.followeeId),
-        UpdateExpression: 'SET followedAt = :followedAt REMOVE unfollowedAt, expiresAt',
-        ExpressionAttributeValues: { ':followedAt': followedAt },
-      }),
-    );
-    if (follower.Attributes?.counted === true) {
-      const stored = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.profile(edge.tenantId, edge.followeeId), ConsistentRead: true }));
-      return followOutcomeOf(stored.Item, followedAt);
-    }
-    const counted = await this.countFollower(edge.tenantId, edge.followeeId, 1);
-    await this.client.send(new UpdateCommand({ TableName: this.tableName, Key: followerKey, UpdateExpression: 'SET counted = :true', ExpressionAttributeValues: { ':true': true } }));
-    return followOutcomeOf(counted, followedAt);
-  }
-
-  /**
-   * removeFollower: the edge read first (consistent GetItem); while it exists, the followee's former
-   * follower entry (first followedAt, last unfollowedAt, TTL) and the follower's FOLLOWING entry
-   * marked unfollowed (same TTL) are written BEFORE the edge goes, so a crash leaves the edge to retry
-   * on and the follower's inbox copies of the account's posts stay findable by its erasure. Then
-   * DeleteItem (ALL_OLD) and ADD -1 to PROFILE if that edge had been counted.
-   */
-  async removeFollower(tenantId: string, followeeId: string, followerId: string): Promise<AccountProfile> {
-    const edge = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ConsistentRead: true }));
-    if (edge.Item) await this.recordUnfollow(tenantId, followeeId, followerId, String(edge.Item.followedAt ?? new Date(0).toISOString()));
-    const output = await this.client.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.follower(tenantId, followeeId, followerId), ReturnValues: 'ALL_OLD' }),
-    );
-    if (output.Attributes?.counted !== true) return this.getProfile(tenantId, followeeId);
-    return profileOf(await this.countFollower(tenantId, followeeId, -1));
-  }
-
-  private async recordUnfollow(tenantId: string, followeeId: string, followerId: string, followedAt: string): Promise<void> {
-    const nowMs = Date.now();
-    const expiresAt = Math.floor(nowMs / 1000) + (this.batchOptions.formerFollowerTtlDays ?? 90) * 86_400;
-    const values = { ':followedAt': followedAt, ':unfollowedAt': new Date(nowMs).toISOString(), ':expiresAt': expiresAt };
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.formerFollower(tenantId, followeeId, followerId),
-        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), unfollowedAt = :unfollowedAt, expiresAt = :expiresAt',
-        ExpressionAttributeValues: values,
-      }),
-    );
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.following(tenantId, followerId, followeeId),
-        UpdateExpression: 'SET followedAt = if_not_exists(followedAt, :followedAt), unfollowedAt = :unfollowedAt, expiresAt = :expiresAt',
-        ExpressionAttributeValues: values,
-      }),
-    );
-  }
-
-  /** ADD delta to PROFILE's count; the whole profile after it (ALL_NEW), tier read in the same atomic step. */
-  private async countFollower(tenantId: string, userId: string, delta: number): Promise<Record<string, unknown> | undefined> {
-    const output = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.profile(tenantId, userId),
-        UpdateExpression: 'ADD followerCount :delta',
-        ExpressionAttributeValues: { ':delta': delta },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return output.Attributes;
   }
 
   /**
@@ -211,23 +144,6 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     }
   }
 
-  /** listFollowersPage: one Query of the FOLLOWERS partition, ascending follower id, after `after`. */
-  async listFollowersPage(tenantId: string, userId: string, after: string | undefined, limit: number): Promise<FollowersPage> {
-    const output = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.followersPartition(tenantId, userId) },
-        ProjectionExpression: 'sk, followedAt',
-        Limit: limit,
-        ...(after !== undefined ? { ExclusiveStartKey: keys.follower(tenantId, userId, after) } : {}),
-      }),
-    );
-    const followers = (output.Items ?? []).map((item) => ({ followerId: item.sk as string, followedAt: item.followedAt as string }));
-    const next = output.LastEvaluatedKey?.sk as string | undefined;
-    return { followers, ...(next !== undefined ? { next } : {}) };
-  }
-
   /**
    * putFollowedCelebrities: BatchWriteItem of the FOLLOWING_CELEBS edges (idempotent puts), THEN one
    * UpdateItem `ADD f :elements` (`${followedAtMs}:${celebrityId}`, up to 100) per pack chunk (8 in
@@ -250,6 +166,24 @@ export class FollowGraphRepository extends GraphRepository implements FollowGrap
     const error = new FollowedPackFullError(full[0]!.key.pk, full.map((write) => write.celebrityId));
     if (!this.batchOptions.onPackFull) throw error;
     this.batchOptions.onPackFull(unpacked, error);
+  }
+
+  /**
+   * replaceFollowedCelebrity: `putFollowedCelebrities` of the one entry, THEN GetItem of its pack
+   * chunk (ConsistentRead, only `f`) and `DELETE f` of the celebrity's other elements (a follow run
+   * that moved: a late earlier follow, or a pass that wrote before the run changed). Added first, so
+   * the pair is never out of the pack meanwhile; a crash in between leaves the later element, which
+   * the retry removes.
+   */
+  async replaceFollowedCelebrity(entry: FollowedCelebrityEntry): Promise<void> {
+    await this.putFollowedCelebrities([entry]);
+    const key = keys.followedCelebsPack(entry.tenantId, entry.userId, followedPackChunk(entry.celebrityId));
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true, ProjectionExpression: '#f', ExpressionAttributeNames: { '#f': FOLLOWED_PACK_ATTRIBUTE } }),
+    );
+    const kept = encodeFollowedPackElement(entry.celebrityId, followedAtMs(entry.followedAt));
+    const stale = output.Item ? followedPackElementsOf(output.Item, entry.celebrityId).filter((element) => element !== kept) : [];
+    if (stale.length > 0) await deletePackElements(this.client, this.tableName, key, stale);
   }
 
   /**

@@ -2,8 +2,8 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AUTHOR_INDEX, keys, ownerIndexValue } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
-import { isExpired, type StoredNotification } from '../../core/model/notification.js';
-import type { CelebrityLogShard, CelebrityPostsShard, InboxItemToWrite, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
+import { isExpired, type Comeback, type StoredNotification } from '../../core/model/notification.js';
+import type { CelebrityLogShard, CelebrityPostsShard, IdRange, InboxItemToWrite, InboxKey, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
 function partitionOf(source: InboxSource | CelebrityPostsShard | CelebrityLogShard): string {
@@ -13,7 +13,14 @@ function partitionOf(source: InboxSource | CelebrityPostsShard | CelebrityLogSha
     : keys.feedShardPartition(source.tenantId, source.actorId, source.shard);
 }
 
+/** The comeback attributes of a snooze comeback item (absent on every other item). */
+function comebackOf(item: Record<string, unknown>): Comeback | undefined {
+  if (typeof item.snoozedFrom !== 'string' || typeof item.comebackOf !== 'string') return undefined;
+  return { from: item.snoozedFrom, rootId: item.comebackOf, ...(typeof item.comebackOfActor === 'string' ? { rootActor: item.comebackOfActor } : {}) };
+}
+
 export function toStored(item: Record<string, unknown>): StoredNotification {
+  const comeback = comebackOf(item);
   return {
     id: item.sk as string,
     type: item.type as string,
@@ -23,6 +30,7 @@ export function toStored(item: Record<string, unknown>): StoredNotification {
     body: item.body as string,
     data: (item.data ?? {}) as Record<string, unknown>,
     expiresAt: item.expiresAt as number,
+    ...(comeback ? { comeback } : {}),
   };
 }
 
@@ -87,27 +95,32 @@ export class InboxRepository implements InboxReader, InboxWriter {
     return items.slice(0, query.limit);
   }
 
-  /** listUnreadIdsAbove (unread counts): keys-only newest-first query of one partition above `after`; guards: TTL, excluded (muted) types. */
-  async listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]> {
-    const range = rangeCondition({ after });
+  /** listIdsAbove (counts): keys-only newest-first query of one partition in (after, before), with a comeback's attributes; guards: TTL, excluded (muted) types. */
+  async listIdsAbove(source: InboxSource, range: IdRange, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<InboxKey[]> {
+    if (range.before !== undefined && range.after !== undefined && range.after >= range.before) return [];
+    const condition = rangeCondition(range);
     const exclusion = excludeTypesFilter(excludeTypes);
-    const ids: string[] = [];
+    const found: InboxKey[] = [];
     const pages = queryPages(this.client, {
       TableName: this.tableName,
-      KeyConditionExpression: range.expression,
-      ExpressionAttributeValues: { ':pk': partitionOf(source), ...range.values, ...exclusion?.values },
+      KeyConditionExpression: condition.expression,
+      ExpressionAttributeValues: { ':pk': partitionOf(source), ...condition.values, ...exclusion?.values },
       ...(exclusion ? { FilterExpression: exclusion.expression, ExpressionAttributeNames: { '#type': 'type' } } : {}),
-      ProjectionExpression: 'sk, expiresAt',
+      ProjectionExpression: 'sk, expiresAt, snoozedFrom, comebackOf, comebackOfActor',
       ScanIndexForward: false,
-      Limit: limit,
+      // Two extra for the inclusive ends of BETWEEN.
+      Limit: limit + 2,
     });
     for await (const page of pages) {
       for (const raw of page) {
-        if (!isExpired({ expiresAt: raw.expiresAt as number }, nowMs)) ids.push(raw.sk as string);
+        const id = raw.sk as string;
+        if (id === range.before || id === range.after || isExpired({ expiresAt: raw.expiresAt as number }, nowMs)) continue;
+        const comeback = comebackOf(raw);
+        found.push(comeback ? { id, comeback } : { id });
       }
-      if (ids.length >= limit) break;
+      if (found.length >= limit) break;
     }
-    return ids.slice(0, limit);
+    return found.slice(0, limit);
   }
 
   /** getItems: BatchGetItem of the (partition, id) keys, 100 per call; no guard (the caller checks expiry and types). */
@@ -143,6 +156,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
       ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
       // The author index (sparse): a notification in someone else's inbox, for the author's erasure.
       ...(source.kind === 'own' && item.actor.id !== source.userId && !foundByPostsLog ? { [AUTHOR_INDEX.attribute]: ownerIndexValue(source.tenantId, item.actor.id) } : {}),
+      ...(item.comeback ? { snoozedFrom: item.comeback.from, comebackOf: item.comeback.rootId, ...(item.comeback.rootActor !== undefined ? { comebackOfActor: item.comeback.rootActor } : {}) } : {}),
     }));
     await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
   }

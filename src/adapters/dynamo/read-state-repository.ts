@@ -1,38 +1,81 @@
 /**
- * ReadMarks table: the READMARK item (read, seen and archive marks), READEX#<id> per-item state
- * exceptions and READ#<id> single-read exceptions of a user.
+ * ReadMarks table, one partition per user (`T#<tenant>#U#<user>`): the marks item (`READMARK`: read,
+ * seen and archive marks, the version counter, stale read-alls, ids marked unread below the read
+ * mark) and one `READEX#<id>` item per notification whose state the user changed one by one
+ * (src/core/model/read-state.ts says what they mean). Reads take a range of exceptions, never all.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, READ_MARK_SK } from '../../core/model/keys.js';
-import { batchPutAll } from './batch.js';
-import { queryPages } from './query-pages.js';
-import type { ItemStateChange, ReadStateStore } from '../../core/ports/inbox.js';
-import type { ItemState, ReadState } from '../../core/model/read-state.js';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ITEM_STATE_PREFIX, keys, READ_MARK_SK } from '../../core/model/keys.js';
+import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
 import type { UserRef } from '../../core/model/user.js';
+import type { ReadStateStore, ReadStateWindow } from '../../core/ports/inbox.js';
+import { batchGetAll, batchPutAll } from './batch.js';
+import type { Item } from './query-pages.js';
 
-/** Exceptions read per query page; a user rarely has more above the mark. */
-const EXCEPTIONS_PAGE = 200;
+/** Marks item attribute of an id marked unread at or below the read mark (value: the marks' version then). */
+export const UNREAD_BELOW_MARK_PREFIX = 'UB#';
+/** Exceptions read per request by counts (above the read mark: few; the rest of a page is wasted below it). */
+const ABOVE_MARK_PAGE = 50;
+/** Tries of the stale read-all's optimistic write before giving up (each lost race rereads). */
+const STALE_WRITE_ATTEMPTS = 5;
 
-type MarkName = 'read' | 'seen';
+function staleOf(value: unknown): ReadAllMark[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry: unknown) => {
+    const { v, m } = (entry ?? {}) as { v?: unknown; m?: unknown };
+    return typeof v === 'number' && typeof m === 'string' ? [{ version: v, mark: m }] : [];
+  });
+}
 
-/** The attribute of READEX#<id> each change sets, and the one it removes (last change wins). */
-const CHANGE_ATTRIBUTES: Record<ItemStateChange['kind'], { set: keyof ItemState; remove?: keyof ItemState }> = {
-  unread: { set: 'unreadAt' },
-  seen: { set: 'seenAt' },
-  archive: { set: 'archivedAt', remove: 'unarchivedAt' },
-  unarchive: { set: 'unarchivedAt', remove: 'archivedAt' },
-  delete: { set: 'deletedAt' },
-  snooze: { set: 'snoozedUntil' },
-};
+/** The marks item as the rules read it; a 0.1.0 item (no version) has its read mark at version 0. */
+export function marksOf(item: Item | undefined): Omit<ReadState, 'exceptions'> {
+  if (!item) return EMPTY_READ_STATE;
+  const str = (name: string) => (typeof item[name] === 'string' && item[name] !== '' ? (item[name] as string) : null);
+  const num = (name: string) => (typeof item[name] === 'number' ? (item[name] as number) : 0);
+  const unreadBelowMark = new Map<string, number>();
+  for (const [name, value] of Object.entries(item)) if (name.startsWith(UNREAD_BELOW_MARK_PREFIX) && typeof value === 'number') unreadBelowMark.set(name.slice(UNREAD_BELOW_MARK_PREFIX.length), value);
+  const archive: ArchiveSnapshot | undefined = typeof item.archVer === 'number' ? { version: item.archVer, readMark: str('archMark'), readVersion: num('archReadVer'), staleReadAlls: staleOf(item.archStale) } : undefined;
+  return {
+    readMark: str('readMark'),
+    readAt: str('readAt'),
+    seenMark: str('seenMark'),
+    seenAt: str('seenAt'),
+    version: num('ver'),
+    readVersion: num('readVer'),
+    staleReadAlls: staleOf(item.staleReadAlls),
+    ...(archive ? { archive } : {}),
+    ...(typeof item.archivedAt === 'string' ? { archivedAt: item.archivedAt } : {}),
+    unreadBelowMark,
+  };
+}
 
-const ITEM_STATE_FIELDS = ['unreadAt', 'seenAt', 'archivedAt', 'unarchivedAt', 'deletedAt', 'snoozedUntil'] as const;
+export function exceptionOf(item: Item): ItemException | undefined {
+  if (typeof item.basis !== 'number') return undefined;
+  return {
+    type: typeof item.type === 'string' ? item.type : '',
+    ...(typeof item.src === 'string' ? { source: item.src } : {}),
+    ...(typeof item.cbFrom === 'string' && typeof item.cbRoot === 'string' ? { comeback: { from: item.cbFrom, rootId: item.cbRoot, ...(typeof item.cbRootActor === 'string' ? { rootActor: item.cbRootActor } : {}) } } : {}),
+    basis: item.basis,
+    read: item.read === true,
+    seen: item.seen === true,
+    archived: item.archived === true,
+    deleted: item.deleted === true,
+    ...(typeof item.snoozedUntil === 'number' ? { snoozedUntil: item.snoozedUntil, ...(typeof item.comebackId === 'string' ? { comebackId: item.comebackId } : {}) } : {}),
+    expiresAt: typeof item.expiresAt === 'number' ? item.expiresAt : 0,
+  };
+}
 
-function itemStateOf(item: Record<string, unknown>): ItemState {
-  const state: ItemState = {};
-  if (typeof item.type === 'string') state.type = item.type;
-  for (const field of ITEM_STATE_FIELDS) if (typeof item[field] === 'number') state[field] = item[field];
-  return state;
+function exceptionItem(user: UserRef, id: string, exception: ItemException): Item {
+  const { source, comeback, snoozedUntil, comebackId, ...rest } = exception;
+  return {
+    ...keys.itemState(user.tenantId, user.userId, id),
+    ...rest,
+    ...(source !== undefined ? { src: source } : {}),
+    ...(comeback !== undefined ? { cbFrom: comeback.from, cbRoot: comeback.rootId, ...(comeback.rootActor !== undefined ? { cbRootActor: comeback.rootActor } : {}) } : {}),
+    ...(snoozedUntil !== undefined ? { snoozedUntil } : {}),
+    ...(comebackId !== undefined ? { comebackId } : {}),
+  };
 }
 
 export class ReadStateRepository implements ReadStateStore {
@@ -41,191 +84,233 @@ export class ReadStateRepository implements ReadStateStore {
     private readonly tableName: string,
   ) {}
 
+  private pk(user: UserRef): string {
+    return keys.readMark(user.tenantId, user.userId).pk;
+  }
+
   /**
-   * getReadState: one descending query over [READ#, READMARK] returns the marks first, then every
-   * READEX# item, then the newest single reads; paging stops at the first single read at or below
-   * the read mark (below the archive mark and any unread exception once those exist, which need
-   * the single reads' times).
+   * readWindow: without `before`, ONE descending Query of [READEX#, READMARK]: the marks item first,
+   * then the newest exceptions (`limit`); with `before`, a GetItem of the marks item and a Query of the
+   * exceptions below it, in parallel. The window is complete when the Query had no more to give.
    */
-  async getReadState(user: UserRef): Promise<ReadState> {
-    const { pk } = keys.readMark(user.tenantId, user.userId);
-    const state = { readMark: null as string | null, readAt: null as string | null, seenMark: null as string | null, seenAt: null as string | null };
-    const marks: Pick<ReadState, 'readMarkSetAt' | 'archiveMark' | 'archiveSetAt'> = {};
-    const exceptions = new Set<string>();
-    const times = new Map<string, number>();
-    const itemStates = new Map<string, ItemState>();
-    let stopAt: string | null | undefined;
-    let reachedMark = false;
-    const pages = queryPages(this.client, {
+  async readWindow(user: UserRef, before: string | undefined, limit: number): Promise<ReadStateWindow> {
+    const pk = this.pk(user);
+    const query = (to: string) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk, ':from': ITEM_STATE_PREFIX, ':to': to },
+          ScanIndexForward: false,
+          Limit: limit + 1,
+        }),
+      );
+    const [marksItem, output] =
+      before === undefined
+        ? await query(READ_MARK_SK).then((page) => [page.Items?.find((item) => item.sk === READ_MARK_SK), page] as const)
+        : await Promise.all([this.getMarksItem(user), query(`${ITEM_STATE_PREFIX}${before}`)]);
+    const exceptions = new Map<string, ItemException>();
+    let lowest: string | undefined;
+    for (const item of output.Items ?? []) {
+      const id = keys.notificationIdFromItemState(item.sk as string);
+      if (id === undefined || (before !== undefined && id >= before)) continue;
+      const exception = exceptionOf(item);
+      if (exception) exceptions.set(id, exception);
+      lowest = id;
+    }
+    const state: ReadState = { ...marksOf(marksItem), exceptions };
+    return output.LastEvaluatedKey && lowest !== undefined ? { state, exceptionsFrom: lowest } : { state };
+  }
+
+  /** listExceptions: every READEX# item with an id in [from, before), newest first, all pages. */
+  async listExceptions(user: UserRef, from: string, before: string | undefined): Promise<Map<string, ItemException>> {
+    const exceptions = new Map<string, ItemException>();
+    const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': pk, ':from': keys.readStateRange.from, ':to': keys.readStateRange.to },
+      ExpressionAttributeValues: { ':pk': this.pk(user), ':from': `${ITEM_STATE_PREFIX}${from}`, ':to': before === undefined ? `${ITEM_STATE_PREFIX}~` : `${ITEM_STATE_PREFIX}${before}` },
       ScanIndexForward: false,
-      Limit: EXCEPTIONS_PAGE,
-    });
-    for await (const page of pages) {
-      for (const item of page) {
-        if (item.sk === READ_MARK_SK) {
-          state.readMark = (item.readMark as string | undefined) ?? null;
-          state.readAt = (item.readAt as string | undefined) ?? null;
-          state.seenMark = (item.seenMark as string | undefined) ?? null;
-          state.seenAt = (item.seenAt as string | undefined) ?? null;
-          if (typeof item.readSetAt === 'number') marks.readMarkSetAt = item.readSetAt;
-          if (typeof item.archiveSetAt === 'number') {
-            marks.archiveSetAt = item.archiveSetAt;
-            marks.archiveMark = typeof item.archiveMark === 'string' && item.archiveMark !== '' ? item.archiveMark : null;
-          }
-          continue;
-        }
-        const stateId = keys.notificationIdFromItemState(item.sk as string);
-        if (stateId !== undefined) {
-          itemStates.set(stateId, itemStateOf(item));
-          continue;
-        }
-        const id = keys.notificationIdFromReadException(item.sk as string);
-        if (id === undefined) continue;
-        stopAt ??= singleReadsFloor(state.readMark, marks, itemStates);
-        // Stop below the floor; at it only when no unread exception there needs the read's time.
-        if (stopAt !== null && (id < stopAt || (id === stopAt && itemStates.get(id)?.unreadAt === undefined))) {
-          reachedMark = true;
-          break;
-        }
-        exceptions.add(id);
-        if (typeof item.at === 'number') times.set(id, item.at);
-      }
-      if (reachedMark) break;
-    }
-    return {
-      ...state,
-      readExceptions: exceptions,
-      ...marks,
-      ...(times.size > 0 ? { readExceptionTimes: times } : {}),
-      ...(itemStates.size > 0 ? { itemStates } : {}),
     };
+    let start: Item | undefined;
+    do {
+      const output = await this.client.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      for (const item of output.Items ?? []) {
+        const id = keys.notificationIdFromItemState(item.sk as string);
+        const exception = exceptionOf(item);
+        if (id !== undefined && exception && (before === undefined || id < before)) exceptions.set(id, exception);
+      }
+      start = output.LastEvaluatedKey;
+    } while (start);
+    return exceptions;
   }
 
-  /** advanceReadMark: one UpdateItem, guarded so the mark only moves forward (an equal mark re-reads what was marked unread). */
-  async advanceReadMark(user: UserRef, mark: string, atIso: string, writtenAtMs?: number): Promise<{ readAt: string }> {
-    return { readAt: await this.advance('read', user, mark, atIso, writtenAtMs) };
+  /**
+   * readAboveMark: descending Query of [READEX#, READMARK] in pages of ABOVE_MARK_PAGE: the marks item,
+   * then the exceptions down to the first at or below the read mark (what counts need; the ids marked
+   * unread below it are named by the marks item).
+   */
+  async readAboveMark(user: UserRef): Promise<ReadState> {
+    const exceptions = new Map<string, ItemException>();
+    let marks: Omit<ReadState, 'exceptions'> | undefined;
+    let start: Item | undefined;
+    do {
+      const output = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': this.pk(user), ':from': ITEM_STATE_PREFIX, ':to': READ_MARK_SK },
+          ScanIndexForward: false,
+          Limit: ABOVE_MARK_PAGE,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of output.Items ?? []) {
+        if (item.sk === READ_MARK_SK) {
+          marks = marksOf(item);
+          continue;
+        }
+        marks ??= marksOf(undefined);
+        const id = keys.notificationIdFromItemState(item.sk as string);
+        if (id === undefined) continue;
+        if (marks.readMark !== null && id <= marks.readMark) return { ...marks, exceptions };
+        const exception = exceptionOf(item);
+        if (exception) exceptions.set(id, exception);
+      }
+      start = output.LastEvaluatedKey;
+    } while (start);
+    return { ...(marks ?? marksOf(undefined)), exceptions };
   }
 
-  /** advanceSeenMark: one UpdateItem, guarded so the mark only moves forward. */
+  /** getExceptions: BatchGetItem of READEX#<id>, 100 per call. */
+  async getExceptions(user: UserRef, ids: readonly string[]): Promise<Map<string, ItemException>> {
+    const exceptions = new Map<string, ItemException>();
+    if (ids.length === 0) return exceptions;
+    const items = await batchGetAll(this.client, this.tableName, [...new Set(ids)].map((id) => keys.itemState(user.tenantId, user.userId, id)));
+    for (const item of items) {
+      const id = keys.notificationIdFromItemState(item.sk as string);
+      const exception = exceptionOf(item);
+      if (id !== undefined && exception) exceptions.set(id, exception);
+    }
+    return exceptions;
+  }
+
+  private async getMarksItem(user: UserRef): Promise<Item | undefined> {
+    const output = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.readMark(user.tenantId, user.userId), ConsistentRead: true }));
+    return output.Item;
+  }
+
+  /**
+   * advanceReadMark: one UpdateItem guarded so the mark only moves forward (an equal mark reads again
+   * what was marked unread at or below it): it takes the next version and drops the stale read-alls it
+   * supersedes. A read-all below the mark (a device behind, rare) fails the guard, reads the item
+   * and adds itself to the stale read-alls with one more write, guarded by the version it read.
+   */
+  async advanceReadMark(user: UserRef, mark: string, atIso: string): Promise<{ readAt: string }> {
+    const key = keys.readMark(user.tenantId, user.userId);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'SET readMark = :mark, readAt = :at, ver = if_not_exists(ver, :zero) + :one, readVer = if_not_exists(ver, :zero) + :one REMOVE staleReadAlls',
+          ConditionExpression: 'attribute_not_exists(readMark) OR readMark <= :mark',
+          ExpressionAttributeValues: { ':mark': mark, ':at': atIso, ':zero': 0, ':one': 1 },
+        }),
+      );
+      return { readAt: atIso };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    for (let attempt = 0; attempt < STALE_WRITE_ATTEMPTS; attempt += 1) {
+      const stored = marksOf(await this.getMarksItem(user));
+      if (stored.readMark === null || stored.readMark <= mark) return this.advanceReadMark(user, mark, atIso);
+      const version = stored.version + 1;
+      const stale = withStaleReadAll(stored.staleReadAlls, { version, mark });
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET ver = :version, staleReadAlls = :stale',
+            ConditionExpression: stored.version === 0 ? 'attribute_not_exists(ver) OR ver = :zero' : 'ver = :previous',
+            ExpressionAttributeValues: { ':version': version, ':stale': stale.map((entry) => ({ v: entry.version, m: entry.mark })), ...(stored.version === 0 ? { ':zero': 0 } : { ':previous': stored.version }) },
+          }),
+        );
+        return { readAt: stored.readAt ?? atIso };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`read-all of ${user.userId} lost ${STALE_WRITE_ATTEMPTS} races for the marks item`);
+  }
+
+  /** advanceSeenMark: one UpdateItem, guarded so the mark only moves forward; a late one answers the stored time. */
   async advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }> {
-    return { seenAt: await this.advance('seen', user, mark, atIso) };
-  }
-
-  private async advance(name: MarkName, user: UserRef, mark: string, atIso: string, writtenAtMs?: number): Promise<string> {
-    const stamped = writtenAtMs !== undefined;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.readMark(user.tenantId, user.userId),
-          UpdateExpression: `SET ${name}Mark = :mark, ${name}At = :at${stamped ? `, ${name}SetAt = :setAt` : ''}`,
-          ConditionExpression: `attribute_not_exists(${name}Mark) OR ${name}Mark ${stamped ? '<=' : '<'} :mark`,
-          ExpressionAttributeValues: { ':mark': mark, ':at': atIso, ...(stamped ? { ':setAt': writtenAtMs } : {}) },
+          UpdateExpression: 'SET seenMark = :mark, seenAt = :at',
+          ConditionExpression: 'attribute_not_exists(seenMark) OR seenMark < :mark',
+          ExpressionAttributeValues: { ':mark': mark, ':at': atIso },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return atIso;
+      return { seenAt: atIso };
     } catch (error) {
-      // The mark is already ahead (another device, clock skew): nothing to do, same single request.
-      if (error instanceof ConditionalCheckFailedException) {
-        // Except the read-all's time: unread exceptions older than it read again (a second write, only then).
-        if (stamped) await this.stampReadAll(user, writtenAtMs);
-        const existing = error.Item?.[`${name}At`]?.S;
-        if (existing !== undefined) return existing;
-        // A store without ReturnValuesOnConditionCheckFailure (dynalite): read the stored time
-        // rather than answer a time that was not written.
-        return (await this.storedMarkTime(name, user)) ?? atIso;
-      }
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = error.Item?.seenAt?.S;
+      if (existing !== undefined) return { seenAt: existing };
+      // A store without ReturnValuesOnConditionCheckFailure (dynalite): read the stored time.
+      const stored = await this.getMarksItem(user);
+      return { seenAt: typeof stored?.seenAt === 'string' ? stored.seenAt : atIso };
     }
   }
 
-  private async stampReadAll(user: UserRef, writtenAtMs: number): Promise<void> {
+  /**
+   * archiveAllRead: ONE UpdateItem of the marks item: the archive snapshot takes the read-alls as they
+   * are (copied inside DynamoDB, no read first) and the next version.
+   */
+  async archiveAllRead(user: UserRef, atIso: string): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.readMark(user.tenantId, user.userId),
-        UpdateExpression: 'SET readSetAt = :setAt',
-        ConditionExpression: 'attribute_not_exists(readSetAt) OR readSetAt < :setAt',
-        ExpressionAttributeValues: { ':setAt': writtenAtMs },
+        UpdateExpression:
+          'SET archMark = if_not_exists(readMark, :none), archReadVer = if_not_exists(readVer, :zero), archStale = if_not_exists(staleReadAlls, :empty), archVer = if_not_exists(ver, :zero) + :one, ver = if_not_exists(ver, :zero) + :one, archivedAt = :at',
+        ExpressionAttributeValues: { ':none': '', ':zero': 0, ':one': 1, ':empty': [], ':at': atIso },
       }),
-    ).catch((error: unknown) => {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    );
+  }
+
+  /** putExceptions: one PutItem of READEX#<id> for one exception, BatchWriteItems of 25 for several. */
+  async putExceptions(user: UserRef, exceptions: ReadonlyMap<string, ItemException>): Promise<void> {
+    const items = [...exceptions].map(([id, exception]) => exceptionItem(user, id, exception));
+    if (items.length === 1) await this.client.send(new PutCommand({ TableName: this.tableName, Item: items[0] }));
+    else if (items.length > 1) await batchPutAll(this.client, this.tableName, items);
+  }
+
+  /** recordUnreadBelowMark: one UpdateItem of the marks item naming the ids (`UB#<id>` = version), dropping `forget`. */
+  async recordUnreadBelowMark(user: UserRef, ids: readonly string[], version: number, forget: readonly string[]): Promise<void> {
+    const names: Record<string, string> = {};
+    const sets = ids.map((id, index) => {
+      names[`#u${index}`] = `${UNREAD_BELOW_MARK_PREFIX}${id}`;
+      return `#u${index} = :version`;
     });
-  }
-
-  private async storedMarkTime(name: MarkName, user: UserRef): Promise<string | undefined> {
-    const output = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.readMark(user.tenantId, user.userId), ConsistentRead: true }),
-    );
-    return output.Item?.[`${name}At`] as string | undefined;
-  }
-
-  /** recordSingleRead: one PutItem of READ#<id> with a TTL (harmless if the id is below the mark). */
-  async recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs?: number): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: singleReadItem(user, id, expiresAtEpochSeconds, atMs) }));
-  }
-
-  /** recordSingleReads: the same items as recordSingleRead, in BatchWriteItems of 25 (the shared retry policy). */
-  async recordSingleReads(user: UserRef, ids: readonly string[], expiresAtEpochSeconds: number, atMs?: number): Promise<void> {
-    await batchPutAll(
-      this.client,
-      this.tableName,
-      ids.map((id) => singleReadItem(user, id, expiresAtEpochSeconds, atMs)),
-    );
-  }
-
-  /**
-   * archiveAllRead: ONE UpdateItem of the mark item: the archive mark becomes the read mark as it is
-   * now (copied inside DynamoDB, no read first) and `archiveSetAt` the time, which also archives
-   * the single reads recorded before it. Never moves back in time.
-   */
-  async archiveAllRead(user: UserRef, atMs: number): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.readMark(user.tenantId, user.userId),
-          UpdateExpression: 'SET archiveMark = if_not_exists(readMark, :none), archiveSetAt = :at',
-          ConditionExpression: 'attribute_not_exists(archiveSetAt) OR archiveSetAt <= :at',
-          ExpressionAttributeValues: { ':none': '', ':at': atMs },
-        }),
-      );
-    } catch (error) {
-      // A later archive-all from another device already covers this one.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-
-  /** changeItemState: one UpdateItem of READEX#<id> (sets the change's time, removes its opposite). */
-  async changeItemState(user: UserRef, id: string, change: ItemStateChange, expiresAtEpochSeconds: number): Promise<void> {
-    const { set, remove } = CHANGE_ATTRIBUTES[change.kind];
+    const removes = forget.filter((id) => !ids.includes(id)).map((id, index) => {
+      names[`#f${index}`] = `${UNREAD_BELOW_MARK_PREFIX}${id}`;
+      return `#f${index}`;
+    });
+    if (sets.length === 0 && removes.length === 0) return;
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: keys.itemState(user.tenantId, user.userId, id),
-        UpdateExpression: `SET #set = :value, #type = :type, expiresAt = :expiresAt${remove ? ' REMOVE #remove' : ''}`,
-        ExpressionAttributeNames: { '#set': set, '#type': 'type', ...(remove ? { '#remove': remove } : {}) },
-        ExpressionAttributeValues: { ':value': change.kind === 'snooze' ? change.untilMs : change.atMs, ':type': change.type, ':expiresAt': expiresAtEpochSeconds },
+        Key: keys.readMark(user.tenantId, user.userId),
+        UpdateExpression: [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' '),
+        ExpressionAttributeNames: names,
+        ...(sets.length > 0 ? { ExpressionAttributeValues: { ':version': version } } : {}),
       }),
     );
   }
-}
-
-function singleReadItem(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs: number | undefined): Record<string, unknown> {
-  return { ...keys.readException(user.tenantId, user.userId, id), expiresAt: expiresAtEpochSeconds, ...(atMs !== undefined ? { at: atMs } : {}) };
-}
-
-/**
- * The id at or below which single reads no longer matter: the read mark, lowered to the archive
- * mark and to the lowest unread exception (their rules compare times); null = read them all.
- */
-function singleReadsFloor(readMark: string | null, marks: Pick<ReadState, 'archiveMark' | 'archiveSetAt'>, itemStates: ReadonlyMap<string, ItemState>): string | null {
-  let floor = readMark;
-  if (marks.archiveSetAt !== undefined) floor = marks.archiveMark === undefined || marks.archiveMark === null || floor === null ? null : floor < marks.archiveMark ? floor : marks.archiveMark;
-  for (const [id, item] of itemStates) if (item.unreadAt !== undefined && floor !== null && id < floor) floor = id;
-  return floor;
 }

@@ -8,7 +8,7 @@
  * over both tables (and a user's records of the Idempotency table written before they moved).
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
+import { AUTHOR_INDEX, keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
 import type { TraceEntry, TraceReader, TraceRecorder, TraceStage } from '../../core/ports/trace.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import { batchWriteAll, type Item } from './batch.js';
@@ -16,7 +16,7 @@ import { batchWriteAll, type Item } from './batch.js';
 /** A week: long enough to answer a support ticket, short enough to stay cheap. */
 export const TRACE_TTL_SECONDS = 7 * 86_400;
 
-const USER_STAGES: readonly TraceStage[] = ['fanout', 'gate', 'delivery', 'release'];
+const USER_STAGES: readonly TraceStage[] = ['fanout', 'gate', 'delivery', 'release', 'push', 'email'];
 const EVENT_STAGES: readonly TraceStage[] = ['intake', 'fanout', 'dlq'];
 const MAX_DETAIL_LENGTH = 300;
 
@@ -47,7 +47,8 @@ export class DynamoTraceRepository implements TraceRecorder, TraceReader {
       const trace = { ...entry, ...(entry.detail ? { detail: entry.detail.slice(0, MAX_DETAIL_LENGTH) } : {}) };
       if (entry.userId !== undefined) {
         const key = keys.userTrace(entry.tenantId, entry.userId, entry.stage, entry.eventId);
-        userItems.set(`${key.pk}\u0000${key.sk}`, { ...key, expiresAt: expiry, trace });
+        // A follow's record names its followee by role: in the author index under them, so their erasure finds it.
+        userItems.set(`${key.pk}\u0000${key.sk}`, { ...key, expiresAt: expiry, trace, ...(entry.followeeId !== undefined ? { [AUTHOR_INDEX.attribute]: ownerIndexValue(entry.tenantId, entry.followeeId) } : {}) });
         continue;
       }
       const id = keys.traceRecordId(entry.tenantId, undefined, entry.stage, entry.eventId);

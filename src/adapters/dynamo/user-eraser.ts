@@ -13,9 +13,9 @@
  *    erased" just before it has finished writing (set it to at least the fan-out function timeout);
  * 4. cross-references, found from their own partitions (`erasure-phases.ts`): connections closed
  *    with their subscriptions; their id out of their online followers' connections; their followers'
- *    FOLLOWING entries, FOLLOWING_CELEBS edges and pack elements; their follow edges (counts
- *    lowered) and former-follower entries; their posts in followers' and former followers' inboxes
- *    (recomputed ids) and the notifications the author index holds, with the recipients' read state;
+ *    FOLLOWING entries, FOLLOWING_CELEBS edges and pack elements; their follower items in the
+ *    accounts they follow(ed) (counts lowered); their posts in their followers' and former followers'
+ *    inboxes (recomputed ids from the follow histories) and the notifications the author index holds, with the recipients' read state;
  *    their celebrity posts log entries and count index entries; their owner-index records (rate
  *    windows, holds, sends, traces) and the schedules those name;
  * 5. their own partitions, whole; 6. their export documents.
@@ -37,7 +37,6 @@ import {
   eraseFollowerCopies,
   eraseFromFollowees,
   eraseFromFollowers,
-  eraseFromFormerFollowers,
   eraseFromSubscribers,
   eraseIndexedAuthored,
   eraseOwnerRecords,
@@ -132,7 +131,6 @@ export class UserEraser {
       footprint('connections', eraseConnections),
       footprint('onlineSubscribers', eraseFromSubscribers),
       footprint('followers', eraseFromFollowers),
-      footprint('formerFollowers', eraseFromFormerFollowers),
       footprint('following', eraseFromFollowees),
       footprint('followerCopies', eraseFollowerCopies),
       footprint('authorIndex', eraseIndexedAuthored),

@@ -1,24 +1,28 @@
 /**
  * The user export (src/contract/user-export.ts), streamed: the document is written to `sink` piece by
  * piece while the partitions are paged (1,000 items per Query page), so a large inbox never sits in
- * memory whole. Every read is a Query of one of their partitions (no Scan): their inbox and each
- * followed celebrity's feed shard they read (from when they followed, as the inbox API merges them),
- * their read state with its per-item exceptions, their FOLLOWING list, their channel records
- * (devices without token or endpoint, consent, address, unsubscribes).
+ * memory whole. Every read is a Query of one of their partitions or a BatchGetItem of keys found
+ * there (no Scan): their inbox and each followed celebrity's feed shard they read (from when they
+ * followed, as the inbox API merges them), their read state with its per-item exceptions, their
+ * FOLLOWING list and the pairs it names, their channel records (devices without token or endpoint,
+ * consent, address, unsubscribes).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
 import type { ErasureSubject } from '../../core/privacy/erasure.js';
 import { readerShard } from '../../core/model/feed-shards.js';
 import { idLowerBoundAt } from '../../core/model/ids.js';
-import { keys, userPartition } from '../../core/model/keys.js';
-import { isArchived, isRead, isSeen, type ReadState } from '../../core/model/read-state.js';
+import { keys, READ_MARK_SK, userPartition } from '../../core/model/keys.js';
+import { currentState, type ItemException, type ReadState } from '../../core/model/read-state.js';
+import { exceptionOf, marksOf } from './read-state-repository.js';
+import { exceptionOfSingleRead } from './read-state-migration.js';
+import { currentRun, FOLLOW_HISTORY_ATTRIBUTE, followHistoryOf } from '../../core/model/follow-history.js';
+import { followerOf } from './follow-pairs.js';
 import type { TableName } from '../../table-specs.js';
-import type { Item } from './batch.js';
+import { batchGetAll, type Item } from './batch.js';
 import { ChannelRepository } from './channel-repository.js';
 import { GraphRepository } from './graph-repository.js';
 import { queryPages } from './query-pages.js';
-import { ReadStateRepository } from './read-state-repository.js';
 
 export interface UserExporterOptions {
   client: DynamoDBDocumentClient;
@@ -32,6 +36,20 @@ export type ExportSink = (text: string) => Promise<void> | void;
 const PAGE_LIMIT = 1_000;
 /** Where an inbox item came from, carried on the item between the pages and its mapping. */
 const SOURCE = '\u0000source';
+/** The account a FOLLOWING pair's follower item belongs to (its key holds it escaped). */
+const FOLLOWEE = '\u0000followee';
+
+/** A follower item as exported: the current run's start (null for an unfollowed pair's marker) and, when it has one, its history. */
+function pairOf(userId: string, item: Item) {
+  const { history } = followerOf({ ...item, sk: userId });
+  const run = currentRun(history);
+  const records = followHistoryOf(item[FOLLOW_HISTORY_ATTRIBUTE] as Iterable<unknown> | undefined);
+  return {
+    userId,
+    followedAt: run.following ? new Date(run.sinceMs).toISOString() : null,
+    ...(records.length > 0 ? { history: history.map((record) => ({ at: new Date(record.atMs).toISOString(), kind: record.kind })) } : {}),
+  };
+}
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -52,7 +70,7 @@ export class UserExporter {
     const profileItems = await this.queryAll('graph', keys.profile(tenantId, userId).pk);
     const profile = profileItems.find((item) => item.sk === 'PROFILE');
     const preferences = profileItems.find((item) => item.sk === 'PREFERENCES');
-    const readState = await new ReadStateRepository(client, tables.readMarks).getReadState(subject);
+    const readState = await this.readState(own);
     const channels = await new ChannelRepository(client, tables.graph).channelState(subject);
     const celebrities = feedShards > 0 ? await new GraphRepository(client, tables.graph).listFollowedCelebrities(subject) : [];
     const mutedTypes = new Set(Array.isArray(preferences?.mutedTypes) ? preferences.mutedTypes.map(String) : []);
@@ -68,7 +86,7 @@ export class UserExporter {
         readAt: readState.readAt,
         seenMark: readState.seenMark,
         seenAt: readState.seenAt,
-        singleReads: [...readState.readExceptions],
+        singleReads: [...readState.exceptions].filter(([, exception]) => exception.read).map(([id]) => id),
       },
       // Never the token or the endpoint: those are the provider's handles, not data about them.
       devices: channels.devices.map((device) => ({ deviceId: device.id, platform: device.platform, locale: device.locale ?? null, createdAt: device.createdAt, updatedAt: device.updatedAt })),
@@ -80,16 +98,18 @@ export class UserExporter {
     const live = (item: Item) => Number(item.expiresAt ?? Number.POSITIVE_INFINITY) > Math.floor(nowMs / 1000);
     const shard = readerShard(userId, Math.max(1, feedShards));
     const feeds = celebrities.map((celebrity) => this.pages('inbox', keys.feedShardPartition(tenantId, celebrity.celebrityId, shard), false, idLowerBoundAt(celebrity.followedAtMs)));
-    await this.writeArray(sink, 'inbox', this.concat([this.filtered(this.pages('inbox', own, false), live, 'inbox'), ...feeds.map((pages) => this.filtered(pages, (item) => live(item) && !mutedTypes.has(String(item.type)), 'celebrityFeed'))]), (item) =>
-      inboxItemOf(item, readState),
+    await this.writeArray(
+      sink,
+      'inbox',
+      this.concat([this.filtered(this.pages('inbox', own, false), live, 'inbox'), ...feeds.map((pages) => this.filtered(pages, (item) => live(item) && !mutedTypes.has(String(item.type)), 'celebrityFeed'))]),
+      (item) => inboxItemOf(item, readState),
     );
     const authored = [keys.recentPostsPartition(tenantId, userId), ...(feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );
-    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
-    // Their FOLLOWING list: current follows (an unfollowed entry is kept a while for their erasure).
-    await this.writeArray(sink, 'following', this.filtered(this.pages('graph', keys.followingPartition(tenantId, userId), true), (item) => item.unfollowedAt === undefined), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
+    await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => pairOf(String(item.sk), item));
+    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(String(item[FOLLOWEE]), item));
     await this.writeArray(sink, 'followedCelebrities', this.pages('graph', keys.followingCelebsPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
     await this.writeArray(sink, 'connections', this.connectionPages(own), (item) => ({ connectionId: String(item.sk).slice('C#'.length), connectedAt: stringOrNull(item.connectedAt) }));
     await sink('}');
@@ -132,10 +152,38 @@ export class UserExporter {
     return items;
   }
 
+  private async readState(own: string): Promise<ReadState> {
+    const items = await this.queryAll('readMarks', own);
+    const exceptions = new Map<string, ItemException>();
+    for (const item of items) {
+      const id = keys.notificationIdFromItemState(String(item.sk));
+      const exception = id !== undefined ? exceptionOf(item) : undefined;
+      if (id !== undefined && exception) exceptions.set(id, exception);
+    }
+    // A 0.1.0 single read not yet converted by `npm run migrate`.
+    for (const item of items) {
+      const id = keys.notificationIdFromReadException(String(item.sk));
+      if (id !== undefined && !keys.notificationIdFromItemState(String(item.sk)) && !exceptions.has(id)) exceptions.set(id, exceptionOfSingleRead(item));
+    }
+    return { ...marksOf(items.find((item) => item.sk === READ_MARK_SK)), exceptions };
+  }
+
   private async *connectionPages(own: string): AsyncGenerator<Item[]> {
     for await (const page of this.pages('connections', own, true)) yield page.filter((item) => String(item.sk).startsWith('C#'));
   }
 
+  /** The pairs the user follows or followed: their FOLLOWING list (Query), then each pair's follower item (BatchGetItem). */
+  private async *followingPages(subject: ErasureSubject): AsyncGenerator<Item[]> {
+    for await (const page of this.pages('graph', keys.followingPartition(subject.tenantId, subject.userId), true)) {
+      const followees = page.map((item) => String(item.sk));
+      const pairs = await batchGetAll(this.client, this.options.tables.graph, followees.map((followeeId) => keys.follower(subject.tenantId, followeeId, subject.userId)));
+      const byFollowee = new Map(pairs.map((item) => [String(item.pk), item]));
+      yield followees.flatMap((followeeId) => {
+        const item = byFollowee.get(keys.followersPartition(subject.tenantId, followeeId));
+        return item ? [{ ...item, [FOLLOWEE]: followeeId }] : [];
+      });
+    }
+  }
 }
 
 function withoutKeys(item: Item): Item {
@@ -161,14 +209,14 @@ function notificationOf(item: Item): { id: string; type: string; createdAt: stri
 /** An item of their inbox view with its state for them (a deleted or snoozed one is still stored, so it is exported). */
 function inboxItemOf(item: Item, state: ReadState) {
   const id = String(item.sk);
-  const itemState = state.itemStates?.get(id);
+  const current = currentState(id, state);
   return {
     ...notificationOf(item),
-    read: isRead(id, state),
-    seen: isSeen(id, state),
-    archived: isArchived(id, state),
-    deleted: itemState?.deletedAt !== undefined,
-    snoozedUntil: itemState?.snoozedUntil !== undefined ? new Date(itemState.snoozedUntil).toISOString() : null,
+    read: current.read,
+    seen: current.seen,
+    archived: current.archived,
+    deleted: current.deleted,
+    snoozedUntil: current.snoozedUntil !== undefined ? new Date(current.snoozedUntil).toISOString() : null,
     source: item[SOURCE] === 'celebrityFeed' ? 'celebrityFeed' : 'inbox',
   };
 }

@@ -1,34 +1,29 @@
 /**
  * The inbox actions beyond read-all: archive, unarchive, mark unread, mark seen, delete, snooze,
  * archive-all-read and bulk changes. None rewrites an inbox item: a per-item change is one write of
- * the user's READEX#<id> exception, archive-all-read is one write of the mark item.
+ * the notification's exception (`item-changes.ts`), archive-all-read one write of the marks item.
  */
-import { forEachBounded } from '../model/bounded-parallel.js';
 import { NotFoundError, ValidationError } from '../model/errors.js';
 import { notificationId } from '../model/ids.js';
-import type { InboxReadService } from '../read/inbox-read-service.js';
 import type { Clock } from '../ports/clock.js';
-import type { InboxStateListener, ItemStateChange, ItemStateStore, ReadStateStore, SnoozeReturns } from '../ports/inbox.js';
+import type { InboxStateListener, ReadStateStore, SnoozeReturns } from '../ports/inbox.js';
 import type { StoredNotification } from '../model/notification.js';
 import { MAX_BULK_IDS } from '../../contract/rest-schemas.js';
 import type { BulkAnswer, ItemAction } from '../../contract/wire.js';
+import type { UserRef } from '../model/user.js';
+import { exceptionOf, ItemChanges } from './item-changes.js';
+import type { ViewLookup } from '../read/inbox-read-service.js';
 
 export type { ItemAction } from '../../contract/wire.js';
-import type { UserRef } from '../model/user.js';
-
-
-/** Writes of a bulk call in flight at once. */
-const BULK_PARALLELISM = 10;
 
 /** A snooze ends at least this far ahead and at most this far (the scheduler's and the inbox's horizon). */
 export const MIN_SNOOZE_MS = 1_000;
 export const MAX_SNOOZE_MS = 30 * 86_400_000;
 
 export interface InboxActionsDeps {
-  /** Which ids are in the user's view (the read side's view lookup). */
-  view: Pick<InboxReadService, 'findInView'>;
-  readState: Pick<ReadStateStore, 'recordSingleRead' | 'recordSingleReads'>;
-  itemStates: ItemStateStore;
+  /** Which ids are in the user's view, with their read state (the read side's lookup). */
+  view: { findInView(user: UserRef, ids: readonly string[]): Promise<ViewLookup> };
+  readState: Pick<ReadStateStore, 'putExceptions' | 'recordUnreadBelowMark' | 'archiveAllRead'>;
   clock: Clock;
   inboxTtlDays: number;
   listener?: InboxStateListener;
@@ -45,47 +40,43 @@ export function snoozeReturnId(user: UserRef, item: Pick<StoredNotification, 'id
 }
 
 export class InboxActions {
-  constructor(private readonly deps: InboxActionsDeps) {}
+  private readonly changes: ItemChanges;
 
-  private expiresAt(nowMs: number): number {
-    return Math.ceil(nowMs / 1000) + this.deps.inboxTtlDays * 86_400;
+  constructor(private readonly deps: InboxActionsDeps) {
+    this.changes = new ItemChanges(deps);
   }
 
   /** One write for one notification in the view; NotFoundError otherwise. */
   async changeOne(user: UserRef, id: string, action: ItemAction): Promise<void> {
-    const found = await this.deps.view.findInView(user, [id]);
-    const item = found.get(id);
-    if (!item) throw new NotFoundError(`notification ${id} is not in your inbox`);
-    await this.apply(user, item, action, this.deps.clock.nowMs());
+    const changed = await this.changes.change(user, [id], { kind: action });
+    if (changed.length === 0) throw new NotFoundError(`notification ${id} is not in your inbox`);
     await this.deps.listener?.itemStateChanged(user, action, [id]);
   }
 
-  /** Up to 100 ids: those in the caller's view are changed (one write each, reads batched), the others named and never touched. */
+  /** Up to 100 ids: those in the caller's view are changed (one lookup round, BatchWriteItems of 25), the others named and never touched. */
   async bulk(user: UserRef, ids: readonly string[], action: ItemAction): Promise<BulkResult> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_BULK_IDS) throw new ValidationError(`at most ${MAX_BULK_IDS} ids`, [{ path: 'ids', message: `at most ${MAX_BULK_IDS}` }]);
-    const found = await this.deps.view.findInView(user, unique);
-    const nowMs = this.deps.clock.nowMs();
-    const updated = unique.filter((id) => found.has(id));
-    // Reads are plain puts: BatchWriteItems of 25. Other changes SET one field and REMOVE its opposite, which only UpdateItem can do.
-    if (action === 'read') await this.deps.readState.recordSingleReads(user, updated, this.expiresAt(nowMs), nowMs);
-    else await forEachBounded(updated, BULK_PARALLELISM, (id) => this.apply(user, found.get(id)!, action, nowMs));
+    const changed = new Set(await this.changes.change(user, unique, { kind: action }));
+    const updated = unique.filter((id) => changed.has(id));
     if (updated.length > 0) await this.deps.listener?.itemStateChanged(user, action, updated);
-    return { updated, notFound: unique.filter((id) => !found.has(id)) };
+    return { updated, notFound: unique.filter((id) => !changed.has(id)) };
   }
 
-  /** ONE write however many notifications are read: the archive mark takes the read mark as it is now. */
+  /** ONE write however many notifications are read: the archive snapshot takes the read-alls as they are now. */
   async archiveAllRead(user: UserRef): Promise<{ archivedAt: string }> {
-    const nowMs = this.deps.clock.nowMs();
-    await this.deps.itemStates.archiveAllRead(user, nowMs);
-    const archivedAt = new Date(nowMs).toISOString();
+    const archivedAt = new Date(this.deps.clock.nowMs()).toISOString();
+    await this.deps.readState.archiveAllRead(user, archivedAt);
     await this.deps.listener?.archivedRead(user, archivedAt);
     return { archivedAt };
   }
 
   /**
-   * Gone from the list and counts now (one write), back at `until` as a new unread arrival on top:
-   * its item is written now under an id of that time (hidden until then) and its push is scheduled.
+   * Gone from the list and counts now, back at `until` as a new unread arrival on top: the comeback
+   * item is written first (it shows only once the snoozed item's exception names it, so a snooze that
+   * fails after it changes nothing), then the exception, then the comeback's push is scheduled. A
+   * retry of the same snooze (same `until`) after a failure finishes it; any other action on a
+   * snoozed-away notification, or a second snooze of it, is a 404.
    */
   async snooze(user: UserRef, id: string, untilIso: string): Promise<{ until: string }> {
     const nowMs = this.deps.clock.nowMs();
@@ -93,20 +84,30 @@ export class InboxActions {
     if (!Number.isFinite(untilMs) || untilMs < nowMs + MIN_SNOOZE_MS || untilMs > nowMs + MAX_SNOOZE_MS) {
       throw new ValidationError('until must be 1 s to 30 days ahead', [{ path: 'until', message: 'must be 1 s to 30 days ahead' }]);
     }
-    if (!this.deps.snoozeReturns) throw new ValidationError('snooze is not available here (no scheduler)', [{ path: 'until', message: 'snooze needs a scheduler' }], 'snooze_unavailable');
-    const found = await this.deps.view.findInView(user, [id]);
-    const item = found.get(id);
-    if (!item) throw new NotFoundError(`notification ${id} is not in your inbox`);
-    // The comeback first: if the exception write then fails, a retry finds and rewrites the same item.
-    await this.deps.snoozeReturns.scheduleReturn(user, item, snoozeReturnId(user, item, untilMs), untilMs);
-    await this.deps.itemStates.changeItemState(user, id, { kind: 'snooze', type: item.type, atMs: nowMs, untilMs }, this.expiresAt(nowMs));
+    const returns = this.deps.snoozeReturns;
+    if (!returns) throw new ValidationError('snooze is not available here (no scheduler)', [{ path: 'until', message: 'snooze needs a scheduler' }], 'snooze_unavailable');
+    const lookup = await this.deps.view.findInView(user, [id]);
+    const retried = lookup.snoozedAway.get(id);
+    const target = lookup.inView.get(id) ?? (retried && lookup.state.exceptions.get(id)?.snoozedUntil === untilMs ? retried : undefined);
+    if (!target) throw new NotFoundError(`notification ${id} is not in your inbox`);
+    const { item } = target;
+    const comeback: StoredNotification = {
+      ...item,
+      id: snoozeReturnId(user, item, untilMs),
+      expiresAt: Math.ceil(untilMs / 1000) + this.deps.inboxTtlDays * 86_400,
+      comeback: {
+        from: id,
+        rootId: item.comeback?.rootId ?? id,
+        ...(item.comeback ? (item.comeback.rootActor !== undefined ? { rootActor: item.comeback.rootActor } : {}) : target.source !== undefined ? { rootActor: target.source } : {}),
+      },
+    };
+    await returns.writeComeback(user, comeback);
+    if (!retried) {
+      const exception = exceptionOf(id, lookup, target, { kind: 'snooze', untilMs, comebackId: comeback.id }, Math.max(this.changes.expiresAt(nowMs), comeback.expiresAt));
+      await this.changes.write(user, lookup, new Map([[id, exception]]));
+    }
+    await returns.schedulePush(user, comeback, untilMs);
     await this.deps.listener?.itemStateChanged(user, 'snooze', [id]);
     return { until: new Date(untilMs).toISOString() };
-  }
-
-  private async apply(user: UserRef, item: StoredNotification, action: ItemAction, nowMs: number): Promise<void> {
-    if (action === 'read') return this.deps.readState.recordSingleRead(user, item.id, this.expiresAt(nowMs), nowMs);
-    const change: ItemStateChange = { kind: action, type: item.type, atMs: nowMs };
-    return this.deps.itemStates.changeItemState(user, item.id, change, this.expiresAt(nowMs));
   }
 }

@@ -12,7 +12,7 @@ import type { UserRef } from '../model/user.js';
 export interface ReadStateSyncDeps {
   directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;
   pusher: ConnectionPusher;
-  readState: Pick<ReadStateStore, 'getReadState'>;
+  readState: Pick<ReadStateStore, 'readWindow'>;
   counts: { counts(user: UserRef): Promise<Counts> };
 }
 
@@ -25,8 +25,8 @@ export class ReadStateSync implements ReadStateListener {
       this.deps,
       user,
       async () => {
-        const [state, counts] = await Promise.all([this.deps.readState.getReadState(user), this.deps.counts.counts(user)]);
-        return readStatePayload(state, counts);
+        const [window, counts] = await Promise.all([this.deps.readState.readWindow(user, undefined, 0), this.deps.counts.counts(user)]);
+        return readStatePayload(window.state, counts);
       },
       'read_state',
     );

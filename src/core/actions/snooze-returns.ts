@@ -1,9 +1,10 @@
 /**
- * A snoozed notification's comeback: a new item in the user's own inbox under an id of the return
- * time (pages and counts skip ids that have not arrived yet), written at snooze time, and a
- * one-time schedule that puts a signed release of it (a reference, `jobs/item-release.ts`) on the
- * urgent queue at that time, so the user's connected devices get it live like any new arrival (quiet
- * hours and rate limits apply), unless it was deleted meanwhile.
+ * A snoozed notification's comeback: a new item in the user's own partition under an id of the
+ * return time (reads skip ids that have not arrived yet, and show it only while the snoozed item's
+ * exception names it), and a one-time schedule that puts a signed release of it (a reference,
+ * `jobs/item-release.ts`) on the urgent queue at that time, so the user's connected devices get it
+ * live like any new arrival (quiet hours and rate limits apply), unless it was deleted meanwhile;
+ * delivery drops it if its root's event was retracted meanwhile.
  */
 import type { ItemRelease } from '../jobs/item-release.js';
 import { signedMessageBody } from '../jobs/delivery-job-signature.js';
@@ -19,21 +20,27 @@ export interface SnoozeReturnsDeps {
   /** Where the comeback's push goes: the urgent delivery queue (no batching window). */
   urgentQueueArn: string;
   deliveryJobSecret: string;
-  inboxTtlDays: number;
 }
 
 export class ScheduledSnoozeReturns implements SnoozeReturns {
   constructor(private readonly deps: SnoozeReturnsDeps) {}
 
-  async scheduleReturn(user: UserRef, item: StoredNotification, returnId: string, untilMs: number): Promise<void> {
-    const expiresAt = Math.ceil(untilMs / 1000) + this.deps.inboxTtlDays * 86_400;
-    const comeback: StoredNotification = { ...item, id: returnId, expiresAt };
+  /** One put into the user's own partition (the same item again on a retry). */
+  async writeComeback(user: UserRef, comeback: StoredNotification): Promise<void> {
     await this.deps.inbox.writeInboxItems([{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId }, item: comeback }]);
-    // A reference to the comeback, read back when it fires: the schedule names only the user (and is referenced for their erasure).
-    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId: user.tenantId, userId: user.userId, notificationId: returnId, priority: 'urgent', eventId: `snooze:${item.id}` };
+  }
+
+  /**
+   * The comeback's push at `untilMs` (a schedule of a deterministic name: a retry finds it): a
+   * reference to the comeback, read back when it fires, so the schedule holds no other user's content
+   * and names only the user (referenced for their erasure).
+   */
+  async schedulePush(user: UserRef, comeback: StoredNotification, untilMs: number): Promise<void> {
+    const from = comeback.comeback?.from ?? comeback.id;
+    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId: user.tenantId, userId: user.userId, notificationId: comeback.id, priority: 'urgent', eventId: `snooze:${from}` };
     await this.deps.scheduler.scheduleOnce(
       {
-        name: scheduleName('snooze', user.tenantId, `${user.userId}\u0000${returnId}`),
+        name: scheduleName('snooze', user.tenantId, `${user.userId}\u0000${comeback.id}`),
         atMs: untilMs,
         targetArn: this.deps.urgentQueueArn,
         payload: signedMessageBody(release, this.deps.deliveryJobSecret),

@@ -26,6 +26,7 @@ import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelStat
 import type { UserRef } from '../model/user.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
+import type { TraceEntry, TraceOutcome, TraceRecorder } from '../ports/trace.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import { scheduleName } from '../jobs/schedules.js';
 import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
@@ -85,6 +86,8 @@ export interface ChannelDeliveryDeps {
   onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
   /** Erasure tombstones: nothing goes to an erased recipient, nor a notification whose author was erased. */
   erased?: ErasedUsers;
+  /** The delivery trace and audit trail: one decision per (notification, recipient), one batched write per batch. */
+  trace?: TraceRecorder;
 }
 
 export interface ChannelReport {
@@ -95,6 +98,13 @@ export interface ChannelReport {
   held: number;
   skipped: Record<string, number>;
   devicesRemoved: number;
+}
+
+/** One batch's report and the decisions it traces. */
+interface ChannelRun extends ChannelReport {
+  traced: TraceEntry[];
+  /** Per candidate, what its sends did on each device (push) or the mailbox (email). */
+  sends: Map<Candidate, Set<'sent' | 'duplicate' | 'failed' | 'invalid' | 'rejected'>>;
 }
 
 interface Candidate {
@@ -112,25 +122,23 @@ export class ChannelDelivery {
   constructor(private readonly deps: ChannelDeliveryDeps) {}
 
   async deliver(jobs: readonly ChannelInput[], releases: readonly ChannelReleaseInput[] = []): Promise<ChannelReport> {
-    const report: ChannelReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0 };
+    const report: ChannelRun = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0, traced: [], sends: new Map() };
     const inputs = [...jobs, ...(await this.releasedJobs(releases, report))];
     const erased = await this.erasedAmong(inputs, report);
     if (!erased) return report;
     const byUser = new Map<string, Candidate[]>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
-      if (erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id })) {
-        this.skip(report, 'erased');
-        continue;
-      }
+      const authorErased = erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id });
       for (const recipient of job.target.recipients) {
         const user = { tenantId: job.tenantId, userId: recipient.userId };
-        if (erased.has(user)) {
-          this.skip(report, 'erased');
+        const candidate = { recordId, job, notificationId: recipient.notificationId, user };
+        if (authorErased || erased.has(user)) {
+          this.skip(report, 'erased', candidate);
           continue;
         }
         const list = byUser.get(userKey(user)) ?? [];
-        list.push({ recordId, job, notificationId: recipient.notificationId, user });
+        list.push(candidate);
         byUser.set(userKey(user), list);
       }
     }
@@ -145,17 +153,19 @@ export class ChannelDelivery {
         for (const candidate of candidates) report.failedRecordIds.add(candidate.recordId);
       }
     });
+    await this.recordTrace(report);
     return report;
   }
 
   /** The jobs of released holds whose notification still exists (one gone is skipped: deleted, expired); a failed read fails their records. */
-  private async releasedJobs(releases: readonly ChannelReleaseInput[], report: ChannelReport): Promise<ChannelInput[]> {
+  private async releasedJobs(releases: readonly ChannelReleaseInput[], report: ChannelRun): Promise<ChannelInput[]> {
     if (releases.length === 0) return [];
     try {
       const { jobs } = await jobsOfItemReleases(this.deps.items ?? { getItems: async () => new Map() }, releases.map((input) => input.release), this.deps.clock.nowMs());
       return releases.flatMap((input, index): ChannelInput[] => {
         const job = jobs[index];
-        if (!job) this.skip(report, 'gone');
+        // Deleted or expired meanwhile: nothing to send, and no notification to trace.
+        if (!job) report.skipped.gone = (report.skipped.gone ?? 0) + 1;
         return job ? [{ recordId: input.recordId, job: { ...job, held: true } }] : [];
       });
     } catch (error) {
@@ -166,7 +176,7 @@ export class ChannelDelivery {
   }
 
   /** The batch's erased recipients and authors; undefined (every record failed, retried) when the tombstones cannot be read. */
-  private async erasedAmong(inputs: readonly ChannelInput[], report: ChannelReport): Promise<ErasedSet | undefined> {
+  private async erasedAmong(inputs: readonly ChannelInput[], report: ChannelRun): Promise<ErasedSet | undefined> {
     try {
       return await erasedAmongUsers(this.deps.erased, inputs.flatMap(({ job }) => [
         { tenantId: job.tenantId, userId: job.notification.actor.id },
@@ -179,11 +189,30 @@ export class ChannelDelivery {
     }
   }
 
-  private skip(report: ChannelReport, reason: string): void {
+  private skip(report: ChannelRun, reason: TraceOutcome, candidate: Candidate): void {
     report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+    this.traceOf(report, candidate, reason);
   }
 
-  private async lookups(users: readonly UserRef[], report: ChannelReport, byUser: Map<string, Candidate[]>): Promise<Map<string, PreferencesLookup>> {
+  private traceOf(report: ChannelRun, candidate: Candidate, outcome: TraceOutcome): void {
+    report.traced.push({ tenantId: candidate.user.tenantId, userId: candidate.user.userId, eventId: candidate.job.eventId, notificationId: candidate.notificationId, stage: this.deps.channel, outcome, atMs: this.deps.clock.nowMs() });
+  }
+
+  /** The sends' outcome per notification: sent on any device wins, then a retried failure, a duplicate, a removed device, a rejection. */
+  private async recordTrace(report: ChannelRun): Promise<void> {
+    if (!this.deps.trace) return;
+    for (const [candidate, results] of report.sends) {
+      const outcome: TraceOutcome = results.has('sent') ? 'sent' : results.has('failed') ? 'send_failed' : results.has('duplicate') ? 'deduplicated' : results.has('invalid') ? 'invalid_endpoint' : 'provider_rejected';
+      this.traceOf(report, candidate, outcome);
+    }
+    await this.deps.trace.record(report.traced);
+  }
+
+  private sent(report: ChannelRun, candidates: readonly Candidate[], result: 'sent' | 'duplicate' | 'failed' | 'invalid' | 'rejected'): void {
+    for (const candidate of candidates) report.sends.set(candidate, (report.sends.get(candidate) ?? new Set()).add(result));
+  }
+
+  private async lookups(users: readonly UserRef[], report: ChannelRun, byUser: Map<string, Candidate[]>): Promise<Map<string, PreferencesLookup>> {
     const result = new Map<string, PreferencesLookup>();
     const tenants = new Map<string, string[]>();
     for (const user of users) tenants.set(user.tenantId, [...(tenants.get(user.tenantId) ?? []), user.userId]);
@@ -199,7 +228,7 @@ export class ChannelDelivery {
     return result;
   }
 
-  private async deliverToUser(user: UserRef, candidates: readonly Candidate[], lookup: PreferencesLookup | undefined, report: ChannelReport): Promise<void> {
+  private async deliverToUser(user: UserRef, candidates: readonly Candidate[], lookup: PreferencesLookup | undefined, report: ChannelRun): Promise<void> {
     const { channel } = this.deps;
     if (lookup === undefined) return;
     if (lookup.status === 'unreadable') {
@@ -213,14 +242,15 @@ export class ChannelDelivery {
       const type = candidate.job.notification.type;
       const info = this.deps.typeInfo(type);
       if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
-        this.skip(report, 'channel_off');
+        this.skip(report, 'channel_off', candidate);
         continue;
       }
       const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
-      if (decision.action === 'skip') this.skip(report, decision.reason);
+      if (decision.action === 'skip') this.skip(report, decision.reason, candidate);
       else if (decision.action === 'hold') {
         await this.hold(candidate, decision.untilMs);
         report.held += 1;
+        this.traceOf(report, candidate, decision.reason);
       } else ready.push(candidate);
     }
     if (ready.length === 0) return;
@@ -235,26 +265,26 @@ export class ChannelDelivery {
     }
   }
 
-  private allowedByState(ready: readonly Candidate[], state: ChannelState, report: ChannelReport): Candidate[] {
+  private allowedByState(ready: readonly Candidate[], state: ChannelState, report: ChannelRun): Candidate[] {
     if (this.deps.channel === 'push') {
       if (state.pushConsent === null) {
-        ready.forEach(() => this.skip(report, 'no_consent'));
+        ready.forEach((candidate) => this.skip(report, 'no_consent', candidate));
         return [];
       }
       if (state.devices.length === 0) {
-        ready.forEach(() => this.skip(report, 'no_device'));
+        ready.forEach((candidate) => this.skip(report, 'no_device', candidate));
         return [];
       }
       return [...ready];
     }
     if (state.emailAddress === null) {
-      ready.forEach(() => this.skip(report, 'no_email_address'));
+      ready.forEach((candidate) => this.skip(report, 'no_email_address', candidate));
       return [];
     }
     const unsubscribed = new Set(state.emailUnsubscribed);
     return ready.filter((candidate) => {
       const out = unsubscribed.has(ALL_TYPES) || unsubscribed.has(candidate.job.notification.type);
-      if (out) this.skip(report, 'unsubscribed');
+      if (out) this.skip(report, 'unsubscribed', candidate);
       return !out;
     });
   }
@@ -271,7 +301,7 @@ export class ChannelDelivery {
   }
 
   /** Counts the messages against the user's window; the ones over the limit are held for the window's digest. */
-  private async applyRateLimit(user: UserRef, messages: Candidate[][], report: ChannelReport, nowMs: number): Promise<Candidate[][]> {
+  private async applyRateLimit(user: UserRef, messages: Candidate[][], report: ChannelRun, nowMs: number): Promise<Candidate[][]> {
     const limit = this.deps.settings.rateLimitPerWindow;
     if (limit <= 0) return messages;
     const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
@@ -279,7 +309,10 @@ export class ChannelDelivery {
     if (!exceedsRateLimit(total, limit)) return messages;
     const allowedCount = Math.max(0, limit - (total - messages.length));
     for (const message of messages.slice(allowedCount)) {
-      for (const candidate of message) await this.hold(candidate, window.endMs);
+      for (const candidate of message) {
+        await this.hold(candidate, window.endMs);
+        this.traceOf(report, candidate, 'rate_limited');
+      }
       report.held += message.length;
     }
     this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
@@ -328,11 +361,12 @@ export class ChannelDelivery {
     for (const candidate of message) await this.deps.dedup.release(this.keyOf(candidate, deviceId));
   }
 
-  private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelReport): Promise<void> {
+  private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelRun): Promise<void> {
     const push = this.deps.push!;
     for (const device of state.devices) {
       const claimed = await this.claimAll(message, device.id);
       report.duplicatesSkipped += message.length - claimed.length;
+      this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
       if (claimed.length === 0) continue;
       let outcome;
       try {
@@ -342,7 +376,9 @@ export class ChannelDelivery {
       }
       if (outcome.status === 'sent') {
         report.messagesSent += 1;
+        this.sent(report, claimed, 'sent');
       } else if (outcome.status === 'invalid_endpoint') {
+        this.sent(report, claimed, 'invalid');
         // Never sent to again: the device and its endpoint go; the claims stay (nothing to retry).
         await this.deps.state.deleteDevice(user, device.id);
         await push.deleteEndpoint(device.endpointArn).catch(() => undefined);
@@ -351,15 +387,17 @@ export class ChannelDelivery {
       } else {
         await this.releaseAll(claimed, device.id);
         for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
+        this.sent(report, claimed, 'failed');
         this.deps.onEvent('warn', 'push throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, deviceId: device.id, reason: outcome.reason });
       }
     }
   }
 
-  private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelReport): Promise<void> {
+  private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelRun): Promise<void> {
     const email = this.deps.email!;
     const claimed = await this.claimAll(message);
     report.duplicatesSkipped += message.length - claimed.length;
+    this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
     if (claimed.length === 0) return;
     const types = new Set(claimed.map((candidate) => candidate.job.notification.type));
     const type = types.size === 1 ? [...types][0]! : ALL_TYPES;
@@ -370,12 +408,16 @@ export class ChannelDelivery {
     } catch (error) {
       outcome = { status: 'throttled' as const, reason: String(error) };
     }
-    if (outcome.status === 'sent') report.messagesSent += 1;
-    else if (outcome.status === 'rejected') {
+    if (outcome.status === 'sent') {
+      report.messagesSent += 1;
+      this.sent(report, claimed, 'sent');
+    } else if (outcome.status === 'rejected') {
+      this.sent(report, claimed, 'rejected');
       this.deps.onEvent('warn', 'email rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     } else {
       await this.releaseAll(claimed);
       for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
+      this.sent(report, claimed, 'failed');
       this.deps.onEvent('warn', 'email throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     }
   }

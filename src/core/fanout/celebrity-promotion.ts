@@ -35,16 +35,34 @@ export interface PromotionPageResult {
 export class CelebrityPromotionService {
   constructor(private readonly deps: CelebrityPromotionDeps) {}
 
-  /** Writes FOLLOWING_CELEBS for one page of followers (followedAt = when each followed), then queues the next page. */
+  /**
+   * Writes FOLLOWING_CELEBS for the current followers of one page (followedAt = the start of each
+   * one's follow run; unfollow markers skipped), then reads those pairs again and corrects the
+   * entries a follow or unfollow processed meanwhile made stale (it may have written the pack before
+   * this page did), then queues the next page.
+   */
   async runPage(job: PromotionJob): Promise<PromotionPageResult> {
     if (job.after === undefined && !(await this.flipCommitted(job))) return { written: 0, skipped: 'not-celebrity' };
-    const page = await this.deps.graph.listFollowersPage(job.tenantId, job.celebrityId, job.after, this.deps.pageSize ?? PROMOTION_PAGE_SIZE);
-    await this.deps.graph.putFollowedCelebrities(
-      page.followers.map((follower) => ({ tenantId: job.tenantId, userId: follower.followerId, celebrityId: job.celebrityId, followedAt: follower.followedAt })),
-    );
+    const { graph } = this.deps;
+    const page = await graph.listFollowersPage(job.tenantId, job.celebrityId, job.after, this.deps.pageSize ?? PROMOTION_PAGE_SIZE);
+    const entries = page.followers.flatMap((follower) => (follower.followedAt !== undefined ? [this.entryOf(job, follower.followerId, follower.followedAt)] : []));
+    await graph.putFollowedCelebrities(entries);
+    if (entries.length > 0) {
+      const now = await graph.getFollowers(job.tenantId, job.celebrityId, entries.map((entry) => entry.userId));
+      for (const entry of entries) {
+        const followedAt = now.get(entry.userId)?.followedAt;
+        if (followedAt === entry.followedAt) continue;
+        if (followedAt === undefined) await graph.removeFollowedCelebrity(job.tenantId, entry.userId, job.celebrityId);
+        else await graph.replaceFollowedCelebrity(this.entryOf(job, entry.userId, followedAt));
+      }
+    }
     // Written before the next job is queued: a failed enqueue retries this page (idempotent puts).
     if (page.next !== undefined) await this.deps.queue.enqueue({ ...job, after: page.next });
-    return { written: page.followers.length, ...(page.next !== undefined ? { next: page.next } : {}) };
+    return { written: entries.length, ...(page.next !== undefined ? { next: page.next } : {}) };
+  }
+
+  private entryOf(job: PromotionJob, userId: string, followedAt: string) {
+    return { tenantId: job.tenantId, userId, celebrityId: job.celebrityId, followedAt };
   }
 
   /** True once the account is a celebrity: read consistently, making a pending flip the count calls for. */

@@ -74,6 +74,11 @@ export interface NotificationEvent {
   priority: Priority;
   /** The producer's event time, epoch ms: shown as `createdAt`, never orders anything (ids carry the arrival). */
   timeMs: number;
+  /**
+   * When the system accepted the event: the SentTimestamp of its intake record (set by SQS, not the
+   * producer). Orders a follow or unfollow in its pair's history; absent = when the fan-out stamps it.
+   */
+  intakeMs?: number;
   sendAt?: string;
   data: Record<string, unknown>;
 }

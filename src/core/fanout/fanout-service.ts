@@ -9,16 +9,18 @@
  * write, so an attempt that failed before writing anything is stamped when it finally lands.
  */
 import type { CelebrityPostsIndexWriter } from '../ports/celebrity-posts.js';
-import type { GraphEffect, NotificationType } from '../ports/notification-type.js';
+import type { NotificationType } from '../ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from '../jobs/delivery-job.js';
 import type { DeliveryJobQueue } from '../ports/queues.js';
 import type { NotificationEvent } from './events.js';
-import type { ArrivalLedger, RecentPostsLog } from '../ports/fan-out.js';
-import type { AccountProfile, FollowGraph } from '../ports/follow-graph.js';
+import type { ArrivalLedger, ArrivalStamp, RecentPostsLog } from '../ports/fan-out.js';
+import type { FollowGraph } from '../ports/follow-graph.js';
 import type { PromotionJobQueue } from '../ports/queues.js';
+import { FollowEffect } from './follow-effect.js';
+import type { FanOutSummary } from './fanout-summary.js';
+import { followingAt } from '../model/follow-history.js';
 import {
   expiresAtOf,
-  planBackfill,
   planFeedWrites,
   planOnlineFollowersJob,
   planRecipientJobs,
@@ -27,10 +29,10 @@ import {
   type DeliveryRecipient,
 } from './fanout-plan.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import type { InboxWriter } from '../ports/inbox.js';
+import type { InboxItemToWrite, InboxReader, InboxWriter } from '../ports/inbox.js';
 import { isMuted } from '../preferences/preferences.js';
 import type { PreferencesReader } from '../preferences/store.js';
-import { tierChangeFor, type Tier } from '../model/tier.js';
+import type { Tier } from '../model/tier.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
 import type { ErasedUsers } from '../ports/erased-users.js';
 
@@ -67,20 +69,12 @@ export interface FanOutDeps {
   erased?: ErasedUsers;
   /** Retraction types only: records the withdrawal (core/fanout/retraction.ts). */
   retractions?: Pick<RetractionService, 'retract'>;
+  /** Tells a retry whether its earlier attempt's first write landed (else it is stamped anew); without it a stamp is always kept. */
+  landed?: Pick<InboxReader, 'getItems'>;
+  /** WARN lines (an event stamped again). */
+  logger?: { warn(message: string, details: Record<string, unknown>): void };
 }
 
-/** What one event did; JSON, stored as the idempotency record's result. */
-export interface FanOutSummary {
-  inboxItems: number;
-  feedItems: number;
-  deliveryJobs: number;
-  audienceTier?: Tier;
-  tierChange?: { from: Tier; to: Tier };
-  /** Posts a follow copied into the new follower's inbox (they raced the follow). */
-  backfilled?: number;
-  /** Users of the event who were erased (tombstone): dropped from it, or the whole event dropped when they were its actor, audience or followee. */
-  erasedSkipped?: number;
-}
 
 const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
 /** The first follower page is small so the first writes start after a short Query. */
@@ -92,16 +86,15 @@ const DEFAULT_WRITE_PARALLELISM = 8;
 /** BatchWriteItem's limit: each writer takes this many follower ids per call. */
 const BATCH_WRITE_SIZE = 25;
 
-/** The stamp of one event, taken at most once per attempt and only when something is about to be written. */
-type ArrivalOf = () => Promise<number>;
-
 /**
- * Tie rule: a follower sees a post iff the post arrived at or after the follow (both in ms). Used by
- * the ordinary tier (skip later follows), the backfill and the feed floor alike.
+ * The stamp of one event, taken at most once per attempt and only when something is about to be
+ * written; `landed` says whether an earlier attempt's stamp has items under it (the first of the
+ * attempt's writes, which it makes before any other), given that stamp (its time and mode).
  */
-export function postVisibleToFollow(postArrivalMs: number, followedAtMs: number): boolean {
-  return postArrivalMs >= followedAtMs;
-}
+type ArrivalOf = (landed?: (stamp: ArrivalStamp) => Promise<boolean>) => Promise<ArrivalStamp>;
+
+/** BatchWriteItem's limit: the first write of an event, made alone so a retry can tell whether anything landed. */
+const FIRST_WRITE_SIZE = 25;
 
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -112,21 +105,30 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 }
 
 export class FanOutService {
-  constructor(private readonly deps: FanOutDeps) {}
+  private readonly follows: FollowEffect;
+
+  constructor(private readonly deps: FanOutDeps) {
+    this.follows = new FollowEffect({ ...deps, withoutMuted: (tenantId, type, userIds) => this.withoutMuted(tenantId, type, userIds) });
+  }
 
   async process(incoming: NotificationEvent, type: NotificationType): Promise<FanOutSummary> {
     const summary: FanOutSummary = { inboxItems: 0, feedItems: 0, deliveryJobs: 0 };
     const event = await this.withoutErased(incoming, type, summary);
     if (!event) return summary;
-    let stamp: Promise<number> | undefined;
-    const arrivalOf: ArrivalOf = () => (stamp ??= this.stampArrival(event));
+    // A post to an account's followers: the tier read before the first write is its mode, kept with the stamp (a retry never switches).
+    const toFollowers = type.audience !== 'none' && event.followersOf !== undefined;
+    const tierNow = toFollowers ? (await this.deps.graph.getProfile(event.tenantId, event.followersOf!)).tier : undefined;
+    let stamp: Promise<ArrivalStamp> | undefined;
+    const arrivalOf: ArrivalOf = (landed) => (stamp ??= this.stampArrival(event, landed, tierNow));
+    // A follow or unfollow: its arrival recorded before anything else can fail (a redrive is a new message).
+    if (type.graphEffect) await arrivalOf();
     if (type.audience !== 'none') {
       const rendered = renderNotification(type, event);
       if (event.recipients.length > 0) await this.writeToInboxes(event, rendered, event.recipients, summary, arrivalOf);
-      if (event.followersOf !== undefined) await this.fanOutToFollowers(event, rendered, event.followersOf, summary, arrivalOf);
+      if (toFollowers) await this.fanOutToFollowers(event, rendered, event.followersOf!, summary, arrivalOf, tierNow!);
     }
     // After the inbox write: a failure retries the whole event, and every step below is idempotent.
-    if (type.graphEffect) await this.applyGraphEffect(event, type.graphEffect, type.followeeOf(event.data), summary, arrivalOf);
+    if (type.graphEffect) await this.follows.apply(event, type.graphEffect, type.followeeOf(event.data), (await arrivalOf()).intakeMs, summary);
     if (type.retraction) {
       if (!this.deps.retractions) throw new Error(`fan-out of ${type.detailType} has no retraction store`);
       await this.deps.retractions.retract(event, type.retraction(event.data));
@@ -146,15 +148,54 @@ export class FanOutService {
     if (erased.size === 0) return event;
     summary.erasedSkipped = erased.size;
     const principal = [event.actor.id, event.followersOf, followeeId];
-    if (principal.some((userId) => userId !== undefined && erased.has(userId))) return undefined;
+    const dropWhole = principal.some((userId) => userId !== undefined && erased.has(userId));
+    await this.traceErased(event, erased, dropWhole);
+    if (dropWhole) return undefined;
     return { ...event, recipients: event.recipients.filter((userId) => !erased.has(userId)) };
   }
 
-  /** One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates. */
-  private stampArrival(event: NotificationEvent): Promise<number> {
+  /** Audit trail: one `erased` decision per erased recipient, and one for the event when it is dropped whole (the trace table keeps only the latter). */
+  private async traceErased(event: NotificationEvent, erased: ReadonlySet<string>, dropWhole: boolean): Promise<void> {
+    if (!this.deps.trace) return;
+    const atMs = Date.now();
+    const base = { tenantId: event.tenantId, eventId: event.eventId, stage: 'fanout' as const, outcome: 'erased' as const, atMs };
+    await this.deps.trace.record([
+      ...event.recipients.filter((userId) => erased.has(userId)).map((userId): TraceEntry => ({ ...base, userId, detail: 'erased recipient: dropped' })),
+      ...(dropWhole ? [{ ...base, detail: 'an erased user is the actor, audience or followee: event dropped' }] : []),
+    ]);
+  }
+
+  /**
+   * One conditional put (the ledger keeps the first stamp); its TTL matches the items the stamp dates.
+   * A stamp an earlier attempt took but wrote nothing under (it died between the stamp and its first
+   * write) is replaced by this attempt's time, so the event lands above every mark and `since` set
+   * meanwhile; one that has items under it is kept (ids stay stable: a retry rewrites, never doubles).
+   * The intake is the record's SentTimestamp, never after the stamp (clocks of two services).
+   */
+  private async stampArrival(event: NotificationEvent, landed: ((stamp: ArrivalStamp) => Promise<boolean>) | undefined, mode: Tier | undefined): Promise<ArrivalStamp> {
     const candidateMs = (this.deps.clock ?? systemClock).nowMs();
     const key = { tenantId: event.tenantId, type: event.type, eventId: event.eventId };
-    return this.deps.arrivals.stampArrival(key, candidateMs, expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays));
+    const expiresAt = expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays);
+    const intakeMs = Math.min(event.intakeMs ?? candidateMs, candidateMs);
+    const stamp = await this.deps.arrivals.stampEvent(key, { arrivalMs: candidateMs, intakeMs, ...(mode ? { mode } : {}) }, expiresAt);
+    if (stamp.fresh || stamp.retracted || !landed || (await landed(stamp))) return stamp;
+    const restamped = await this.deps.arrivals.restampArrival(key, stamp.arrivalMs, candidateMs, expiresAt);
+    this.deps.logger?.warn('event stamped again: its first attempt wrote nothing', { tenantId: event.tenantId, type: event.type, eventId: event.eventId, firstStampMs: stamp.arrivalMs, arrivalMs: restamped.arrivalMs });
+    return restamped;
+  }
+
+  /** Whether any of these items exists (an earlier attempt's first write landed under their stamp). */
+  private async anyLanded(writes: readonly InboxItemToWrite[]): Promise<boolean> {
+    const probe = this.deps.landed;
+    if (!probe) return true;
+    const refs = writes.flatMap(({ source, item }) => (source.kind === 'celebrityPosts' ? [] : [{ source, id: item.id }]));
+    return refs.length === 0 || (await probe.getItems(refs)).size > 0;
+  }
+
+  /** The first FIRST_WRITE_SIZE items alone (what a retry probes), then the rest. */
+  private async writeFirstThenRest(writes: readonly InboxItemToWrite[]): Promise<void> {
+    await this.deps.inbox.writeInboxItems(writes.slice(0, FIRST_WRITE_SIZE));
+    if (writes.length > FIRST_WRITE_SIZE) await this.deps.inbox.writeInboxItems(writes.slice(FIRST_WRITE_SIZE));
   }
 
   /** Direct audience: inbox items, then jobs for exactly those recipients. */
@@ -162,10 +203,13 @@ export class FanOutService {
     const muted: string[] = [];
     const userIds = await this.withoutMuted(event.tenantId, event.type, audience, muted);
     if (userIds.length === 0) return this.traceRecipients(event, [], muted);
-    const arrivalMs = await arrivalOf();
-    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, this.deps.settings.inboxTtlDays, arrivalMs);
-    await this.deps.inbox.writeInboxItems(writes);
-    await this.traceRecipients(event, userIds, muted);
+    const ttlDays = this.deps.settings.inboxTtlDays;
+    const arrival = await arrivalOf((stamp) => this.anyLanded(planRecipientWrites(event, rendered, userIds.slice(0, FIRST_WRITE_SIZE), ttlDays, stamp.arrivalMs).writes));
+    // Retracted before it arrived (or during a retry): nothing to write or push.
+    if (arrival.retracted) return;
+    const { writes, recipients } = planRecipientWrites(event, rendered, userIds, ttlDays, arrival.arrivalMs);
+    await this.writeFirstThenRest(writes);
+    await this.traceRecipients(event, recipients, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
     summary.inboxItems += writes.length;
@@ -181,26 +225,39 @@ export class FanOutService {
     return audience;
   }
 
-  /** The fan-out stage's trace of written and muted recipients (after the writes: a retry rewrites it). */
-  private async traceRecipients(event: NotificationEvent, written: readonly string[], muted: readonly string[], detail = 'inbox item written'): Promise<void> {
+  /** The fan-out stage's trace of written, muted and later-followed recipients (after the writes: a retry rewrites it). */
+  private async traceRecipients(event: NotificationEvent, written: readonly DeliveryRecipient[], muted: readonly string[], detail = 'inbox item written', followedLater: readonly string[] = []): Promise<void> {
     if (!this.deps.trace) return;
     const atMs = Date.now();
-    const entry = (userId: string, outcome: TraceEntry['outcome'], text: string): TraceEntry => ({ tenantId: event.tenantId, eventId: event.eventId, userId, stage: 'fanout', outcome, atMs, detail: text });
-    await this.deps.trace.record([...written.map((userId) => entry(userId, 'inbox_written', detail)), ...muted.map((userId) => entry(userId, 'muted', `muted ${event.type}: no inbox item, no push`))]);
+    const entry = (userId: string, outcome: TraceEntry['outcome'], text: string, notificationId?: string): TraceEntry => ({ tenantId: event.tenantId, eventId: event.eventId, userId, stage: 'fanout', outcome, atMs, detail: text, ...(notificationId ? { notificationId } : {}) });
+    await this.deps.trace.record([
+      ...written.map((recipient) => entry(recipient.userId, 'inbox_written', detail, recipient.notificationId)),
+      ...muted.map((userId) => entry(userId, 'muted', `muted ${event.type}: no inbox item, no push`)),
+      ...followedLater.map((userId) => entry(userId, 'not_following', `followed ${event.actor.id} after the post arrived: not theirs`)),
+    ]);
   }
 
   /** Two tiers: a celebrity's event goes to its S feed shards; otherwise pages of followers' inboxes. */
-  private async fanOutToFollowers(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
+  private async fanOutToFollowers(event: NotificationEvent, rendered: RenderedNotification, accountId: string, summary: FanOutSummary, arrivalOf: ArrivalOf, tierNow: Tier): Promise<void> {
     const { settings } = this.deps;
-    const profile = await this.deps.graph.getProfile(event.tenantId, accountId);
-    summary.audienceTier = profile.tier;
-    if (profile.tier === 'celebrity') {
+    const feedAt = (stampMs: number) => planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, stampMs);
+    // An earlier attempt's stamp is kept once its first write exists: feed shards (celebrity mode) or its log entry (ordinary).
+    const stamp = await arrivalOf(async (earlier) =>
+      (earlier.mode ?? tierNow) === 'celebrity'
+        ? this.anyLanded(feedAt(earlier.arrivalMs).writes)
+        : (await this.deps.recentPosts.listPostsFrom(event.tenantId, accountId, earlier.arrivalMs, earlier.arrivalMs)).some((post) => post.eventId === event.eventId && post.type === event.type && post.arrivalMs === earlier.arrivalMs),
+    );
+    if (stamp.retracted) return;
+    // The mode of the first attempt (a stamp recorded before modes were kept: the tier now).
+    const mode = stamp.mode ?? tierNow;
+    summary.audienceTier = mode;
+    if (mode === 'celebrity') {
       // The follower list is never read: cost is 3S writes (feed, celebrity posts log and count index shards), one head update and one job, whatever the follower count.
       // Every follower holds (or will hold) a FOLLOWING_CELEBS item: the tier flipped before this read,
       // so a follow counted after it wrote its own, and one counted before it is listed by the pass.
-      const feed = planFeedWrites(event, rendered, accountId, settings.feedShards, settings.inboxTtlDays, await arrivalOf());
+      const feed = feedAt(stamp.arrivalMs);
       // Feed shards and the tenant's celebrity posts log shards in one write (BatchWriteItem, 25 rows per call).
-      await this.deps.inbox.writeInboxItems([...feed.writes, ...feed.celebrityLogWrites]);
+      await this.writeFirstThenRest([...feed.writes, ...feed.celebrityLogWrites]);
       // After the log items, so a count that sees a key finds the post; a retry sets the same attributes.
       await this.deps.celebrityPostsIndex.indexPosts(feed.postsIndexEntries);
       // After the items exist, so a reader that sees the head finds the post.
@@ -211,7 +268,7 @@ export class FanOutService {
       await this.deps.trace?.record([{ tenantId: event.tenantId, eventId: event.eventId, actorId: accountId, stage: 'fanout', outcome: 'celebrity_feed', atMs: Date.now(), detail: `written to ${feed.writes.length} feed shards of ${accountId}; followers read it with their inbox` }]);
       return;
     }
-    const arrivalMs = await arrivalOf();
+    const { arrivalMs } = stamp;
     // Logged BEFORE the followers are listed: a follow whose edge the listing missed reads this entry.
     await this.deps.recentPosts.recordPost(event.tenantId, accountId, {
       eventId: event.eventId,
@@ -238,6 +295,8 @@ export class FanOutService {
     const maxBuffered = pageSize * MAX_BUFFERED_PAGES;
     const buffer: string[] = [];
     const written: DeliveryRecipient[] = [];
+    let listed = 0;
+    let writtenCount = 0;
     let readingDone = false;
     let failed = false;
     let wake = signal();
@@ -261,12 +320,15 @@ export class FanOutService {
           while (buffer.length >= maxBuffered && !failed) await wake.promise;
           if (failed) return;
           const page = await this.deps.graph.listFollowersPage(event.tenantId, accountId, after, limit);
-          // A follow that arrived after the post is not its audience (its view starts at followedAt).
-          const followedBefore = page.followers.filter((follower) => postVisibleToFollow(arrivalMs, Date.parse(follower.followedAt)));
+          // The post's audience: the pairs that followed when it arrived (unfollow markers included: a retry may date from before an unfollow).
+          const followedThen = page.followers.filter((follower) => followingAt(follower.history, arrivalMs));
+          listed += followedThen.length;
           // Mutes are checked per page (100 users per BatchGetItem) here, off the writers' path.
           const muted: string[] = [];
-          const audience = await this.withoutMuted(event.tenantId, event.type, followedBefore.map((follower) => follower.followerId), muted);
-          await this.traceRecipients(event, [], muted);
+          const audience = await this.withoutMuted(event.tenantId, event.type, followedThen.map((follower) => follower.followerId), muted);
+          // A follower now who followed after the post: say so (an unfollowed pair's marker is not traced).
+          const later = page.followers.filter((follower) => follower.followedAt !== undefined && !followingAt(follower.history, arrivalMs)).map((follower) => follower.followerId);
+          await this.traceRecipients(event, [], muted, undefined, later);
           for (const followerId of audience) buffer.push(followerId);
           after = page.next;
           limit = pageSize;
@@ -285,10 +347,11 @@ export class FanOutService {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
-          // The author's erasure finds these from their recent posts log and (former) followers: no author index entry.
-          await this.deps.inbox.writeInboxItems(event.actor.id === accountId ? writes.map((write) => ({ ...write, foundByPostsLog: true })) : writes);
-          await this.traceRecipients(event, batch, [], `inbox item written (follower of ${accountId})`);
+          // The author's erasure finds these from their recent posts log and followers: no author index entry.
+          await this.deps.inbox.writeInboxItems(event.actor.id === accountId ? writes.map((write) => ({ ...write, foundByPostsLog: true as const })) : writes);
+          await this.traceRecipients(event, recipients, [], `inbox item written (follower of ${accountId})`);
           summary.inboxItems += writes.length;
+          writtenCount += writes.length;
           written.push(...recipients);
           while (written.length >= MAX_RECIPIENTS_PER_JOB) await enqueueJobs(written.splice(0, MAX_RECIPIENTS_PER_JOB));
           continue;
@@ -309,65 +372,11 @@ export class FanOutService {
     };
     await Promise.all([guard(reader), ...Array.from({ length: settings.writeParallelism ?? DEFAULT_WRITE_PARALLELISM }, () => guard(writer))]);
     if (written.length > 0) await enqueueJobs(written.splice(0));
-  }
-
-  /**
-   * follow: edge (followedAt = the follow's arrival) before the count; the tier comes from that same
-   * counting update. A follow counted while the account is (or ever was) a celebrity writes its own
-   * FOLLOWING_CELEBS item; one counted before a promotion is listed by the promotion pass, which reads
-   * followers only after the flip. Then the author's inbox-mode posts that arrived at or after the
-   * follow but whose listing missed the new edge are copied in (same ids: exactly once).
-   */
-  private async applyGraphEffect(event: NotificationEvent, effect: GraphEffect, followeeId: string, summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
-    const { graph } = this.deps;
-    const followerId = event.actor.id;
-    const { tenantId } = event;
-    if (effect === 'follow') {
-      const arrivalMs = await arrivalOf();
-      const outcome = await graph.addFollower({ tenantId, followeeId, followerId, followedAt: new Date(arrivalMs).toISOString() });
-      const tier = await this.settleTier(tenantId, followeeId, outcome, summary);
-      if (tier === 'celebrity' || outcome.tier === 'celebrity' || outcome.everCelebrity === true) {
-        await graph.putFollowedCelebrities([{ tenantId, userId: followerId, celebrityId: followeeId, followedAt: outcome.followedAt }]);
-      }
-      await this.backfillRecentPosts(tenantId, followeeId, followerId, Date.parse(outcome.followedAt), summary);
-      return;
-    }
-    const profile = await graph.removeFollower(tenantId, followeeId, followerId);
-    await graph.removeFollowedCelebrity(tenantId, followerId, followeeId);
-    await this.settleTier(tenantId, followeeId, profile, summary);
-  }
-
-  /** Copies the author's logged posts with arrival >= followedAt into the follower's inbox (skipping muted types), then their jobs. */
-  private async backfillRecentPosts(tenantId: string, authorId: string, followerId: string, followedAtMs: number, summary: FanOutSummary): Promise<void> {
-    const nowMs = (this.deps.clock ?? systemClock).nowMs();
-    const logged = await this.deps.recentPosts.listPostsFrom(tenantId, authorId, followedAtMs, nowMs);
-    const posts = [];
-    for (const post of logged) {
-      if (!postVisibleToFollow(post.arrivalMs, followedAtMs)) continue;
-      if ((await this.withoutMuted(tenantId, post.type, [followerId])).length > 0) posts.push(post);
-    }
-    if (posts.length === 0) return;
-    const { writes, jobs } = planBackfill(tenantId, followerId, posts);
-    await this.deps.inbox.writeInboxItems(writes.map((write) => (write.item.actor.id === authorId ? { ...write, foundByPostsLog: true } : write)));
-    await this.deps.deliveryQueue.enqueue(jobs);
-    summary.inboxItems += writes.length;
-    summary.deliveryJobs += jobs.length;
-    summary.backfilled = writes.length;
-  }
-
-  /**
-   * Applies the hysteresis rule to the count after a follow change. A promotion pass is queued BEFORE
-   * the flip, so a crash between the two leaves a pass queued (the retry, seeing the tier unchanged,
-   * queues again and flips); the pass itself reads followers only once the flip is committed. The flip
-   * is guarded by the count, so a stale decision cannot promote an account that fell back below it.
-   */
-  private async settleTier(tenantId: string, userId: string, profile: AccountProfile, summary: FanOutSummary): Promise<Tier> {
-    const change = tierChangeFor(profile, this.deps.settings.celebrityThreshold);
-    if (!change) return profile.tier;
-    if (change.to === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
-    const changed = await this.deps.graph.changeTier(tenantId, userId, change);
-    // The stored result (Powertools) names nobody: the account is the event's followee, not kept here.
-    if (changed) summary.tierChange = { from: change.from, to: change.to };
-    return change.to;
+    const retentionDays = settings.inboxTtlDays;
+    await this.deps.trace?.record([
+      listed === 0
+        ? { tenantId: event.tenantId, eventId: event.eventId, actorId: accountId, stage: 'fanout', outcome: 'no_followers', atMs: Date.now(), detail: `ordinary post of ${accountId}, no follower counted yet: kept in ${accountId}'s recent posts log for ${retentionDays} days; a follow that arrived before the post delivers it when it is processed` }
+        : { tenantId: event.tenantId, eventId: event.eventId, actorId: accountId, stage: 'fanout', outcome: 'follower_inboxes', atMs: Date.now(), detail: `ordinary post of ${accountId}: written to ${writtenCount} of the ${listed} followers who followed when it arrived (the others muted it); a follow processed later that arrived before the post backfills it` },
+    ]);
   }
 }

@@ -38,7 +38,8 @@ export class RetractionService {
   async retract(event: NotificationEvent, target: RetractionTarget): Promise<Retraction> {
     const nowMs = this.deps.clock.nowMs();
     const expiresAt = Math.ceil(nowMs / 1000) + this.deps.inboxTtlDays * 86_400;
-    const arrivalMs = await this.deps.arrivals.stampArrival({ tenantId: event.tenantId, type: target.type, eventId: target.eventId }, nowMs, expiresAt);
+    // Marks the event retracted in the arrival clock too: an event that has not arrived yet is then never written or pushed.
+    const arrivalMs = await this.deps.arrivals.stampRetracted({ tenantId: event.tenantId, type: target.type, eventId: target.eventId }, nowMs, expiresAt);
     const retraction: Retraction = { tenantId: event.tenantId, type: target.type, eventId: target.eventId, arrivalMs };
     await this.deps.store.recordRetraction(retraction, Math.ceil(arrivalMs / 1000) + this.deps.inboxTtlDays * 86_400);
     await this.pushRetracted(event, retraction);

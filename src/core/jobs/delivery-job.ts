@@ -43,6 +43,11 @@ export const deliveryJobSchema = z.object({
    * of the withdrawn event (`notification.type` is its type, no content); no gate, no ledger claim.
    */
   retracted: z.object({ eventId: z.string().min(1).max(256), arrivalMs: z.number().int().min(0) }).strict().optional(),
+  /**
+   * A snooze comeback's push (core/actions/snooze-returns.ts): what it brings back. Delivery drops it
+   * when that notification's event was retracted since the snooze.
+   */
+  comeback: z.object({ rootId: notificationId, rootActor: identifier.optional() }).strict().optional(),
   target: z.discriminatedUnion('kind', [
     /** Write fan-out and direct recipients: push to these users' connections. */
     z.object({

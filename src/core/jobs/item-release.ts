@@ -58,6 +58,8 @@ export async function jobsOfItemReleases(items: OwnItemsReader, releases: readon
       priority: release.priority,
       notification: { type: item.type, createdAt: item.createdAt, actor: item.actor, title: item.title, body: item.body, data: item.data },
       target: { kind: 'recipients', recipients: [{ userId: release.userId, notificationId: release.notificationId }] },
+      // A snooze comeback: what it brings back (delivery drops it if that event was retracted meanwhile).
+      ...(item.comeback ? { comeback: { rootId: item.comeback.rootId, ...(item.comeback.rootActor !== undefined ? { rootActor: item.comeback.rootActor } : {}) } } : {}),
     };
   });
   return { jobs, gone };

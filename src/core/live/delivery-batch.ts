@@ -76,7 +76,7 @@ export function pushOutcome(notificationId: string, connections: readonly Connec
 }
 
 export function gateEntry(candidate: GateCandidate, eventId: string, decision: GateDecision, atMs: number): TraceEntry {
-  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, stage: 'gate' as const, atMs };
+  const base = { tenantId: candidate.tenantId, userId: candidate.userId, eventId, notificationId: candidate.notification.id, stage: 'gate' as const, atMs };
   if (decision.verdict === 'push' || !decision.reason) return { ...base, outcome: 'admitted', detail: decision.verdict === 'push' ? 'pushed now' : decision.verdict };
   const until = decision.untilMs === undefined ? '' : ` until ${new Date(decision.untilMs).toISOString()}`;
   const detail = { muted: 'muted type: no push', live_delivery_off: 'live delivery off for the type: no push', quiet_hours: `quiet hours: held${until}`, preferences_unavailable: `preferences unreadable: held${until} (fail closed)`, rate_limited: `rate limit reached: held for the digest${until}` }[decision.reason];

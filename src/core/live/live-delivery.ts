@@ -18,6 +18,10 @@ import type { UserRef } from '../model/user.js';
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger } from '../ports/live.js';
 import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
+import type { RetractionsReader } from '../ports/inbox.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import { idOfEventFor, type RetractedEvent } from '../model/recipient-ids.js';
+import { timeOfId } from '../model/ids.js';
 import { postOrRemoveStale, pushToConnection } from './connection-push.js';
 import { gateEntry, observingLedger, pairKey, pushOutcome, userKey, type CelebrityJobSettings, type DeliveryInput, type DeliveryReport, type PushObservation } from './delivery-batch.js';
 import type { GateCandidate, GateDecision, LiveDeliveryGate } from './live-gate.js';
@@ -41,6 +45,9 @@ export interface LiveDeliveryDeps {
   trace?: TraceRecorder;
   /** Erasure tombstones: an erased recipient gets nothing (no push, no trace); a job whose author was erased is dropped. */
   erased?: ErasedUsers;
+  /** The tenant's retractions, read (uncached) before a snooze comeback is pushed: a comeback of a retracted event is dropped. */
+  retractions?: RetractionsReader;
+  clock?: Clock;
 }
 
 export class LiveDelivery {
@@ -148,7 +155,34 @@ export class LiveDelivery {
     }
   }
 
-  private async deliverToRecipients(inputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+  /** Snooze comebacks whose root's event was retracted since the snooze: not pushed (their record succeeds). */
+  private async withoutRetractedComebacks(inputs: readonly DeliveryInput[]): Promise<DeliveryInput[]> {
+    const comebacks = inputs.filter(({ job }) => job.comeback !== undefined);
+    if (comebacks.length === 0 || !this.deps.retractions) return [...inputs];
+    const nowMs = (this.deps.clock ?? systemClock).nowMs();
+    const byTenant = new Map<string, Promise<readonly RetractedEvent[]>>();
+    const dropped = new Set<DeliveryInput>();
+    for (const input of comebacks) {
+      const { job } = input;
+      const { rootId, rootActor } = job.comeback!;
+      const retractions = await (byTenant.get(job.tenantId) ?? byTenant.set(job.tenantId, this.deps.retractions.retractionsOf(job.tenantId, nowMs)).get(job.tenantId)!);
+      const recipients = job.target.kind === 'recipients' ? job.target.recipients : [];
+      const retracted = recipients.some(({ userId }) => retractions.some((event) => timeOfId(rootId) === event.arrivalMs && idOfEventFor(job.tenantId, event, rootActor !== undefined ? { actorId: rootActor } : { userId }) === rootId));
+      if (retracted) dropped.add(input);
+    }
+    return inputs.filter((input) => !dropped.has(input));
+  }
+
+  private async deliverToRecipients(allInputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+    if (allInputs.length === 0) return;
+    let inputs: DeliveryInput[];
+    try {
+      inputs = await this.withoutRetractedComebacks(allInputs);
+    } catch (error) {
+      this.onError('retractions read failed', error, { records: allInputs.length });
+      for (const input of allInputs) if (input.job.comeback !== undefined) report.failedRecordIds.add(input.recordId);
+      inputs = allInputs.filter((input) => input.job.comeback === undefined);
+    }
     if (inputs.length === 0) return;
     const users = new Map<string, UserRef>();
     for (const { job } of inputs) {
@@ -198,7 +232,7 @@ export class LiveDelivery {
       if (job.target.kind !== 'recipients') continue;
       const eventTimeMs = Date.parse(job.notification.createdAt);
       for (const recipient of job.target.recipients) {
-        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, stage: 'delivery' as const, atMs };
+        const base = { tenantId: job.tenantId, eventId: job.eventId, userId: recipient.userId, notificationId: recipient.notificationId, stage: 'delivery' as const, atMs };
         const connections = connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? [];
         if (connections.length === 0) {
           entries.push({ ...base, outcome: 'offline', detail: 'no open connection: the inbox has it' });

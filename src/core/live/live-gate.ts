@@ -181,7 +181,7 @@ export class LiveDeliveryGate {
     const again = new Map<number, ResolvedHeldPush[]>();
     const trace: TraceEntry[] = [];
     const traced = ({ push }: { push: StoredHeldPush }, outcome: TraceEntry['outcome'], detail: string) => {
-      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, stage: 'release', outcome, atMs: nowMs, detail });
+      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, notificationId: heldPushId(push), stage: 'release', outcome, atMs: nowMs, detail });
     };
     for (const push of gone) traced({ push }, 'dropped', `dropped at release: notification ${heldPushId(push)} is gone`);
     for (const entry of [...held].sort(byIdAscending)) {

@@ -107,6 +107,7 @@ export type ParsedKey =
   | ({ kind: 'scheduleRef'; userId: KeyId; scheduleName: string } & Tenanted)
   | ({ kind: 'erasureRecord'; digest: string } & Tenanted)
   | ({ kind: 'exportJob'; jobId: string } & Tenanted)
+  | ({ kind: 'auditSalt'; userId: KeyId } & Tenanted)
   | { kind: 'fanOutIdempotencyRecord'; hash: string };
 
 export type KeyKind = ParsedKey['kind'];
@@ -281,6 +282,7 @@ function parseUserRecordId(tenantId: KeyId, tokens: string[], traceEventId: stri
     const scheduleName = matching(first, /^[0-9a-zA-Z\-_.]{1,64}$/);
     return scheduleName ? { kind: 'scheduleRef', ...base, scheduleName } : undefined;
   }
+  if (kind === 'AUDITSALT' && count === 2) return { kind: 'auditSalt', ...base };
   if (kind === 'CHRATE' && count === 4) {
     const channel = matching(first, LOWER_WORD);
     const windowStartMs = numberOf(second, EPOCH_MS);

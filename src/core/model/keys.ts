@@ -46,6 +46,9 @@ export function keySegment(kind: string, value: string): string {
   return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
 }
 
+/** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
+export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
+
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
 
@@ -365,6 +368,9 @@ export const keys = {
   /** Idempotency table: an erasure's tombstone and checkpoint, keyed by a digest of (tenant, user) so it does not name them (src/core/privacy/erasure.ts). */
   erasureRecordId: (tenantId: string, digest: string): string =>
     `${tenantKeyPrefix(tenantId)}#ERASED#${assertIdentifierMatching('digest', digest, /^[A-Za-z0-9_-]{43}$/)}`,
+
+  /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
+  auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
 };
 
 /**

@@ -1,45 +1,76 @@
 /**
- * Read state without touching notifications (the O(1) mark-all-read).
+ * Read state without touching notifications (the O(1) mark-all-read), and the per-item state
+ * beside it (docs/api/inbox-state.md states the rules; test/model/inbox-view/model.ts is the
+ * reference they are checked against).
  *
- * `read  = id <= readMark || a READ#id exception exists`
- * `seen  = read || id <= seenMark` (opening a notification also means it was seen)
- * so the unseen ids are always a subset of the unread ids, and one pass over the ids above the read
- * mark yields both counts.
+ * - The marks item holds the read and seen marks and a version counter `version`: every read-all
+ *   and archive-all-read takes the next version, so "what happened after" is decided by versions,
+ *   never by comparing clocks of different machines.
+ * - A per-item exception holds the notification's whole state as it was when the user last changed
+ *   it one by one (`materialized`), with the marks' version it includes (`basis`). The "all" actions
+ *   written after it apply on top: a read-all covering it reads it, an archive-all-read archives it if
+ *   it was read then. So every "all" action stays one write and no exception is ever rewritten by one.
+ * - Read-all with an older `upTo` than the mark (a device that has not caught up) reads again only
+ *   what is at or below its `upTo`: such read-alls are kept as a short list (`staleReadAlls`) until
+ *   the next read-all that reaches the mark makes them moot.
  */
 import { idUpperBoundAt, timeOfId } from './ids.js';
-import type { Notification, StoredNotification } from './notification.js';
+import type { Comeback, Notification, StoredNotification } from './notification.js';
+
+/** One read-all: the version it took and its mark. */
+export interface ReadAllMark {
+  version: number;
+  mark: string;
+}
+
+/** What archive-all-read saw of the read-alls when it ran: an item untouched since is archived if it was read then. */
+export interface ArchiveSnapshot {
+  version: number;
+  readMark: string | null;
+  readVersion: number;
+  staleReadAlls: readonly ReadAllMark[];
+}
+
+/** The state of one notification as the user last set it one by one, over the marks of version `basis`. */
+export interface ItemException {
+  /** The notification's type (counts of a tab leave other types out). */
+  type: string;
+  /** The celebrity whose feed holds it; absent for the user's own items. */
+  source?: string;
+  /** When it is a snooze comeback: what it brings back (its root's retraction hides it). */
+  comeback?: Comeback;
+  /** The marks' version this state includes: "all" actions of later versions apply on top (-1: before every one, a 0.1.0 single read). */
+  basis: number;
+  read: boolean;
+  seen: boolean;
+  archived: boolean;
+  deleted: boolean;
+  /** Snoozed away: hidden for good; `comebackId` is the item that comes back at `snoozedUntil`. */
+  snoozedUntil?: number;
+  comebackId?: string;
+  /** Epoch seconds (TTL). */
+  expiresAt: number;
+}
 
 export interface ReadState {
-  /** Every id <= readMark is read. */
+  /** Every id <= readMark was read by some read-all. */
   readMark: string | null;
   readAt: string | null;
   /** Every id <= seenMark is seen. */
   seenMark: string | null;
   seenAt: string | null;
-  /** Single reads above the read mark. */
-  readExceptions: ReadonlySet<string>;
-  /** When the read mark was last written (epoch ms); absent on marks written before it was kept. */
-  readMarkSetAt?: number;
-  /** When each single read was recorded (epoch ms), for the ids whose time is known. */
-  readExceptionTimes?: ReadonlyMap<string, number>;
-  /** archive-all-read: the read mark copied at `archiveSetAt` (null: there was no read mark). */
-  archiveMark?: string | null;
-  archiveSetAt?: number;
-  /** Per-item state exceptions (`READEX#<id>`), by notification id. */
-  itemStates?: ReadonlyMap<string, ItemState>;
-}
-
-/** What one `READEX#<id>` item says; each field is the epoch ms of the change (last change wins). */
-export interface ItemState {
-  /** The notification's type, so an unread exception below the mark can be counted per type. */
-  type?: string;
-  unreadAt?: number;
-  seenAt?: number;
-  archivedAt?: number;
-  unarchivedAt?: number;
-  deletedAt?: number;
-  /** Snoozed (hidden) until then; the notification comes back as a new arrival. */
-  snoozedUntil?: number;
+  /** The marks' version: the count of read-alls and archive-all-reads (0: none yet, or a 0.1.0 marks item). */
+  version: number;
+  /** The version of the read-all that set `readMark` last (0 for a 0.1.0 read mark). */
+  readVersion: number;
+  /** Read-alls after `readVersion` whose `upTo` was below the mark (devices behind). */
+  staleReadAlls: readonly ReadAllMark[];
+  archive?: ArchiveSnapshot;
+  archivedAt?: string;
+  /** Ids marked unread at or below the read mark (the version of the change): counts look them up. */
+  unreadBelowMark: ReadonlyMap<string, number>;
+  /** The per-item exceptions of the ids being read (a page's range, the ids above the read mark, ...). */
+  exceptions: ReadonlyMap<string, ItemException>;
 }
 
 export const EMPTY_READ_STATE: ReadState = {
@@ -47,63 +78,112 @@ export const EMPTY_READ_STATE: ReadState = {
   readAt: null,
   seenMark: null,
   seenAt: null,
-  readExceptions: new Set(),
+  version: 0,
+  readVersion: 0,
+  staleReadAlls: [],
+  unreadBelowMark: new Map(),
+  exceptions: new Map(),
 };
+
+/** The basis of a notification without an exception: every "all" action applies to it. */
+const NO_BASIS = -1;
 
 /** The count at which the badge stops counting and says "99+". */
 export const COUNT_CAP = 99;
 
-/** When the user last read this one notification on its own (0 for a single read of unknown time). */
-function singleReadAt(id: string, state: ReadState): number | undefined {
-  if (!state.readExceptions.has(id)) return undefined;
-  return state.readExceptionTimes?.get(id) ?? 0;
+/** The highest mark of the read-alls after version `basis` (undefined: none). */
+function readAllsAfter(readMark: string | null, readVersion: number, stale: readonly ReadAllMark[], basis: number): string | undefined {
+  let highest = readMark !== null && readVersion > basis ? readMark : undefined;
+  for (const { version, mark } of stale) if (version > basis && (highest === undefined || mark > highest)) highest = mark;
+  return highest;
 }
 
-/**
- * `read = id <= readMark || READ#id`, unless an unread exception is newer than both the single read
- * and the last read-all (then the notification reads as unread, below the mark too).
- */
 export function isRead(id: string, state: ReadState): boolean {
-  const byMark = state.readMark !== null && id <= state.readMark;
-  const unreadAt = state.itemStates?.get(id)?.unreadAt;
-  if (unreadAt === undefined) return byMark || state.readExceptions.has(id);
-  const readOne = singleReadAt(id, state);
-  if (readOne !== undefined && readOne > unreadAt) return true;
-  return byMark && (state.readMarkSetAt ?? 0) > unreadAt;
+  const exception = state.exceptions.get(id);
+  if (exception?.read) return true;
+  const covered = readAllsAfter(state.readMark, state.readVersion, state.staleReadAlls, exception?.basis ?? NO_BASIS);
+  return covered !== undefined && id <= covered;
 }
 
+/** Seen once: read, under the seen or the read mark (a later "unread" keeps it seen), or seen one by one. */
 export function isSeen(id: string, state: ReadState): boolean {
-  return isRead(id, state) || (state.seenMark !== null && id <= state.seenMark) || state.itemStates?.get(id)?.seenAt !== undefined;
+  if (state.exceptions.get(id)?.seen) return true;
+  if ((state.seenMark !== null && id <= state.seenMark) || (state.readMark !== null && id <= state.readMark)) return true;
+  return isRead(id, state);
 }
 
-/** Whether the notification was read at `atMs` (archive-all-read archives exactly those). */
-function wasReadAt(id: string, state: ReadState, atMs: number): boolean {
-  const unreadAt = state.itemStates?.get(id)?.unreadAt;
-  const readOne = singleReadAt(id, state);
-  const byArchiveMark = state.archiveMark !== undefined && state.archiveMark !== null && id <= state.archiveMark;
-  if (unreadAt === undefined || unreadAt > atMs) return byArchiveMark || (readOne !== undefined && readOne <= atMs);
-  // Marked unread before the archive: read again (one read or a read-all) between the two?
-  if (readOne !== undefined && readOne > unreadAt && readOne <= atMs) return true;
-  const markAt = state.readMarkSetAt ?? 0;
-  return byArchiveMark && markAt > unreadAt && markAt <= atMs;
-}
-
-/** Archived one by one (latest of archive / unarchive wins), else by archive-all-read if it was read then. */
+/** Archived one by one, or read when the last archive-all-read after its last change ran. */
 export function isArchived(id: string, state: ReadState): boolean {
-  const item = state.itemStates?.get(id);
-  if (item?.archivedAt !== undefined || item?.unarchivedAt !== undefined) return (item.archivedAt ?? -1) > (item.unarchivedAt ?? -1);
-  return state.archiveSetAt !== undefined && wasReadAt(id, state, state.archiveSetAt);
+  const exception = state.exceptions.get(id);
+  if (exception?.archived) return true;
+  const archive = state.archive;
+  const basis = exception?.basis ?? NO_BASIS;
+  if (!archive || archive.version <= basis) return false;
+  if (exception?.read) return true;
+  const covered = readAllsAfter(archive.readMark, archive.readVersion, archive.staleReadAlls, basis);
+  return covered !== undefined && id <= covered;
 }
 
-/** Deleted or snoozed for this user: gone from every list and count. */
+/** Deleted or snoozed away: gone from every list and count. */
 export function isHidden(id: string, state: ReadState): boolean {
-  const item = state.itemStates?.get(id);
-  return item !== undefined && (item.deletedAt !== undefined || item.snoozedUntil !== undefined);
+  const exception = state.exceptions.get(id);
+  return exception !== undefined && (exception.deleted || exception.snoozedUntil !== undefined);
 }
 
-/** Whether any per-item exception or archive mark can change what a page shows. */
-export function hasItemExceptions(state: ReadState): boolean {
-  return (state.itemStates?.size ?? 0) > 0 || state.archiveSetAt !== undefined;
+/** The whole current state of one notification, as a new exception would hold it (without its own fields). */
+export function currentState(id: string, state: ReadState): Pick<ItemException, 'read' | 'seen' | 'archived' | 'deleted' | 'snoozedUntil' | 'comebackId'> {
+  const exception = state.exceptions.get(id);
+  return {
+    read: isRead(id, state),
+    seen: isSeen(id, state),
+    archived: isArchived(id, state),
+    deleted: exception?.deleted ?? false,
+    ...(exception?.snoozedUntil !== undefined ? { snoozedUntil: exception.snoozedUntil, comebackId: exception.comebackId } : {}),
+  };
+}
+
+/** A per-item change: `snooze` carries its return and the comeback's id. */
+export type ItemChange =
+  | { kind: 'read' | 'unread' | 'seen' | 'archive' | 'unarchive' | 'delete' }
+  | { kind: 'snooze'; untilMs: number; comebackId: string };
+
+/** The exception one change leaves: the current state with the change applied, over the marks as they are now. */
+export function exceptionAfter(id: string, state: ReadState, item: { type: string; source?: string; comeback?: Comeback }, change: ItemChange, expiresAt: number): ItemException {
+  const now = currentState(id, state);
+  const next: ItemException = {
+    type: item.type,
+    ...(item.source !== undefined ? { source: item.source } : {}),
+    ...(item.comeback !== undefined ? { comeback: item.comeback } : {}),
+    basis: state.version,
+    ...now,
+    expiresAt,
+  };
+  switch (change.kind) {
+    case 'read':
+      return { ...next, read: true, seen: true };
+    case 'unread':
+      return { ...next, read: false };
+    case 'seen':
+      return { ...next, seen: true };
+    case 'archive':
+      return { ...next, archived: true };
+    case 'unarchive':
+      return { ...next, archived: false };
+    case 'delete':
+      return { ...next, deleted: true };
+    case 'snooze':
+      return { ...next, snoozedUntil: change.untilMs, comebackId: change.comebackId };
+  }
+}
+
+/** Marked unread at or below the read mark: counts must find it though it is below the mark (`unreadBelowMark`). */
+export function isUnreadBelowMark(id: string, exception: ItemException | undefined, state: Pick<ReadState, 'readMark'>): boolean {
+  return exception !== undefined && !exception.read && state.readMark !== null && id <= state.readMark;
+}
+
+/** Whether an `unreadBelowMark` entry can still count: no read-all that reaches the mark came after it. */
+export function unreadBelowMarkIsLive(version: number, state: Pick<ReadState, 'readVersion'>): boolean {
+  return version >= state.readVersion;
 }
 
 /** The mark that read-all / seen-all writes: covers every id whose time is at or before `nowMs`. */
@@ -122,17 +202,18 @@ export function markUpTo(nowMs: number, upTo: string | undefined): { mark: strin
   return { mark: upTo, atIso: new Date(timeOfId(upTo)).toISOString() };
 }
 
+/** The stale read-alls still worth keeping after adding one: a later one with a higher or equal mark makes an earlier one moot. */
+export function withStaleReadAll(stale: readonly ReadAllMark[], added: ReadAllMark): ReadAllMark[] {
+  return [...stale.filter((entry) => entry.mark > added.mark), added];
+}
+
 export interface Counts {
   unread: number;
   unseen: number;
   capped: boolean;
 }
 
-/**
- * Counts from the ids above the read mark (expired ones already removed), capped at `cap`.
- * `capped` is true when there are more than `cap` unread; both counts then stop at `cap`.
- */
-/** Raw (uncapped) unread and unseen counts of ids above the read mark; `gone` ids count as neither. */
+/** Raw (uncapped) unread and unseen counts of the ids; `gone` ids count as neither. */
 export function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean = () => false): { unread: number; unseen: number } {
   let unread = 0;
   let unseen = 0;
@@ -144,14 +225,10 @@ export function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: 
   return { unread, unseen };
 }
 
-export function countFromIdsAboveReadMark(idsAboveReadMark: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
-  const { unread, unseen } = tallyUnread(idsAboveReadMark, state, gone);
+/** Capped counts: `capped` is true when there are more than `cap` unread; both counts then stop at `cap`. */
+export function countFromIds(ids: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
+  const { unread, unseen } = tallyUnread(ids, state, gone);
   return { unread: Math.min(unread, cap), unseen: Math.min(unseen, cap), capped: unread > cap };
-}
-
-/** How many ids above the read mark to read so that the cap can be decided in one query. */
-export function countQueryLimit(state: ReadState, cap = COUNT_CAP): number {
-  return cap + 1 + state.readExceptions.size + (state.itemStates?.size ?? 0);
 }
 
 export function presentNotification(item: StoredNotification, state: ReadState): Notification {
@@ -165,7 +242,8 @@ export function presentNotification(item: StoredNotification, state: ReadState):
     title: item.title,
     body: item.body,
     data: item.data,
-    // Only when archived, so the shape of an ordinary notification is unchanged.
+    // Only when archived (or a comeback), so the shape of an ordinary notification is unchanged.
     ...(isArchived(item.id, state) ? { archived: true } : {}),
+    ...(item.comeback ? { comebackOf: item.comeback.rootId } : {}),
   };
 }

@@ -19,3 +19,17 @@ export function recentPostsRecipient(authorId: string): string {
 export function recipientNotificationId(tenantId: string, type: string, eventId: string, userId: string, arrivalMs: number): string {
   return notificationId({ tenantId, type, eventId, recipient: userId, timeMs: arrivalMs });
 }
+
+/** An event of a tenant as a retraction names it (the stamp dates all its ids). */
+export interface RetractedEvent {
+  type: string;
+  eventId: string;
+  arrivalMs: number;
+}
+
+/** The id the event gave one recipient: a user's own item, or (`actorId`) the item of that celebrity's feed. */
+export function idOfEventFor(tenantId: string, event: RetractedEvent, recipient: { userId: string } | { actorId: string }): string {
+  return 'actorId' in recipient
+    ? notificationId({ tenantId, type: event.type, eventId: event.eventId, recipient: feedRecipient(recipient.actorId), timeMs: event.arrivalMs })
+    : recipientNotificationId(tenantId, event.type, event.eventId, recipient.userId, event.arrivalMs);
+}

@@ -1,6 +1,6 @@
 /** Ports of the inbox read and write side; `src/adapters/dynamo/` implements them. */
-import type { ReadState } from '../model/read-state.js';
-import type { StoredNotification } from '../model/notification.js';
+import type { ItemException, ReadState } from '../model/read-state.js';
+import type { Comeback, StoredNotification } from '../model/notification.js';
 import type { ItemAction } from '../../contract/wire.js';
 import type { FollowedCelebrity } from '../model/followed-pack.js';
 import type { UserRef } from '../model/user.js';
@@ -32,6 +32,12 @@ export interface IdRange {
   after?: string;
 }
 
+/** An item's id, and for a snooze comeback what it brings back (counts read keys only). */
+export interface InboxKey {
+  id: string;
+  comeback?: Comeback;
+}
+
 export interface PageQuery extends IdRange {
   limit: number;
   type?: string;
@@ -43,8 +49,8 @@ export interface PageQuery extends IdRange {
 export interface InboxReader {
   /** Newest-first items of one source within the range, expired items and other types filtered out. */
   listInboxPage(source: InboxSource, query: PageQuery): Promise<StoredNotification[]>;
-  /** Newest-first ids of one source above `after` (unexpired), at most `limit`. */
-  listUnreadIdsAbove(source: InboxSource, after: string | undefined, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<string[]>;
+  /** Newest-first keys of one source in (after, before) (unexpired), at most `limit`: the id, and what a snooze comeback brings back. */
+  listIdsAbove(source: InboxSource, range: IdRange, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<InboxKey[]>;
   /** The items at these (source, id) keys (BatchGetItem), absent ones left out, expired ones included. */
   getItems(keys: readonly { source: InboxSource | CelebrityLogShard; id: string }[]): Promise<Map<string, StoredNotification>>;
   /** The item with this id in any of the sources, if present and unexpired. */
@@ -88,30 +94,36 @@ export interface FeedHeadsReader {
   feedHeads(tenantId: string, celebrityIds: readonly string[]): Promise<ReadonlyMap<string, FeedHead>>;
 }
 
-export interface ReadStateStore {
-  /** The marks and every single-read exception above the read mark. */
-  getReadState(user: UserRef): Promise<ReadState>;
-  /** One conditional write: the read mark only moves forward. Returns the state's marks after it. `writtenAtMs` stamps the write (unread exceptions compare with it). */
-  advanceReadMark(user: UserRef, mark: string, atIso: string, writtenAtMs?: number): Promise<{ readAt: string }>;
-  /** One conditional write: the seen mark only moves forward. */
-  advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }>;
-  /** One put: a READ#<id> exception with a TTL. */
-  recordSingleRead(user: UserRef, id: string, expiresAtEpochSeconds: number, atMs?: number): Promise<void>;
-  /** The same puts for many ids, batched (25 per request). */
-  recordSingleReads(user: UserRef, ids: readonly string[], expiresAtEpochSeconds: number, atMs?: number): Promise<void>;
+/** The user's marks and the per-item exceptions of a range of ids (`exceptionsComplete`: none left below `exceptionsFrom`). */
+export interface ReadStateWindow {
+  state: ReadState;
+  /** Exceptions are known for every id >= this (exclusive of anything below); undefined: for every id. */
+  exceptionsFrom?: string;
 }
 
-/** One change of a notification's per-item state (READEX#<id>), at `atMs`. */
-export type ItemStateChange =
-  | { kind: 'unread' | 'seen' | 'archive' | 'unarchive' | 'delete'; type: string; atMs: number }
-  | { kind: 'snooze'; type: string; atMs: number; untilMs: number };
-
-/** The per-item exceptions and the archive mark (ReadMarks, the user's partition). */
-export interface ItemStateStore {
-  /** One UpdateItem of READEX#<id>. */
-  changeItemState(user: UserRef, id: string, change: ItemStateChange, expiresAtEpochSeconds: number): Promise<void>;
-  /** One UpdateItem of the mark item: archive mark = the read mark as it is, at `atMs`. */
-  archiveAllRead(user: UserRef, atMs: number): Promise<void>;
+export interface ReadStateStore {
+  /**
+   * The marks and the exceptions of the newest ids below `before` (all ids when undefined), at most
+   * `limit` of them: one Query from the marks item down (no `before`), else the marks item and a
+   * Query below `before`. The window says down to which id the exceptions are known.
+   */
+  readWindow(user: UserRef, before: string | undefined, limit: number): Promise<ReadStateWindow>;
+  /** Every exception with an id in [from, before) (a page scanned below what `readWindow` covered). */
+  listExceptions(user: UserRef, from: string, before: string | undefined): Promise<Map<string, ItemException>>;
+  /** The marks and every exception above the read mark (counts): one descending Query that stops below the mark. */
+  readAboveMark(user: UserRef): Promise<ReadState>;
+  /** The exceptions of these ids (BatchGetItem, 100 per call). */
+  getExceptions(user: UserRef, ids: readonly string[]): Promise<Map<string, ItemException>>;
+  /** One conditional write: the read mark only moves forward; a read-all below it is kept as a stale read-all (read and one more write). */
+  advanceReadMark(user: UserRef, mark: string, atIso: string): Promise<{ readAt: string }>;
+  /** One conditional write: the seen mark only moves forward. */
+  advanceSeenMark(user: UserRef, mark: string, atIso: string): Promise<{ seenAt: string }>;
+  /** One UpdateItem of the marks item: the archive snapshot becomes the read-alls as they are now (copied inside the store, no read). */
+  archiveAllRead(user: UserRef, atIso: string): Promise<void>;
+  /** The exceptions as computed (one PutItem; several: BatchWriteItem, 25 per call). */
+  putExceptions(user: UserRef, exceptions: ReadonlyMap<string, ItemException>): Promise<void>;
+  /** One UpdateItem of the marks item: these ids were marked unread at or below the read mark (version); `forget`: entries no longer needed. */
+  recordUnreadBelowMark(user: UserRef, ids: readonly string[], version: number, forget: readonly string[]): Promise<void>;
 }
 
 /** A producer's withdrawal of one event: all its notifications, whoever received them. */
@@ -151,5 +163,25 @@ export interface InboxStateListener {
 
 /** A snoozed notification's comeback: a new item under `returnId` (an id of its return time) and a live push then. */
 export interface SnoozeReturns {
-  scheduleReturn(user: UserRef, item: StoredNotification, returnId: string, untilMs: number): Promise<void>;
+  /** Writes the comeback item (hidden until the snoozed item's exception names it). */
+  writeComeback(user: UserRef, comeback: StoredNotification): Promise<void>;
+  /** Schedules the comeback's live push at its return time (a retry finds the same schedule). */
+  schedulePush(user: UserRef, comeback: StoredNotification, untilMs: number): Promise<void>;
+}
+
+/** What one lookup of ids for a per-item action returns (one BatchGetItem round over three tables). */
+export interface ActionLookup {
+  /** The ids found in the user's own partition. */
+  own: Map<string, StoredNotification>;
+  /** The ids found in the reader's shard of the tenant's celebrity posts log, with their celebrity. */
+  celebrityPosts: Map<string, { authorId: string; item: StoredNotification }>;
+  /** The marks, and the exceptions of the ids. */
+  state: ReadState;
+  /** The celebrities the user follows (the pack). */
+  followed: FollowedCelebrity[];
+}
+
+/** The per-item actions' view lookup: ids in the own partition and the celebrity posts log, the read state and the follows, in one round whatever k is. */
+export interface ActionLookupReader {
+  lookupForAction(user: UserRef, ids: readonly string[], logShard: number): Promise<ActionLookup>;
 }

@@ -4,7 +4,7 @@
  * outcomes (accepted, invalid, dead-lettered) — with what it decided. Writing it never fails a delivery.
  */
 
-export type TraceStage = 'intake' | 'fanout' | 'gate' | 'delivery' | 'release' | 'dlq';
+export type TraceStage = 'intake' | 'fanout' | 'gate' | 'delivery' | 'release' | 'dlq' | 'push' | 'email' | 'sms';
 
 export type TraceOutcome =
   | 'accepted'
@@ -12,7 +12,17 @@ export type TraceOutcome =
   | 'deferred'
   | 'muted'
   | 'inbox_written'
+  /** A post copied into a follower's inbox by their follow, processed after the post but arrived before it. */
+  | 'backfilled'
   | 'celebrity_feed'
+  /** An ordinary account's post (event-wide): written to the followers its fan-out listed. */
+  | 'follower_inboxes'
+  /** An ordinary account's post (event-wide): no follower counted yet; logged for the follows that arrived before it. */
+  | 'no_followers'
+  /** A listed follower the post is not for: they followed after it arrived, or had unfollowed. */
+  | 'not_following'
+  /** A follow or unfollow (for the follower): what it did to the pair, or that a later record stands. */
+  | 'graph_updated'
   | 'admitted'
   | 'quiet_hours'
   | 'rate_limited'
@@ -24,7 +34,18 @@ export type TraceOutcome =
   | 'push_failed'
   | 'released'
   | 'dropped'
-  | 'dead_lettered';
+  | 'dead_lettered'
+  // Push / email / SMS (src/core/channels/channel-delivery.ts) and erasure drops (the audit trail, src/core/audit/).
+  | 'sent'
+  | 'no_consent'
+  | 'no_device'
+  | 'no_email_address'
+  | 'unsubscribed'
+  | 'channel_off'
+  | 'send_failed'
+  | 'provider_rejected'
+  | 'invalid_endpoint'
+  | 'erased';
 
 export interface TraceEntry {
   tenantId: string;
@@ -33,6 +54,8 @@ export interface TraceEntry {
   userId?: string;
   /** An event-wide record about one account (the celebrity whose feed got the post): the erasure finds it by this, never by `detail`. */
   actorId?: string;
+  /** A follow or unfollow's record (kept under the follower): the account followed, so the erasure of either side removes it. */
+  followeeId?: string;
   stage: TraceStage;
   outcome: TraceOutcome;
   atMs: number;
@@ -40,6 +63,8 @@ export interface TraceEntry {
   detail?: string;
   /** The event's own time, for the end-to-end latency of a live push. */
   eventTimeMs?: number;
+  /** The recipient's notification, where the stage knows it (audit trail: hashed with the user's salt). */
+  notificationId?: string;
 }
 
 export interface TraceRecorder {

@@ -3,7 +3,7 @@
  * reads in proportion to their footprint and never scans a table:
  *
  * - the copies of their inbox-mode posts in their followers' inboxes: one per (logged post, follower
- *   or former follower who followed by then), at the deterministic id the fan-out wrote it under;
+ *   or unfollow marker whose history began by then), at the deterministic id the fan-out wrote it under;
  * - their celebrity posts in the tenant's celebrity posts log and its count index, from their feed;
  * - the pending schedules named by their owner-index records (a hold's release, a schedule reference).
  *
@@ -16,7 +16,6 @@ import { keys, userPartition, type TableKey } from '../model/keys.js';
 import type { ParsedKey } from '../model/key-parsing.js';
 import { recipientNotificationId } from '../model/recipient-ids.js';
 import { scheduleName } from '../jobs/schedules.js';
-import { postVisibleToFollow } from '../fanout/fanout-service.js';
 import type { ErasureSubject } from './erasure.js';
 
 /** A post of the user's recent posts log: what its follower copies' ids derive from. */
@@ -26,7 +25,7 @@ export interface LoggedPostKey {
   arrivalMs: number;
 }
 
-/** A follower or former follower, with when they (first) followed. */
+/** A follower (or an unfollow marker of a former one), with the earliest follow of its history. */
 export interface PostAudienceMember {
   userId: string;
   followedAtMs: number;
@@ -34,15 +33,16 @@ export interface PostAudienceMember {
 
 /**
  * The inbox keys of the user's posts in these followers' inboxes: a follower got a post that arrived
- * at or after their follow (the fan-out's rule). A superset of what exists (a muted follower got
- * nothing): the eraser reads the keys before it deletes.
+ * while they followed (the fan-out's rule), so every post from their first follow on is a candidate.
+ * A superset of what exists (a muted follower, an unfollowed run): the eraser reads the keys before it deletes.
  */
 export function followerCopyKeys(tenantId: string, posts: readonly LoggedPostKey[], audience: readonly PostAudienceMember[]): TableKey[] {
   const found: TableKey[] = [];
   for (const member of audience) {
     const pk = userPartition(tenantId, member.userId);
     for (const post of posts) {
-      if (postVisibleToFollow(post.arrivalMs, member.followedAtMs)) found.push({ pk, sk: recipientNotificationId(tenantId, post.type, post.eventId, member.userId, post.arrivalMs) });
+      // A superset of what the fan-out wrote (it follows the pair's history run by run): read before deleted.
+      if (post.arrivalMs >= member.followedAtMs) found.push({ pk, sk: recipientNotificationId(tenantId, post.type, post.eventId, member.userId, post.arrivalMs) });
     }
   }
   return found;

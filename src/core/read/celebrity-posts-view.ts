@@ -10,7 +10,8 @@ import { mergeNewestFirst } from './merge.js';
 import { isExpired, type StoredNotification } from '../model/notification.js';
 import type { CelebrityPost, CelebrityPostsPage, CelebrityPostsReader } from '../ports/celebrity-posts.js';
 import type { IdRange } from '../ports/inbox.js';
-import { COUNT_CAP, countFromIdsAboveReadMark, tallyUnread, type Counts, type ReadState } from '../model/read-state.js';
+import { COUNT_CAP, tallyUnread, type ReadState } from '../model/read-state.js';
+import { arrivedBefore } from './visibility.js';
 import type { UserRef } from '../model/user.js';
 import type { FollowedCelebrity } from '../model/followed-pack.js';
 
@@ -193,28 +194,29 @@ export async function pageFromCelebrityLog(
 }
 
 /**
- * Counts from the own ids above the read mark (queried in parallel with the first index request) and
- * the followed posts above max(read mark, followedAt) from the count index, newest slots first,
- * stopping once both answers are capped or no unseen id can follow; undefined past the budget.
+ * The ids counts weigh, from the own ids above the read mark (queried in parallel with the first index
+ * request) and the followed posts above max(read mark, followedAt) from the count index, newest slots
+ * first, stopping once both answers are capped or no unseen id can follow; undefined past the budget.
  * `gone`: ids the counts leave out though above the read mark (archived, deleted, retracted, not yet arrived).
  */
-export async function countsFromCelebrityLog(
+export async function idsFromCelebrityLog(
   scope: CelebrityLogScope,
   state: ReadState,
   ownIdsAboveReadMark: () => Promise<readonly string[]>,
   gone: (id: string) => boolean = () => false,
-): Promise<Counts | undefined> {
+): Promise<Set<string> | undefined> {
   const { floors, after } = floorsOf(scope, state.readMark ?? undefined);
   const scan = scope.log.scanPostKeys(scope.user.tenantId, scope.shard, after, scope.budget.countSlots)[Symbol.asyncIterator]();
   const [ownIds, first] = await Promise.all([ownIdsAboveReadMark(), scan.next()]);
   const ids = new Set(ownIds);
+  const arrived = arrivedBefore(scope.nowMs);
   let requests = 0;
   for (let next = first; next.done !== true; next = await scan.next()) {
     const page = next.value;
     requests += 1;
     for (const post of page.posts) {
       const floor = floors.get(post.authorId);
-      if (floor === undefined || post.id <= floor || isExpired(post, scope.nowMs) || scope.muted.includes(post.type)) continue;
+      if (floor === undefined || post.id <= floor || post.id >= arrived || isExpired(post, scope.nowMs) || scope.muted.includes(post.type)) continue;
       ids.add(post.id);
     }
     if (!page.more) break;
@@ -228,5 +230,5 @@ export async function countsFromCelebrityLog(
     }
   }
   await scan.return?.();
-  return countFromIdsAboveReadMark(ids, state, COUNT_CAP, gone);
+  return ids;
 }

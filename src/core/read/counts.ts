@@ -1,15 +1,17 @@
 /**
- * Unread and unseen counts of a user's inbox view, capped at COUNT_CAP: ids above the read mark
- * (and unread exceptions below it) from their own partition and the followed feeds, or from the
- * celebrity posts log's count index when the user follows more than the threshold.
+ * Unread and unseen counts of a user's inbox view, capped at COUNT_CAP: the ids above the read mark
+ * from their own partition and the followed feeds (or the celebrity posts log's count index when the
+ * user follows more than the threshold), and the ids marked unread at or below the read mark.
  */
-import { idLowerBoundAt, idUpperBoundAt } from '../model/ids.js';
-import { COUNT_CAP, countFromIdsAboveReadMark, countQueryLimit, isArchived, isHidden, tallyUnread, type Counts } from '../model/read-state.js';
+import { idLowerBoundAt } from '../model/ids.js';
+import { COUNT_CAP, countFromIds, isArchived, isRead, tallyUnread, unreadBelowMarkIsLive, type Counts, type ItemException, type ReadState } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
-import { countsFromCelebrityLog } from './celebrity-posts-view.js';
+import type { InboxKey, InboxSource } from '../ports/inbox.js';
+import { idsFromCelebrityLog } from './celebrity-posts-view.js';
 import { compareBoundsDescending, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
 import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
+import { arrivedBefore, goneFromView } from './visibility.js';
 
 /** Counts of a tab: the types left out (e.g. every type outside a category). */
 export interface CountsRequest {
@@ -24,15 +26,17 @@ export class InboxCounts {
   ) {}
 
   /**
-   * Unread and unseen counts, capped. Round 1: read state, followed list, muted types; round 2: own
-   * ids above the read mark and the feed heads; then only feeds whose head is above max(read mark,
-   * followedAt), newest head first, in waves no larger than the count still missing to the cap.
+   * Unread and unseen counts, capped. Round 1: the marks with the exceptions above the read mark,
+   * the followed list, muted types (and the tenant's retractions, cached); round 2: own ids above the
+   * read mark, the feed heads or the count index, and the exceptions of ids marked unread below the
+   * mark; then only feeds whose head is above max(read mark, followedAt), newest head first, in waves
+   * no larger than the count still missing to the cap.
    */
   async counts(user: UserRef, request: CountsRequest = {}): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
     const ownSource = ownSourceOf(user);
-    const [state, celebrities, mutedTypes, retractions] = await Promise.all([
-      this.deps.readState.getReadState(user),
+    const [aboveMark, celebrities, mutedTypes, retractions] = await Promise.all([
+      this.deps.readState.readAboveMark(user),
       this.deps.celebrities.listFollowedCelebrities(user),
       this.view.mutedTypesOf(user),
       this.view.retractionsOf(user, nowMs),
@@ -40,37 +44,109 @@ export class InboxCounts {
     const tabExcluded = request.excludeTypes ?? [];
     // Feeds leave out muted types and the tab's; the own inbox only the tab's (it never got muted ones).
     const muted = [...new Set([...mutedTypes, ...tabExcluded])];
+    const exceptions = new Map(aboveMark.exceptions);
+    const state: ReadState = { ...aboveMark, exceptions };
     const retracted = new RetractedIds(user, celebrities, retractions);
-    const arrived = idUpperBoundAt(nowMs);
-    const gone = (id: string) => id > arrived || retracted.has(id) || isHidden(id, state) || isArchived(id, state);
-    const limit = countQueryLimit(state) + retracted.ownCount;
+    const arrived = arrivedBefore(nowMs);
     const readMark = state.readMark ?? undefined;
+    const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
+    const comebacks = new Map<string, NonNullable<InboxKey['comeback']>>();
+    const goneKey = goneFromView({ state, retracted, nowMs });
+    const gone = (id: string) => isArchived(id, state) || goneKey({ id, ...(comebacks.has(id) ? { comeback: comebacks.get(id)! } : {}) });
+    const noteKeys = (keys: readonly InboxKey[]) => keys.map(({ id, comeback }) => (comeback && comebacks.set(id, comeback), id));
+    const ownIdsAbove = () => this.ownIdsAbove(ownSource, readMark, arrived, state, nowMs, tabExcluded, gone, noteKeys);
+    const unreadBelowMark = this.unreadBelowMark(user, state, exceptions, ttlFloor, celebrities, muted, tabExcluded);
     const celebrityLog = this.celebrityLog.scope(user, celebrities, muted, nowMs);
-    const ownUnreadIds = () =>
-      tabExcluded.length > 0 ? this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs, tabExcluded) : this.deps.inbox.listUnreadIdsAbove(ownSource, readMark, limit, nowMs);
-    const fromCelebrityLog = celebrityLog && (await countsFromCelebrityLog(celebrityLog, state, ownUnreadIds, gone));
-    if (fromCelebrityLog) return fromCelebrityLog;
-    const [ownIds, unsortedFeeds] = await Promise.all([
-      ownUnreadIds(),
-      this.view.feedViews(user, celebrities, (floor) => maxId(readMark, floor)),
-    ]);
+    const fromCelebrityLog = celebrityLog && (await idsFromCelebrityLog(celebrityLog, state, ownIdsAbove, gone));
+    let ids: Set<string>;
+    if (fromCelebrityLog) ids = fromCelebrityLog;
+    else {
+      const [ownIds, unsortedFeeds] = await Promise.all([ownIdsAbove(), this.view.feedViews(user, celebrities, (floor) => maxId(readMark, floor))]);
+      ids = new Set(ownIds);
+      await this.addFeedIds(ids, unsortedFeeds, state, readMark, ttlFloor, muted, arrived, nowMs, gone);
+    }
+    for (const { id, comeback } of await unreadBelowMark) {
+      ids.add(id);
+      if (comeback) comebacks.set(id, comeback);
+    }
+    // The snoozed items the comebacks among them bring back decide whether they show.
+    const parents = [...comebacks.values()].map(({ from }) => from).filter((id) => !exceptions.has(id));
+    if (parents.length > 0) for (const [id, exception] of await this.deps.readState.getExceptions(user, parents)) exceptions.set(id, exception);
+    return countFromIds(ids, state, COUNT_CAP, gone);
+  }
+
+  /**
+   * The own ids above the read mark, newest first: enough to decide the cap past the exceptions above
+   * the mark, and more pages while what was read is mostly gone (archived, deleted, retracted above the mark).
+   */
+  private async ownIdsAbove(
+    source: InboxSource,
+    readMark: string | undefined,
+    arrived: string,
+    state: ReadState,
+    nowMs: number,
+    tabExcluded: readonly string[],
+    gone: (id: string) => boolean,
+    noteKeys: (keys: readonly InboxKey[]) => string[],
+  ): Promise<string[]> {
+    const limit = COUNT_CAP + 1 + state.exceptions.size;
+    const ids: string[] = [];
+    let before = arrived;
+    for (;;) {
+      const page = noteKeys(await (tabExcluded.length > 0 ? this.deps.inbox.listIdsAbove(source, { after: readMark, before }, limit, nowMs, tabExcluded) : this.deps.inbox.listIdsAbove(source, { after: readMark, before }, limit, nowMs)));
+      ids.push(...page);
+      if (page.length < limit) return ids;
+      const counted = ids.filter((id) => !isRead(id, state) && !gone(id)).length;
+      if (counted > COUNT_CAP) return ids;
+      before = page[page.length - 1]!;
+    }
+  }
+
+  /**
+   * The ids marked unread at or below the read mark (named by the marks item) whose exception still
+   * says unread: one BatchGetItem of those exceptions, none when there are none. Their source decides
+   * whether they are still in the view (a celebrity unfollowed, a muted or other tab's type).
+   */
+  private async unreadBelowMark(
+    user: UserRef,
+    state: ReadState,
+    exceptions: Map<string, ItemException>,
+    ttlFloor: string,
+    celebrities: readonly { celebrityId: string; followedAtMs: number }[],
+    muted: readonly string[],
+    tabExcluded: readonly string[],
+  ): Promise<InboxKey[]> {
+    const live = [...state.unreadBelowMark].filter(([id, version]) => id > ttlFloor && unreadBelowMarkIsLive(version, state)).map(([id]) => id);
+    if (live.length === 0) return [];
+    const found = await this.deps.readState.getExceptions(user, live);
+    const followed = new Map(celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(celebrity.followedAtMs)]));
+    const ids: InboxKey[] = [];
+    for (const [id, exception] of found) {
+      exceptions.set(id, exception);
+      if (tabExcluded.includes(exception.type)) continue;
+      if (exception.source !== undefined) {
+        const floor = followed.get(exception.source);
+        if (floor === undefined || id <= floor || muted.includes(exception.type)) continue;
+      }
+      ids.push(exception.comeback ? { id, comeback: exception.comeback } : { id });
+    }
+    return ids;
+  }
+
+  /** The followed feeds' ids above max(read mark, followedAt): from the heads where they tell, else a Query per feed, in waves. */
+  private async addFeedIds(ids: Set<string>, unsortedFeeds: FeedView[], state: ReadState, readMark: string | undefined, ttlFloor: string, muted: readonly string[], arrived: string, nowMs: number, gone: (id: string) => boolean): Promise<void> {
     // Without muted types (whose types a head does not tell), a feed's known ids count as they are;
     // a feed whose second id is below its lower bound holds nothing else above it: no query.
-    const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
-    const ids = new Set(ownIds);
-    // Unread exceptions below the read mark count too (their type is kept with them).
-    for (const [id, item] of state.itemStates ?? []) {
-      if (item.unreadAt !== undefined && id > ttlFloor && (readMark === undefined || id <= readMark) && !tabExcluded.includes(item.type ?? '')) ids.add(id);
-    }
     const feeds: FeedView[] = [];
     for (const feed of unsortedFeeds.sort((a, b) => compareBoundsDescending(a.head, b.head))) {
       const lower = maxId(readMark, feed.floor);
-      const inRange = (id: string | undefined): id is string => id !== undefined && id > ttlFloor && (lower === undefined || id > lower);
+      const inRange = (id: string | undefined): id is string => id !== undefined && id > ttlFloor && id < arrived && (lower === undefined || id > lower);
       if (muted.length === 0) for (const id of [feed.head, feed.previous]) if (inRange(id)) ids.add(id);
       const complete = muted.length === 0 && feed.head !== undefined && feed.previous !== undefined && !inRange(feed.previous);
       if (!complete) feeds.push(feed);
     }
     const seenMark = state.seenMark ?? undefined;
+    const limit = COUNT_CAP + 1 + state.exceptions.size;
     let next = 0;
     while (next < feeds.length) {
       const { unread, unseen } = tallyUnread(ids, state, gone);
@@ -86,14 +162,12 @@ export class InboxCounts {
         if (useful(feed)) wave.push(feed);
       }
       const idLists = await Promise.all(
-        wave.map(({ source, floor }) =>
-          muted.length > 0
-            ? this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs, muted)
-            : this.deps.inbox.listUnreadIdsAbove(source, maxId(readMark, floor), limit, nowMs),
-        ),
+        wave.map(({ source, floor }) => {
+          const range = { after: maxId(readMark, floor), before: arrived };
+          return muted.length > 0 ? this.deps.inbox.listIdsAbove(source, range, limit, nowMs, muted) : this.deps.inbox.listIdsAbove(source, range, limit, nowMs);
+        }),
       );
-      for (const list of idLists) for (const id of list) ids.add(id);
+      for (const list of idLists) for (const { id } of list) ids.add(id);
     }
-    return countFromIdsAboveReadMark(ids, state, COUNT_CAP, gone);
   }
 }

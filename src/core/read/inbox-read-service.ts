@@ -4,16 +4,15 @@
  * and counts share what the container remembers of celebrity posts log readers. It writes nothing:
  * the marks are `actions/read-marks.ts`.
  */
-import type { StoredNotification } from '../model/notification.js';
 import type { Counts } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
 import { InboxCounts, type CountsRequest } from './counts.js';
-import { InboxView, type InboxReadDeps } from './inbox-view.js';
+import { InboxView, type InboxReadDeps, type ViewLookup } from './inbox-view.js';
 import { InboxPages, type InboxPage, type InboxPageRequest } from './page-scan.js';
 import { CelebrityLogReads } from './celebrity-log-reads.js';
 
 export type { CountsRequest } from './counts.js';
-export type { InboxReadDeps } from './inbox-view.js';
+export type { ActionTarget, InboxReadDeps, ViewLookup } from './inbox-view.js';
 export type { InboxPage, InboxPageRequest } from './page-scan.js';
 
 export class InboxReadService {
@@ -38,8 +37,8 @@ export class InboxReadService {
     return this.tallies.counts(user, request);
   }
 
-  /** The ids that are in the user's view, with their items (`inbox-view.ts`). */
-  findInView(user: UserRef, ids: readonly string[]): Promise<Map<string, StoredNotification>> {
+  /** The ids of a per-item action that are in the user's view, with the read state they change (`inbox-view.ts`). */
+  findInView(user: UserRef, ids: readonly string[]): Promise<ViewLookup> {
     return this.view.findInView(user, ids);
   }
 }

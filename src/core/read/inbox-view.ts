@@ -1,16 +1,19 @@
 /**
  * A user's inbox view: the sources it is merged from (their own partition and one shard of each
  * followed celebrity's feed, from followedAt on), what it leaves out (muted types on feeds, the
- * tenant's retracted events), and which ids are in it (`findInView`, for the per-item writes).
+ * tenant's retracted events), and which ids are in it (`findInView`, for the per-item writes: one
+ * lookup round whatever the number of followed celebrities).
  */
-import { idLowerBoundAt } from '../model/ids.js';
+import { idLowerBoundAt, idUpperBoundAt } from '../model/ids.js';
+import type { ReadState } from '../model/read-state.js';
+import { RetractedIds } from './retracted-ids.js';
 import { readerShard } from '../model/feed-shards.js';
 import type { FollowedCelebrity } from '../model/followed-pack.js';
 import { isExpired, type Notification, type StoredNotification } from '../model/notification.js';
 import type { UserRef } from '../model/user.js';
 import type { CelebrityPostsReader } from '../ports/celebrity-posts.js';
 import type { Clock } from '../ports/clock.js';
-import type { FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxSource, MutedTypesReader, ReadStateStore, Retraction, RetractionsReader } from '../ports/inbox.js';
+import type { ActionLookupReader, FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxSource, MutedTypesReader, ReadStateStore, Retraction, RetractionsReader } from '../ports/inbox.js';
 import type { CelebrityLogBudget } from './celebrity-posts-view.js';
 
 export interface InboxReadDeps {
@@ -24,7 +27,9 @@ export interface InboxReadDeps {
   celebrityLogFromFollowed?: number;
   /** Default DEFAULT_CELEBRITY_LOG_BUDGET. */
   celebrityLogBudget?: Partial<CelebrityLogBudget>;
-  readState: Pick<ReadStateStore, 'getReadState'>;
+  readState: Pick<ReadStateStore, 'readWindow' | 'listExceptions' | 'readAboveMark' | 'getExceptions'>;
+  /** The per-item actions' lookup (one round over the own partition, the celebrity posts log, the read state and the follows). */
+  actionLookup?: ActionLookupReader;
   clock: Clock;
   cursorSecret: string;
   feedShards: number;
@@ -35,6 +40,19 @@ export interface InboxReadDeps {
   retractions?: RetractionsReader;
   /** The action link and buttons a notification shows (from its type's catalog entry), sanitized. */
   linksOf?: (item: StoredNotification) => Pick<Notification, 'actionUrl' | 'actions'>;
+}
+
+/** A notification a per-item action targets: its item, and the celebrity whose feed holds it (absent: own). */
+export interface ActionTarget {
+  item: StoredNotification;
+  source?: string;
+}
+
+export interface ViewLookup {
+  inView: Map<string, ActionTarget>;
+  snoozedAway: Map<string, ActionTarget>;
+  /** The marks and the exceptions of the ids (and of the snoozed items the comebacks among them bring back). */
+  state: ReadState;
 }
 
 export interface ViewSource {
@@ -119,47 +137,54 @@ export class InboxView {
   }
 
   /**
-   * The ids that are in the user's inbox view, with their items: one BatchGetItem of the own
-   * partition per 100 ids, then (for ids not found there) of the followed feeds whose floor is below
-   * each id, after one Query of the followed list. Expired items are not in the view.
+   * The ids of a per-item action that are in the user's view, with the read state they are changed
+   * over: ONE lookup round whatever k is (own partition, the reader's shard of the celebrity posts
+   * log, the marks and the ids' exceptions, the followed pack; with the tenant's retractions, cached),
+   * plus one BatchGetItem of the snoozed items' exceptions when an id is a snooze comeback.
+   * In the view: arrived, unexpired, not deleted or snoozed away, not retracted, a comeback its
+   * snoozed item still names, a celebrity's post after the user followed it. Archived ones are in it.
+   * `snoozedAway`: found but snoozed away (a retried snooze finishes its work on them).
    */
-  async findInView(user: UserRef, ids: readonly string[]): Promise<Map<string, StoredNotification>> {
+  async findInView(user: UserRef, ids: readonly string[]): Promise<ViewLookup> {
+    const lookupReader = this.deps.actionLookup;
+    if (!lookupReader) throw new Error('the inbox view has no action lookup');
     const nowMs = this.deps.clock.nowMs();
-    const own = ownSourceOf(user);
-    const found = new Map<string, StoredNotification>();
     const unique = [...new Set(ids)];
-    if (unique.length === 1) {
-      // One id: the same requests as the single read always made (BatchGetItem that stops at the first hit).
-      const id = unique[0]!;
-      let item = await this.deps.inbox.findNotification([own], id, nowMs);
-      if (!item) {
-        const visibleFeeds = await this.visibleFeedsOf(user, id);
-        if (visibleFeeds.length > 0) item = await this.deps.inbox.findNotification(visibleFeeds, id, nowMs);
+    const [lookup, retractions] = await Promise.all([lookupReader.lookupForAction(user, unique, readerShard(user.userId, this.deps.feedShards)), this.retractionsOf(user, nowMs)]);
+    const retracted = new RetractedIds(user, lookup.followed, retractions);
+    const floors = new Map(lookup.followed.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(celebrity.followedAtMs)]));
+    const arrived = idUpperBoundAt(nowMs);
+    const candidates = new Map<string, ActionTarget>();
+    for (const id of unique) {
+      if (id > arrived) continue;
+      const own = lookup.own.get(id);
+      const post = own ? undefined : lookup.celebrityPosts.get(id);
+      const target: ActionTarget | undefined = own ? { item: own } : post ? { item: post.item, source: post.authorId } : undefined;
+      if (!target || isExpired(target.item, nowMs)) continue;
+      if (target.source !== undefined) {
+        const floor = floors.get(target.source);
+        if (floor === undefined || id <= floor) continue;
       }
-      if (item) found.set(id, item);
-      return found;
+      const comeback = target.item.comeback;
+      if (comeback ? retracted.hasComeback(comeback) : retracted.hasOf(id, target.source)) continue;
+      candidates.set(id, target);
     }
-    const ownItems = await this.deps.inbox.getItems(unique.map((id) => ({ source: own, id })));
-    for (const [id, item] of ownItems) if (!isExpired(item, nowMs)) found.set(id, item);
-    const missing = unique.filter((id) => !found.has(id));
-    if (missing.length === 0) return found;
-    const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
-    const feeds = this.viewSources(user, celebrities).slice(1);
-    const refs = missing.flatMap((id) => feeds.filter(({ floor }) => floor === undefined || id > floor).map(({ source }) => ({ source, id })));
-    if (refs.length === 0) return found;
-    const feedItems = await this.deps.inbox.getItems(refs);
-    for (const { id } of refs) {
-      const item = feedItems.get(id);
-      if (item && !isExpired(item, nowMs) && !found.has(id)) found.set(id, item);
+    // A comeback shows only while its snoozed item's exception names it.
+    const parents = [...candidates.values()].flatMap(({ item }) => (item.comeback && !lookup.state.exceptions.has(item.comeback.from) ? [item.comeback.from] : []));
+    const exceptions = new Map(lookup.state.exceptions);
+    if (parents.length > 0) for (const [id, exception] of await this.deps.readState.getExceptions(user, parents)) exceptions.set(id, exception);
+    const state: ReadState = { ...lookup.state, exceptions };
+    const inView = new Map<string, ActionTarget>();
+    const snoozedAway = new Map<string, ActionTarget>();
+    for (const [id, target] of candidates) {
+      const comeback = target.item.comeback;
+      if (comeback && exceptions.get(comeback.from)?.comebackId !== id) continue;
+      const exception = exceptions.get(id);
+      if (exception?.deleted) continue;
+      if (exception?.snoozedUntil !== undefined) snoozedAway.set(id, target);
+      else inView.set(id, target);
     }
-    return found;
+    return { inView, snoozedAway, state };
   }
 
-  private async visibleFeedsOf(user: UserRef, id: string): Promise<InboxSource[]> {
-    const celebrities = await this.deps.celebrities.listFollowedCelebrities(user);
-    return this.viewSources(user, celebrities)
-      .slice(1)
-      .filter(({ floor }) => floor === undefined || id > floor)
-      .map(({ source }) => source);
-  }
 }

@@ -4,10 +4,10 @@
  * follows more than the threshold, else the feeds' two newest ids (feed heads), else feed queries in
  * waves. Filters and per-item exceptions drop items and the scan goes on below the last id.
  */
-import { idUpperBoundAt } from '../model/ids.js';
 import type { StoredNotification, Notification } from '../model/notification.js';
 import { isExpired } from '../model/notification.js';
-import { hasItemExceptions, isArchived, isHidden, isRead, presentNotification, type ReadState } from '../model/read-state.js';
+import { isArchived, isRead, presentNotification, type ReadState } from '../model/read-state.js';
+import { arrivedBefore, goneFromView } from './visibility.js';
 import type { UserRef } from '../model/user.js';
 import { pageFromCelebrityLog } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
@@ -47,31 +47,15 @@ function isEmptyFilter(filter: InboxFilter): boolean {
   return filter.read === undefined && filter.archived === undefined && filter.types === undefined;
 }
 
-/**
- * What a page keeps: not deleted, snoozed or retracted, archived as asked (default: not archived),
- * read as asked, one of the types. Undefined when it would keep everything (the unfiltered path).
- */
-function itemFilter(
-  filter: InboxFilter,
-  types: readonly string[] | undefined,
-  queryType: string | undefined,
-  state: ReadState,
-  retracted: RetractedIds,
-  nowMs: number,
-): ((item: StoredNotification) => boolean) | undefined {
+/** What a page keeps: in the view (not gone), archived as asked (default: not archived), read as asked, one of the types. */
+function itemFilter(filter: InboxFilter, types: readonly string[] | undefined, queryType: string | undefined, state: ReadState, gone: (item: StoredNotification) => boolean): (item: StoredNotification) => boolean {
   const archived = filter.archived ?? false;
   const typeSet = types !== undefined && queryType === undefined ? new Set(types) : undefined;
-  if (filter.read === undefined && !archived && typeSet === undefined && retracted.isEmpty && !hasItemExceptions(state)) return undefined;
-  // A snoozed notification's comeback is written ahead, under an id of its return time: not arrived yet.
-  const arrived = idUpperBoundAt(nowMs);
-  return (item) =>
-    item.id <= arrived &&
-    !retracted.has(item.id) &&
-    !isHidden(item.id, state) &&
-    isArchived(item.id, state) === archived &&
-    (filter.read === undefined || isRead(item.id, state) === filter.read) &&
-    (typeSet === undefined || typeSet.has(item.type));
+  return (item) => !gone(item) && isArchived(item.id, state) === archived && (filter.read === undefined || isRead(item.id, state) === filter.read) && (typeSet === undefined || typeSet.has(item.type));
 }
+
+/** Exceptions read with the marks for a page (the newest below its start); a page that scans further reads the rest of its range. */
+const EXCEPTIONS_WINDOW = 50;
 
 export class InboxPages {
   constructor(
@@ -99,7 +83,10 @@ export class InboxPages {
     const queryType = types?.length === 1 ? types[0] : undefined;
     const wanted = request.limit + 1;
     const ownSource = ownSourceOf(user);
-    const pageQuery = (before: string | undefined, floor?: string, excludeTypes?: readonly string[]) => ({
+    // Nothing that has not arrived yet (a snooze comeback is written ahead under an id of its return).
+    const arrived = arrivedBefore(nowMs);
+    const start = request.cursor?.before !== undefined && request.cursor.before < arrived ? request.cursor.before : arrived;
+    const pageQuery = (before: string, floor?: string, excludeTypes?: readonly string[]) => ({
       before,
       after: maxId(since, floor),
       limit: wanted,
@@ -108,11 +95,11 @@ export class InboxPages {
       nowMs,
     });
     // A reader this container saw read the celebrity posts log: its first log request goes in round 1 too.
-    let prefetched = this.celebrityLog.prefetch(user, { before: request.cursor?.before, since }, wanted, queryType, nowMs);
-    const [celebrities, firstOwn, state, muted, retractions] = await Promise.all([
+    let prefetched = this.celebrityLog.prefetch(user, { before: start, since }, wanted, queryType, nowMs);
+    const [celebrities, firstOwn, window, muted, retractions] = await Promise.all([
       this.deps.celebrities.listFollowedCelebrities(user),
-      this.deps.inbox.listInboxPage(ownSource, pageQuery(request.cursor?.before)),
-      this.deps.readState.getReadState(user),
+      this.deps.inbox.listInboxPage(ownSource, pageQuery(start)),
+      this.deps.readState.readWindow(user, request.cursor?.before, EXCEPTIONS_WINDOW),
       this.view.mutedTypesOf(user),
       this.view.retractionsOf(user, nowMs),
     ]);
@@ -122,35 +109,46 @@ export class InboxPages {
     // Feed heads are read only when the celebrity posts log cannot answer (a read independent of k otherwise).
     let allFeedsLoad: Promise<FeedView[]> | undefined;
     const allFeeds = () => (allFeedsLoad ??= this.view.feedViews(user, celebrities, (floor) => maxId(since, floor)));
-    const retracted = new RetractedIds(user, celebrities, retractions);
-    const scan = async (before: string | undefined, own: StoredNotification[]): Promise<StoredNotification[]> => {
-      // Upper bound of a feed's ids in this page; undefined = unbounded (head unknown, first page).
-      const boundOf = ({ head }: FeedView): string | undefined => (head === undefined ? before : before !== undefined && head >= before ? before : head);
+    const scan = async (before: string, own: StoredNotification[]): Promise<StoredNotification[]> => {
+      // Upper bound of a feed's ids in this page.
+      const boundOf = ({ head }: FeedView): string => (head === undefined || head >= before ? before : head);
       // The prefetch is the first scan's first request (later rounds scan below it).
       const first = prefetched;
       prefetched = undefined;
       const fromCelebrityLog = celebrityLog && (await pageFromCelebrityLog(celebrityLog, own, { before, since, wanted, type: queryType }, first));
       if (fromCelebrityLog) return fromCelebrityLog;
-      const feeds = (await allFeeds())
-        .filter((feed) => {
-          const bound = boundOf(feed);
-          return bound === undefined || since === undefined || bound > since;
-        })
-        .sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
+      const feeds = (await allFeeds()).filter((feed) => since === undefined || boundOf(feed) > since).sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
       const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(before, floor, muted));
       return (
         (await this.pageFromHeads(own, feeds, { before, since, wanted, type: queryType, muted, nowMs }, queryFeed)) ??
         (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed))
       );
     };
-    const keeps = itemFilter(filter, types, queryType, state, retracted, nowMs);
-    let raw = await scan(request.cursor?.before, firstOwn);
-    let kept = keeps ? raw.filter(keeps) : raw;
+    const exceptions = new Map(window.state.exceptions);
+    const state: ReadState = { ...window.state, exceptions };
+    let exceptionsFrom = window.exceptionsFrom;
+    /** The exceptions of a scanned range (below what the window covered) and of the items the comebacks in it bring back. */
+    const loadExceptionsOf = async (raw: readonly StoredNotification[]) => {
+      const lowest = raw[raw.length - 1]?.id;
+      const parents = raw.flatMap(({ comeback }) => (comeback && !exceptions.has(comeback.from) && (exceptionsFrom === undefined ? false : comeback.from < exceptionsFrom) ? [comeback.from] : []));
+      const [range, parentExceptions] = await Promise.all([
+        lowest !== undefined && exceptionsFrom !== undefined && lowest < exceptionsFrom ? this.deps.readState.listExceptions(user, lowest, exceptionsFrom) : undefined,
+        parents.length > 0 ? this.deps.readState.getExceptions(user, parents) : undefined,
+      ]);
+      for (const [id, exception] of [...(range ?? []), ...(parentExceptions ?? [])]) exceptions.set(id, exception);
+      if (range) exceptionsFrom = lowest;
+    };
+    const retracted = new RetractedIds(user, celebrities, retractions);
+    const keeps = itemFilter(filter, types, queryType, state, goneFromView({ state, retracted, nowMs }));
+    let raw = await scan(start, firstOwn);
+    await loadExceptionsOf(raw);
+    let kept = raw.filter(keeps);
     let rounds = 1;
     let scannedTo = raw[raw.length - 1]?.id;
-    while (keeps && kept.length < wanted && raw.length >= wanted && rounds < MAX_SCAN_ROUNDS) {
+    while (kept.length < wanted && raw.length >= wanted && rounds < MAX_SCAN_ROUNDS) {
       const before = raw[raw.length - 1]!.id;
       raw = await scan(before, await this.deps.inbox.listInboxPage(ownSource, pageQuery(before)));
+      await loadExceptionsOf(raw);
       kept = [...kept, ...raw.filter(keeps)];
       scannedTo = raw[raw.length - 1]?.id ?? scannedTo;
       rounds += 1;

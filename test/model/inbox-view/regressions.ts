@@ -1,0 +1,91 @@
+/**
+ * Every divergence the inbox-view model found (issue 25), as the shrunk sequence that shows it:
+ * the nine cases of the issue, the ones it lists after them, and those the generated runs found.
+ * Each fails on the code before its fix; `inbox-view-cases.model.test.ts` replays them on both backends.
+ */
+import type fc from 'fast-check';
+import { Act, Advance, ArchiveRead, Bulk, Deliver, PublishOwn, PublishPost, ReadAll, Retract, Snooze, type FollowShape, type ModelState, type RealState } from './commands.js';
+
+export interface RegressionCase {
+  name: string;
+  follows: FollowShape;
+  commands: fc.AsyncCommand<ModelState, RealState>[];
+}
+
+// Pick indexes address the model's known ids, sorted, plus one unknown id last: with one
+// notification, pick 0 is it.
+const tick = () => new Advance(1);
+
+export const REGRESSIONS: RegressionCase[] = [
+  {
+    name: 'issue case 1: a single read from the archive tab keeps the item archived',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Act('read', 0), tick(), new ArchiveRead(), tick(), new Act('read', 0)],
+  },
+  {
+    name: 'issue case 2: unread, read-all, archive-read, read-all again: still archived',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Act('unread', 0), tick(), new ReadAll({ kind: 'none' }), tick(), new ArchiveRead(), tick(), new ReadAll({ kind: 'none' })],
+  },
+  {
+    name: 'issue case 3: archive-read, unarchive, read-all, archive-read again: archived again',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new ReadAll({ kind: 'none' }), tick(), new ArchiveRead(), tick(), new Act('unarchive', 0), tick(), new ReadAll({ kind: 'none' }), tick(), new ArchiveRead()],
+  },
+  {
+    name: 'issue case 4: a stale read-all leaves what arrived after its upTo unread',
+    follows: 0,
+    // Two notifications; sorted by id the first (older) is pick 0, the newer pick 1.
+    commands: [new PublishOwn(0, 0, false), tick(), new PublishOwn(0, 1, false), tick(), new ReadAll({ kind: 'none' }), tick(), new Act('unread', 1), tick(), new ReadAll({ kind: 'stale', pick: 0 })],
+  },
+  {
+    name: 'issue case 5: a snoozed item whose event is retracted does not come back, nor is it pushed',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Snooze(0, 60_000), tick(), new Retract(0, 0), new Advance(61_000)],
+  },
+  {
+    name: 'issue case 6: a deleted item cannot be snoozed back',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Act('delete', 0), tick(), new Snooze(0, 60_000), new Advance(61_000)],
+  },
+  {
+    name: 'issue case 7: a retraction before its event: the event is never pushed',
+    follows: 0,
+    commands: [new Retract(0, 0), tick(), new PublishOwn(0, 0, false), new Deliver()],
+  },
+  {
+    name: 'issue case 8: per-item routes and bulk answer 404 / notFound for a retracted id',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Retract(0, 0), tick(), new Act('read', 0), new Bulk('archive', [0])],
+  },
+  {
+    name: 'snoozing the same item again makes no second comeback',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Snooze(0, 60_000), tick(), new Snooze(0, 120_000), new Advance(121_000)],
+  },
+  {
+    name: 'counts of a reader of the celebrity posts log include unread exceptions below the read mark',
+    follows: 101,
+    commands: [new PublishOwn(0, 0, false), tick(), new ReadAll({ kind: 'none' }), tick(), new Act('unread', 0)],
+  },
+  {
+    name: 'an event killed after its arrival stamp lands later above the marks set meanwhile',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false, { kind: 'afterStamp' }), tick(), new PublishOwn(1, 1, false), tick(), new ReadAll({ kind: 'none' }), tick(), new PublishOwn(0, 0, false)],
+  },
+  {
+    name: 'a celebrity post killed after its arrival stamp lands later above the marks set meanwhile',
+    follows: 2,
+    commands: [new PublishPost(0, 0, { kind: 'afterStamp' }), tick(), new ReadAll({ kind: 'none' }), tick(), new PublishPost(0, 0)],
+  },
+  {
+    name: 'a snooze killed after its comeback write: the comeback never shows',
+    follows: 0,
+    commands: [new PublishOwn(0, 0, false), tick(), new Snooze(0, 60_000, 'afterComeback'), new Advance(61_000)],
+  },
+  {
+    name: 'found: unread then read-all in the same millisecond reads it again',
+    follows: 2,
+    commands: [new PublishPost(0, 0), new Bulk('unread', [0]), new ReadAll({ kind: 'none' })],
+  },
+];
