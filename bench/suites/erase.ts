@@ -115,14 +115,13 @@ items, BatchGetItem responses, Query ScannedCount) and read capacity are counted
 The figures are the same for every table size: the erasure reads only the user's partitions, the
 sparse owner and author indexes under their id and keys computed from those, never a Scan.
 
-What writing that findability costs per event (from the write paths, not measured here): a follow
-writes one more item (their FOLLOWING entry: +1 request, +1 WCU); an unfollow two (the former
-follower entry and the FOLLOWING entry marked unfollowed, TTL 90 days: +2 requests, +2 WCU); a
+What writing that findability costs per event (from the write paths, not measured here): a follow or
+unfollow record writes one more item first (the follower's FOLLOWING entry: +1 request, +1 WCU); a
 notification in someone else's inbox that the author's recent posts log cannot find (a direct
-recipient: mention, comment) carries \`authorRef\`, one keys-only index write (+1 WCU, no request);
-each owner-index record (hold, rate window, channel send, trace about an account) carries
-\`userRef\` (+1 WCU, no request); each one-time schedule that names users writes one reference
-record per named user first (one BatchWriteItem: +1 request, +2 WCU per user with its index
+recipient: mention, comment) and a follow's trace record carry \`authorRef\`, one keys-only index
+write (+1 WCU, no request); each owner-index record (hold, rate window, channel send, trace about an
+account) carries \`userRef\` (+1 WCU, no request); each one-time schedule that names users writes one
+reference record per named user first (one BatchWriteItem: +1 request, +2 WCU per user with its index
 write). A post to followers costs nothing more: its copies' ids are recomputed from the posts log.`,
   async run(): Promise<BenchResult[]> {
     const dynamo: EmbeddedDynamo = await startEmbeddedDynamo();
