@@ -68,6 +68,7 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
     const base = {
       graphTable: dynamo.tableNames.graph,
       idempotencyTable: dynamo.tableNames.idempotency,
+      inboxTable: dynamo.tableNames.inbox,
       cacheTtlMs: 30_000,
       deliveryJobSecret: 'bench',
       rateLimitPerWindow: 1_000,

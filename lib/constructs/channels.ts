@@ -77,6 +77,8 @@ function endpointsOf(scope: Construct, applicationArn: string): string {
  */
 export class Channels extends Construct {
   readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction };
+  /** The platform endpoints of the configured applications (the privacy job deletes an erased user's). */
+  readonly pushEndpoints: string[] = [];
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
@@ -96,9 +98,13 @@ export class Channels extends Construct {
         // Preferences (BatchGetItem of PROFILE partitions) and the user's channel state (one Query of T#t#U#u#CHANNELS).
         .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
         .readTableKeys(graph, ['dynamodb:Query'], [CHANNEL_STATE_KEY_PATTERN])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
+        // A held message comes back as a reference: its notification read from the recipient's inbox (BatchGetItem).
+        .readTable(props.tables.tables.inbox, ['dynamodb:BatchGetItem'])
         // Dedup records (conditional put, delete after a throttled send), rate counters (conditional
         // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over
-        // the limit) and delivery-trace records (BatchWriteItem).
+        // the limit), the schedule references of holds and delivery-trace records (BatchWriteItem).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
         .readTable(idempotency, ['dynamodb:GetItem'])
         .consume(queue, { ...consume });
@@ -115,6 +121,7 @@ export class Channels extends Construct {
     if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
       const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
+      this.pushEndpoints.push(...endpoints);
       const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
       const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })

@@ -12,7 +12,7 @@ import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
 import { ENV } from '../../src/env.js';
-import { FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -143,6 +143,12 @@ export class LiveDelivery extends Construct {
         .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
+        // A released hold's notifications, read by id (BatchGetItem of the recipient's inbox or the celebrity posts log).
+        .readTable(inbox, ['dynamodb:BatchGetItem'])
+        // The recipients' delivery-trace records: their trace partitions only (BatchWriteItem).
+        .writeTableKeys(inbox, ['dynamodb:BatchWriteItem'], [USER_TRACE_KEY_PATTERN])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage)

@@ -16,12 +16,13 @@ import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-deli
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
-import { FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, SCHEDULE_REF_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
+import { PrivacyJobs } from '../constructs/privacy-jobs.js';
 import { AuditTrail } from '../constructs/audit-trail.js';
 import type { StatefulAudit } from './data-stack.js';
 
@@ -61,6 +62,8 @@ export class AppStack extends Stack {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The erase and export job (queue, function, encrypted export bucket). */
+  readonly privacyJobs: PrivacyJobs;
   readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
@@ -73,6 +76,7 @@ export class AppStack extends Stack {
     if (parts.authorizer) this.authorizer = parts.authorizer;
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
+    this.privacyJobs = parts.privacyJobs;
     if (parts.audit) this.audit = parts.audit;
   }
 }
@@ -86,6 +90,8 @@ export interface StatelessParts {
   authorizer?: HandlerFunction;
   restFunctions: Record<RestFunction, HandlerFunction>;
   operations: Operations;
+  /** The erase and export job. */
+  privacyJobs: PrivacyJobs;
   /** Present when a channel is configured. */
   channels?: Channels;
   /** Present when the audit trail is configured. */
@@ -225,6 +231,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   inboxWrite.addEnvironment(ENV.SNOOZE_JOB_SECRET, snoozeJobSecret);
   inboxWrite.writeTableKeys(inbox, ['dynamodb:PutItem'], [USER_PARTITION_KEY_PATTERN], [FEED_SHARD_KEY_PATTERN]);
   scheduling.allowSnoozeScheduling(inboxWrite);
+  // The comeback's schedule is referenced for the user's erasure: schedule reference records only (LeadingKeys).
+  inboxWrite.writeTableKeys(tables.tables.idempotency, ['dynamodb:BatchWriteItem'], [SCHEDULE_REF_KEY_PATTERN]);
   // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
   const preferences = new HandlerFunction(scope, 'Preferences', {
     handler: 'rest-preferences',
@@ -295,6 +303,19 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         })
       : undefined;
 
+  // The erase and export job (before Operations, which alarms on its queue and function).
+  const privacyJobs = new PrivacyJobs(scope, 'PrivacyJobs', {
+    tables,
+    defaults,
+    bus: pipeline.bus,
+    ruleDeadLetterQueue: pipeline.ruleDeadLetterQueue,
+    maxReceiveCount: config.maxReceiveCount,
+    scheduling,
+    removalPolicy: config.removalPolicy,
+    ...(live ? { liveStage: live.stage } : {}),
+    ...(channels?.push ? { pushEndpoints: channels.pushEndpoints } : {}),
+    ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
+  });
   // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
   const audit = props.audit
     ? new AuditTrail(scope, 'AuditTrail', {
@@ -327,6 +348,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   new CfnOutput(scope, 'EventBusName', { value: pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
   new CfnOutput(scope, 'EventBusArn', { value: pipeline.bus.eventBusArn });
   new CfnOutput(scope, 'AuthMode', { value: config.authMode });
+  new CfnOutput(scope, 'PrivacyJobQueueUrl', { value: privacyJobs.queue.queue.queueUrl, description: 'Erase and export jobs: npm run erase|export -- --job-queue <url> (or publish user.erased / user.export.requested on the bus)' });
+  new CfnOutput(scope, 'ExportBucketName', { value: privacyJobs.bucket.bucketName, description: 'Encrypted user exports (presigned links, 7-day expiry)' });
   new CfnOutput(scope, 'ScheduleGroupName', { value: scheduling.group.scheduleGroupName });
   for (const type of pipeline.types) {
     new CfnOutput(scope, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
@@ -335,5 +358,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, privacyJobs, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
 }

@@ -12,7 +12,7 @@ import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
-import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
+import { signedMessageBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
@@ -24,7 +24,7 @@ import { observability, observabilityConfigFromEnv, type ObservabilityConfig } f
 import { eventBridgeScheduler } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
-import { clientOptions, createParts, documentClient, preferencesCache, type Parts, instrumented } from './parts.js';
+import { clientOptions, createParts, documentClient, erasedUsers, inboxRepository, instrumented, preferencesCache, referencingScheduler, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
@@ -46,6 +46,8 @@ export interface EmailProviderConfig {
 export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   channel: 'push' | 'email';
   idempotencyTable: string;
+  /** Held messages come back as references: their notifications are read from the recipient's inbox. */
+  inboxTable: string;
   deliveryJobSecret: string;
   /** This channel's queue: held jobs re-enter it by a one-time schedule. */
   channelQueueArn: string;
@@ -81,6 +83,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
       GRAPH_TABLE: required,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       DELIVERY_JOB_SECRET: required,
       CHANNEL_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -103,6 +106,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     graphTable: parsed.GRAPH_TABLE,
     cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    inboxTable: parsed.INBOX_TABLE,
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     channelQueueArn: parsed.CHANNEL_QUEUE_ARN,
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
@@ -170,14 +174,16 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     rate: ledger,
     ...(config.push ? { push: snsPushProvider(parts, config.push) } : {}),
     ...(config.email ? { email: Object.assign(sesEmailProvider(parts, config.email), { unsubscribeBaseUrl: config.email.unsubscribeBaseUrl, unsubscribeSecret: config.email.unsubscribeSecret }) } : {}),
-    scheduler,
+    scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
     channelQueueArn: config.channelQueueArn,
-    signJob: (job) => signedDeliveryJobBody(job, config.deliveryJobSecret),
+    signRelease: (release) => signedMessageBody(release, config.deliveryJobSecret),
+    items: inboxRepository(parts, config.inboxTable),
     typeInfo: channelTypeInfo,
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
-    trace: observability(parts, config.idempotencyTable).trace,
+    erased: erasedUsers(parts, config.idempotencyTable),
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
   });
 }
 
@@ -191,7 +197,7 @@ export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConf
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
-    trace: observability(parts, config.idempotencyTable).trace,
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
   }));
 }

@@ -23,7 +23,7 @@ import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
-import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, preferencesCache, referencingScheduler, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -37,6 +37,8 @@ export interface LiveGateConfig extends PreferencesCacheConfig {
 
 export interface LiveDeliveryConfig extends ConnectionsConfig {
   idempotencyTable: string;
+  /** The recipients' trace partitions and the items a held push refers to. */
+  inboxTable: string;
   deliveryRecordTtlSeconds?: number;
   parallelism: number;
   /**
@@ -80,8 +82,8 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       GRAPH_TABLE: required,
-      INBOX_TABLE: optionalString,
       RELEASE_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
       RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
@@ -104,6 +106,7 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     delivery: {
       ...connectionsOf(parsed),
       idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      inboxTable: parsed.INBOX_TABLE,
       ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
       parallelism: parsed.DELIVERY_PARALLELISM,
       celebrityJobs: { queueUrl: ownQueueUrl(parsed.DELIVERY_MODE, parsed), connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
@@ -122,8 +125,8 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
-  const gate = liveGate(parts, config.gate, scheduler, observed.trace);
+  const observed = observability(parts, { idempotencyTable: config.delivery.idempotencyTable, inboxTable: config.delivery.inboxTable }, observabilityConfig);
+  const gate = liveGate(parts, config.gate, config.delivery.inboxTable, referencingScheduler(parts, config.gate.idempotencyTable, scheduler), observed.trace);
   return withAuditBarrier(parts, createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
@@ -132,6 +135,9 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     logger: parts.logger,
     deliveryJobSecret: config.deliveryJobSecret,
     ...(config.snoozeJobSecret ? { snoozeJobSecret: config.snoozeJobSecret } : {}),
+    // Snooze comebacks arrive as references to the user's item: read back here.
+    items: inboxRepository(parts, config.delivery.inboxTable),
+    clock: () => parts.clock.nowMs(),
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
@@ -162,6 +168,7 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
       pusher: connectionPusher(parts, config.managementEndpoint),
       isDigestible,
       trace,
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
       // A snooze comeback of a retracted event is not pushed (one Query of the tenant's retractions per comeback batch).
       ...(config.inboxTable !== undefined ? { retractions: retractionRepository(parts, config.inboxTable), clock: parts.clock } : {}),
       parallelism: config.delivery.parallelism,
@@ -172,13 +179,22 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
 
 function heldPushReleaser(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGate): HeldPushReleaser {
   return parts.shared(heldPushReleaser, [config.managementEndpoint, config.delivery, gate], () =>
-    new HeldPushReleaser({ gate, directory: connectionRepository(parts, config.delivery), ledger: deliveryLedger(parts, config.delivery), pusher: connectionPusher(parts, config.managementEndpoint) }),
+    new HeldPushReleaser({
+      gate,
+      directory: connectionRepository(parts, config.delivery),
+      ledger: deliveryLedger(parts, config.delivery),
+      pusher: connectionPusher(parts, config.managementEndpoint),
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
+    }),
   );
 }
 
-function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
-  return parts.shared(liveGate, [config, scheduler, trace], () =>
+function liveGate(parts: Parts, config: LiveGateConfig, inboxTable: string, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
+  return parts.shared(liveGate, [config, inboxTable, scheduler, trace], () =>
     new LiveDeliveryGate({
+      // A hold keeps references: the release reads the items back (own inbox or celebrity posts log).
+      items: inboxRepository(parts, inboxTable),
+      linksOf: catalogLinksOf,
       preferences: preferencesCache(parts, config),
       holds: new LiveHoldRepository(documentClient(parts), config.idempotencyTable),
       scheduler,

@@ -19,7 +19,7 @@ import { parseEnv, required, url } from './config-parsing.js';
 import { inboxOf, inboxReadService, inboxShape, type InboxReadConfig } from './inbox.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { connectionRepository, createParts, inboxRepository, readStateRepository, type Parts } from './parts.js';
+import { connectionRepository, createParts, inboxRepository, readStateRepository, referencingScheduler, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, restOf, restShape, schedulerOf, schedulerShape, type ConnectionsConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface InboxWriteConfig extends InboxReadConfig {
@@ -29,7 +29,7 @@ export interface InboxWriteConfig extends InboxReadConfig {
    * Snooze: the comeback's push is a job signed with the snooze key (valid for a one-recipient comeback
    * only), scheduled onto the urgent queue with the snooze schedules' own role; without it snooze answers 400.
    */
-  snooze?: { urgentQueueArn: string; snoozeJobSecret: string; scheduler?: SchedulerConfig };
+  snooze?: { urgentQueueArn: string; snoozeJobSecret: string; scheduler?: SchedulerConfig; idempotencyTable: string };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -46,8 +46,8 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
 /** Snooze needs its queue, the snooze key and (on AWS) the scheduler; all or nothing. */
 function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
   if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
-  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, SNOOZE_JOB_SECRET: required, ...schedulerShape }, env);
-  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, snoozeJobSecret: parsed.SNOOZE_JOB_SECRET, scheduler: schedulerOf(parsed) } };
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, SNOOZE_JOB_SECRET: required, IDEMPOTENCY_TABLE: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, snoozeJobSecret: parsed.SNOOZE_JOB_SECRET, scheduler: schedulerOf(parsed), idempotencyTable: parsed.IDEMPOTENCY_TABLE } };
 }
 
 /** `scheduler`: the snooze comeback's scheduler (EventBridge Scheduler on AWS, the local scheduler locally). */
@@ -76,7 +76,8 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
       ? {
           snoozeReturns: new ScheduledSnoozeReturns({
             inbox: inboxRepository(parts, config.inboxTable),
-            scheduler: snoozeScheduler,
+            // The comeback's schedule is referenced for the user's erasure (Idempotency table).
+            scheduler: referencingScheduler(parts, config.snooze.idempotencyTable, snoozeScheduler),
             urgentQueueArn: config.snooze.urgentQueueArn,
             snoozeJobSecret: config.snooze.snoozeJobSecret,
           }),

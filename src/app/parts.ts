@@ -12,6 +12,9 @@ import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/docu
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
+import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
+import { ReferencingScheduler } from '../adapters/dynamo/schedule-refs.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
@@ -20,6 +23,8 @@ import { RetractionRepository } from '../adapters/dynamo/retraction-repository.j
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { CachedPreferencesReader } from '../core/preferences/preferences-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
+import { sanitizeLinks } from '../core/model/action-links.js';
+import type { Notification, StoredNotification } from '../core/model/notification.js';
 import type { ConnectionsConfig, PreferencesCacheConfig } from './shared-config.js';
 
 /** Static credentials (the local runtime's; Lambda uses its role). */
@@ -139,6 +144,16 @@ export function deliveryLedger(parts: Parts, config: { idempotencyTable: string;
   return parts.shared(deliveryLedger, [config.idempotencyTable, config.deliveryRecordTtlSeconds], () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
 }
 
+/** `scheduler` writing a reference record per user a schedule names first (Idempotency table), for their erasure. */
+export function referencingScheduler(parts: Parts, idempotencyTable: string, scheduler: Scheduler): Scheduler {
+  return parts.shared(referencingScheduler, [idempotencyTable, scheduler], () => new ReferencingScheduler(scheduler, documentClient(parts), idempotencyTable));
+}
+
+/** The erasure tombstones (Idempotency table): every consumer that sends to a user checks them. */
+export function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
+  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
+}
+
 export function graphRepository(parts: Parts, graphTable: string): GraphRepository {
   return parts.shared(graphRepository, [graphTable], () => new GraphRepository(documentClient(parts), graphTable));
 }
@@ -185,6 +200,17 @@ export function urgentBypassesQuietHours(type: string): boolean {
 }
 
 /** Catalog rule: info notifications of a digestible type collapse into one digest per window. */
+/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
+export function catalogLinksOf(item: StoredNotification): Pick<Notification, 'actionUrl' | 'actions'> {
+  const type = findNotificationType(item.type);
+  if (!type?.links) return {};
+  try {
+    return sanitizeLinks(type.links(item.data));
+  } catch {
+    return {};
+  }
+}
+
 export function isDigestible(type: string): boolean {
   return findNotificationType(type)?.digestible ?? false;
 }

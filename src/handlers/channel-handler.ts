@@ -8,9 +8,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import type { ChannelDelivery, ChannelInput } from '../core/channels/channel-delivery.js';
+import type { ChannelDelivery, ChannelInput, ChannelReleaseInput } from '../core/channels/channel-delivery.js';
+import { itemReleaseSchema, looksLikeItemRelease } from '../core/jobs/item-release.js';
 import { deliveryJobSchema } from '../core/jobs/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature, withoutSignature } from '../core/jobs/delivery-job-signature.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
 
@@ -34,7 +35,9 @@ export interface ChannelHandlerDeps {
   trace?: TraceRecorder;
 }
 
-type Parsed = { input: ChannelInput } | { forged: string } | { invalid: string };
+type Parsed = { input: ChannelInput } | { release: ChannelReleaseInput } | { forged: string } | { invalid: string };
+
+const issuesOf = (error: z.ZodError) => error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
 
 function parseRecord(record: SQSRecord, secret: string): Parsed {
   let body: unknown;
@@ -43,8 +46,15 @@ function parseRecord(record: SQSRecord, secret: string): Parsed {
   } catch {
     return { invalid: 'body is not JSON' };
   }
+  if (looksLikeItemRelease(body)) {
+    // A held message's release (a reference): signed like a job, its notification read back by the delivery.
+    const release = itemReleaseSchema.safeParse(withoutSignature(body));
+    if (!release.success) return { invalid: issuesOf(release.error) };
+    if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid release signature' };
+    return { release: { recordId: record.messageId, release: release.data } };
+  }
   const parsed = channelJobSchema.safeParse(body);
-  if (!parsed.success) return { invalid: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
+  if (!parsed.success) return { invalid: issuesOf(parsed.error) };
   if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid job signature' };
   const { held, ...job } = parsed.data;
   return { input: { recordId: record.messageId, job: held ? { ...job, held } : job } };
@@ -53,17 +63,19 @@ function parseRecord(record: SQSRecord, secret: string): Parsed {
 export function createChannelHandler(deps: ChannelHandlerDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const inputs: ChannelInput[] = [];
+    const releases: ChannelReleaseInput[] = [];
     const invalid = new Map<string, string>();
     for (const record of event.Records) {
       const parsed = parseRecord(record, deps.deliveryJobSecret);
       if ('input' in parsed) inputs.push(parsed.input);
+      else if ('release' in parsed) releases.push(parsed.release);
       else if ('forged' in parsed) deps.logger.warn(`forged ${deps.channel} job dropped`, { messageId: record.messageId, reason: parsed.forged });
       else {
         invalid.set(record.messageId, parsed.invalid);
         deps.logger.error(`invalid ${deps.channel} job`, { messageId: record.messageId, reason: parsed.invalid });
       }
     }
-    const report = await deps.delivery.deliver(inputs);
+    const report = await deps.delivery.deliver(inputs, releases);
     deps.logger.debug(`${deps.channel} batch`, { records: event.Records.length, sent: report.messagesSent, duplicates: report.duplicatesSkipped, held: report.held, skipped: report.skipped, devicesRemoved: report.devicesRemoved, failed: report.failedRecordIds.size + invalid.size });
     const deadLettered: TraceEntry[] = [];
     for (const record of event.Records) {

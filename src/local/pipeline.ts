@@ -10,6 +10,7 @@ import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAUL
 import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
 import { resourceNameOf } from '../notifications/notification-type.js';
+import { PRIVACY_REQUEST_DETAIL_TYPES } from '../core/privacy/privacy-jobs.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
@@ -27,6 +28,8 @@ export interface LocalPipelineQueues {
   email: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
+  /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
+  privacy: LocalQueue;
   /** The audit trail's backlog (+DLQ): what the archive could not take yet (src/local/audit/). */
   auditBacklog: LocalQueue;
   registry: LocalQueueRegistry;
@@ -75,6 +78,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
     intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
     auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
@@ -100,7 +104,8 @@ export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
-      intakeQueueOf: (detailType) => queues.intake[detailType],
+      // The privacy job's rule (user.erased, user.export.requested), then one rule per catalog type.
+      intakeQueueOf: (detailType) => (PRIVACY_REQUEST_DETAIL_TYPES.includes(detailType) ? queues.privacy : queues.intake[detailType]),
       intakeBacklogLimit,
       logger,
     }),

@@ -35,6 +35,7 @@ import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, 
 import { eventBridgeScheduler } from '../app/parts-queues.js';
 import { awsCallRecorderFor, invokedAs, principalOf } from './aws-calls/call-recorder.js';
 import { ENV } from '../env.js';
+import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues, DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
@@ -159,6 +160,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       urgentArn: queues.urgent.arn,
       infoUrl: queues.info.url,
       promotionUrl: queues.promotion.url,
+      privacyUrl: queues.privacy.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
       channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
     },
@@ -236,6 +238,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   composed.functions = functions;
   attachPipelineConsumers(queues, functions, recorder);
   attachChannelConsumers(queues, functions, recorder);
+  // The erase and export job (from the sources, also in the deployed-bundles mode): the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
+  queues.privacy.attachConsumer(LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint }));
   const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });
   const jwksRoute: LocalRoute = {
     async handle(request) {
@@ -266,6 +270,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     tables: dynamo.tableNames,
     managementEndpoint: gateway.managementEndpoint,
     feedShards: settings.feedShards,
+    snsEndpoint: channels.snsEndpoint,
+    privacyJobQueueUrl: queues.privacy.url,
+    exportDir: join(settings.dataDir, 'exports'),
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
   scheduler.start(async (targetArn, payload, roleArn) => {

@@ -55,6 +55,10 @@ describe('When push and email are configured', () => {
     for (const action of ['sns:CreatePlatformEndpoint', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint']) expect(preferences.get(action)!.map((resource) => JSON.parse(resource) as unknown)).toEqual(['*']);
     expect(push.get('sns:DeleteEndpoint')!.map((resource) => JSON.parse(resource) as unknown)).toEqual(['*']);
     expect(preferences.has('sns:Publish')).toBe(false);
+    // The privacy job deletes an erased user's device endpoints: DeleteEndpoint on those endpoints only.
+    const privacyJob = grantsOf(json, inbox.privacyJobs.worker);
+    expect(privacyJob.get('sns:DeleteEndpoint')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual(['arn:aws:sns:eu-west-1:111122223333:endpoint/APNS/acme-ios/*', 'arn:aws:sns:eu-west-1:111122223333:endpoint/GCM/acme-android/*']);
+    expect([...privacyJob.keys()].filter((action) => action.startsWith('sns:'))).toEqual(['sns:DeleteEndpoint']);
   });
 
   it('builds the unsubscribe route without a token, every other route behind the authorizer', () => {

@@ -76,6 +76,10 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     `sqs:SendMessage queue:${queue}`,
     // Delivery trace records (one BatchWriteItem per stage per batch).
     ...on('Idempotency', 'BatchWriteItem'),
+    // Erasure tombstones of the batch's recipients and authors (BatchGetItem).
+    ...on('Idempotency', 'BatchGetItem'),
+    // A released hold's notifications by id (BatchGetItem); the recipients' trace partitions (BatchWriteItem, LeadingKeys).
+    ...on('Inbox', 'BatchGetItem', 'BatchWriteItem'),
     // A snooze comeback: the tenant's retractions (Query of that partition) before it is pushed.
     ...on('Inbox', 'Query'),
   ];
@@ -123,6 +127,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
       // own partition (one PutItem, user partitions only) and the schedule of its urgent job (signed with the snooze key).
       'dynamodb:PutItem table:Inbox',
       ...SNOOZE_SCHEDULE,
+      // The comeback's schedule reference (schedule reference keys only).
+      ...on('Idempotency', 'BatchWriteItem'),
       ...(live
         ? [
             ...on('ReadMarks', 'Query'),
@@ -143,6 +149,28 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     UrgentDelivery: () => [...deliveryAccess('urgent'), ...recording],
     InfoDelivery: () => [...deliveryAccess('info'), ...recording],
     // The audit backlog's drainer: consumes it, and records like any recorder (raw decisions sealed, segments put back).
+    // The erase and export job (src/app/privacy-jobs.ts, user-eraser.ts, erasure-phases.ts, user-exporter.ts):
+    // Query of the user's partitions and of the two sparse indexes under their id, BatchGetItem of keys computed
+    // from them, BatchWriteItem deletes; a shared item's parts out under a guard (UpdateItem, GetItem when it fails);
+    // a follow edge DeleteItem then the followee's count UpdateItem; the tombstone and checkpoint (GetItem,
+    // conditional PutItem) and export job records (PutItem); the next step on its own queue; the user's device
+    // endpoints (only with push configured), connections (DELETE, live only) and schedules; exports under exports/.
+    PrivacyJob: () => [
+      ...consume('queue:privacy'),
+      'sqs:SendMessage queue:privacy',
+      ...on('Inbox', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('ReadMarks', 'Query', 'BatchWriteItem'),
+      ...on('Connections', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('Graph', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'),
+      ...on('Idempotency', 'GetItem', 'PutItem', 'BatchWriteItem'),
+      'dynamodb:Query index:Inbox/byAuthor',
+      'dynamodb:Query index:Idempotency/byUser',
+      'scheduler:DeleteSchedule schedule-group/*',
+      's3:PutObject exports/*',
+      's3:DeleteObject exports/*',
+      's3:ListBucket export-bucket',
+      ...(live ? ['execute-api:ManageConnections DELETE @connections/*'] : []),
+    ],
     Drainer: () => [...consume('queue:audit-backlog'), ...AUDIT],
   };
   const declared = access[id];
@@ -154,13 +182,20 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
 function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknown): string {
   if (resource === '*') return '*';
   const text = JSON.stringify(resource);
+  const { pipeline, scheduling, live, privacyJobs } = synth.built.app;
+  const index = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}[^]*\/index\/(\w+)"\]\]\}$/.exec(text);
+  if (index) return `index:${index[1]}/${index[2]}`;
   const table = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}/.exec(text);
   if (table) return `table:${table[1]}`;
-  const { pipeline, scheduling, live } = synth.built.app;
+  const bucket = logicalId(privacyJobs.bucket);
+  if (text === `{"Fn::GetAtt":["${bucket}","Arn"]}`) return 'export-bucket';
+  if (text.includes(`"${bucket}","Arn"`) && text.endsWith('/exports/*"]]}')) return 'exports/*';
+  if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/DELETE/@connections/*"]]}`)) return 'DELETE @connections/*';
   const queues = new Map<string, string>([
     [logicalId(pipeline.urgentDelivery.queue), 'queue:urgent'],
     [logicalId(pipeline.infoDelivery.queue), 'queue:info'],
     [logicalId(pipeline.promotion.queue.queue), 'queue:promotion'],
+    [logicalId(privacyJobs.queue.queue), 'queue:privacy'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
   // The audit trail's stream and HMAC key live in the data stack (imports); its backlog queue here.
@@ -194,20 +229,20 @@ function functionsOf(synth: Synthesized): HandlerFunction[] {
   return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
 }
 
-/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST (+ 3 WebSocket routes and 2 delivery consumers when live). */
+/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST, the privacy job (+ 3 WebSocket routes and 2 delivery consumers when live). */
 const configurations: [string, Record<string, unknown>, { live: boolean; functions: number; audit?: boolean }][] = [
-  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 10 + catalog.length }],
+  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 11 + catalog.length }],
   [
     'jwt auth mode without an info batching window',
     { authMode: 'jwt', jwtIssuer: 'https://id.example.com/', jwtAudience: 'notifications-api', jwksUrl: 'https://id.example.com/.well-known/jwks.json', infoBatchWindowSeconds: '0' },
-    { live: true, functions: 10 + catalog.length },
+    { live: true, functions: 11 + catalog.length },
   ],
   [
     'LocalStack (jwt auth, liveDelivery=false)',
     { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
-    { live: false, functions: 5 + catalog.length },
+    { live: false, functions: 6 + catalog.length },
   ],
-  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 11 + catalog.length, audit: true }],
+  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 12 + catalog.length, audit: true }],
 ];
 
 describe.each(configurations)('When deployed with %s', (_name, context, expected) => {
@@ -319,8 +354,9 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expectMapping(logicalId(pipeline.urgentDelivery.queue), logicalId(live.urgentDelivery), 10, undefined);
       expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
     }
+    expectMapping(logicalId(synth.built.app.privacyJobs.queue.queue), logicalId(synth.built.app.privacyJobs.worker), 1, undefined);
     const { audit } = synth.built.app;
     if (audit) expectMapping(logicalId(audit.backlog.queue), logicalId(audit.drainer), 10, undefined);
-    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0) + (audit ? 1 : 0));
+    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0) + (audit ? 1 : 0));
   });
 });

@@ -108,7 +108,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('routes each catalog type with its own rule to its own intake queue, with a target DLQ', () => {
       const rules = resourcesOfType(app, 'AWS::Events::Rule');
-      expect(rules).toHaveLength(catalog.length);
+      // One per catalog type, and the privacy job's (user.erased, user.export.requested).
+      expect(rules).toHaveLength(catalog.length + 1);
       for (const type of catalog) {
         const intake = synth.built.app.pipeline.types.find((candidate) => candidate.detailType === type.detailType)!.intake;
         synth.stack.hasResourceProperties('AWS::Events::Rule', {
@@ -417,7 +418,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('delivery posts only to POST @connections of its own WebSocket stage and reads of the inbox only the tenants\' retraction lists', () => {
+    it('delivery posts only to POST @connections of its own WebSocket stage, reads inbox items by id and the tenants\' retraction lists, and writes only trace partitions of the Inbox table', () => {
       const live = synth.built.app.live!;
       for (const fn of [live.urgentDelivery, live.infoDelivery]) {
         const grants = grantsOf(app, fn);
@@ -425,12 +426,15 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage).toHaveLength(1);
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
-        // A snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
-        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
-        const inboxReads = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Resource).includes('TablesInbox'));
-        for (const statement of inboxReads) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
+        // A released hold's items read back by id (BatchGetItem); trace records only under T#*#U#*#TRACE (LeadingKeys);
+        // a snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
+        const inboxWrites = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('BatchWriteItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        expect(inboxWrites.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } }]);
+        const inboxQueries = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:Query') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        for (const statement of inboxQueries) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
-        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       }
     });
@@ -445,7 +449,31 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('lets only the delivery consumers, $default and the read-state sync of REST write post to connections', () => {
       const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
-      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'UrgentDelivery']);
+      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'PrivacyJob', 'UrgentDelivery']);
+      // The privacy job only closes connections (DELETE), never posts to them.
+      const privacyJob = synth.built.app.privacyJobs.worker;
+      expect(grantsOf(app, privacyJob).get('execute-api:ManageConnections')!.map((resource) => resource.includes('/DELETE/@connections/*'))).toEqual([true]);
+    });
+
+    it('routes user.erased and user.export.requested to the privacy job queue (with a target DLQ), consumed one job at a time', () => {
+      const { privacyJobs } = synth.built.app;
+      synth.stack.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: { 'detail-type': ['user.erased', 'user.export.requested'] },
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(privacyJobs.queue.queue), 'Arn'] }, DeadLetterConfig: Match.objectLike({}) })],
+      });
+      synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: logicalId(privacyJobs.worker) }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    });
+
+    it('writes exports to a private, TLS-only, SSE-KMS bucket that expires them, and lets the privacy job list, put and delete only under exports/', () => {
+      const { privacyJobs } = synth.built.app;
+      const bucket = app.Resources[logicalId(privacyJobs.bucket)]!.Properties!;
+      expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
+      expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' })]);
+      synth.stack.hasResourceProperties('AWS::S3::BucketPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+      const grants = grantsOf(app, privacyJobs.worker);
+      for (const action of ['s3:PutObject', 's3:DeleteObject']) expect(grants.get(action)!.every((resource) => resource.includes('/exports/*'))).toBe(true);
+      expect([...grants.keys()].filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket', 's3:PutObject']);
     });
   });
 

@@ -7,6 +7,7 @@ import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { ChannelSendKey, ChannelState, PushMessage } from '../../src/core/channels/ports.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');
 const ID = (n: number) => `01KAZ0000000000000000000${String(n).padStart(2, '0')}`;
@@ -29,17 +30,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: {
-      channelState: async () => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: fixedChannelState(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state })),
     dedup: {
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),
@@ -58,7 +49,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
     push: { deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (job) => JSON.stringify(job),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },
@@ -121,7 +112,8 @@ describe('ChannelDelivery (push)', () => {
     await delivery.deliver([aJob(1), aJob(2), aJob(3)]);
     expect(published).toHaveLength(2);
     expect(scheduled.map((schedule) => schedule.atMs)).toEqual([Date.parse('2026-11-25T12:01:00.000Z'), Date.parse('2026-11-25T12:01:00.000Z')]);
-    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { held?: boolean }).held === true)).toBe(true);
+    // A reference to the recipient's notification, never its content: read back when it fires.
+    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { kind?: string }).kind === 'item-release' && !schedule.payload.includes('the content'))).toBe(true);
   });
 
   it('a record retried after one device was throttled counts its message once: the next message of the window still goes out', async () => {

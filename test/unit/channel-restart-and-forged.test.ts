@@ -8,6 +8,7 @@ import { signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signatur
 import type { ChannelDedupStore, ChannelSendKey, PushOutcome, PushProvider } from '../../src/core/channels/ports.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { createChannelHandler } from '../../src/handlers/channel-handler.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');
 const NOTIFICATION_ID = '01KAZ000000000000000000001';
@@ -26,23 +27,13 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: {
-      channelState: async () => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: fixedChannelState(() => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
     dedup,
     rate: { admitMessage: async () => 'counted' },
     push: { deleteEndpoint: async () => undefined, publish },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (channelJob) => JSON.stringify(channelJob),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: () => ({ digestible: false, channels: { push: true } }),
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },

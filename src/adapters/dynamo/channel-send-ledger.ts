@@ -1,10 +1,11 @@
 /**
  * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
- * written with a condition before the send) and their per-user rate counters.
+ * written with a condition before the send) and their per-user rate counters, both in the owner
+ * index (`userRef`), where the user's erasure finds them.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/model/keys.js';
+import { keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
@@ -25,7 +26,7 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
   /** claim: PutItem if no unexpired record exists; errors propagate (the consumer fails closed). */
   async claim(key: ChannelSendKey): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
-    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now }, now);
+    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, [OWNER_INDEX.attribute]: ownerIndexValue(key.tenantId, key.userId) }, now);
   }
 
   /** release: DeleteItem, after a send the provider throttled (the retry claims again). */
@@ -45,9 +46,11 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
         new UpdateCommand({
           TableName: this.tableName,
           Key: key,
-          UpdateExpression: 'ADD sends :one, messages :message SET expiration = :expiration',
+          // In the owner index (userRef), where the user's erasure finds it.
+          UpdateExpression: 'ADD sends :one, messages :message SET expiration = :expiration, #owner = :owner',
           ConditionExpression: '(attribute_not_exists(sends) OR sends < :limit) AND NOT contains(messages, :messageKey)',
-          ExpressionAttributeValues: { ':one': 1, ':message': new Set([messageKey]), ':messageKey': messageKey, ':limit': limit, ':expiration': expiresAtSeconds },
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.attribute },
+          ExpressionAttributeValues: { ':one': 1, ':message': new Set([messageKey]), ':messageKey': messageKey, ':limit': limit, ':expiration': expiresAtSeconds, ':owner': ownerIndexValue(user.tenantId, user.userId) },
         }),
       );
       return 'counted';

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { forEachBounded } from '../model/bounded-parallel.js';
 import type { DeliveryJob } from '../jobs/delivery-job.js';
+import { jobsOfItemReleases, type ItemRelease, type OwnItemsReader } from '../jobs/item-release.js';
 import { decideLiveDelivery, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
@@ -34,6 +35,7 @@ import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
 import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
+import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 
 /** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
 export type ChannelJob = DeliveryJob & { held?: true };
@@ -41,6 +43,12 @@ export type ChannelJob = DeliveryJob & { held?: true };
 export interface ChannelInput {
   recordId: string;
   job: ChannelJob;
+}
+
+/** A held message back on the channel queue: a reference to the user's notification, read again now. */
+export interface ChannelReleaseInput {
+  recordId: string;
+  release: ItemRelease;
 }
 
 /** What the catalog says of a type, for the channels. */
@@ -69,13 +77,17 @@ export interface ChannelDeliveryDeps {
   /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
   scheduler: Scheduler;
   channelQueueArn: string;
-  /** The signed queue body of a job (the consumer verifies it like any other). */
-  signJob(job: ChannelJob): string;
+  /** The signed queue body of a held message's release (the consumer verifies it like any job). */
+  signRelease(release: ItemRelease): string;
+  /** Reads a released message's notification back (the recipient's own inbox); without it releases find nothing. */
+  items?: OwnItemsReader;
   typeInfo(type: string): ChannelTypeInfo | undefined;
   clock: Clock;
   settings: ChannelDeliverySettings;
   /** A WARN line saying what happened (invalid token removed, throttled, rejected, store unreadable). */
   onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
+  /** Erasure tombstones: nothing goes to an erased recipient, nor a notification whose author was erased. */
+  erased?: ErasedUsers;
   /** The delivery trace and audit trail: one decision per (notification, recipient), one batched write per batch. */
   trace?: TraceRecorder;
 }
@@ -116,15 +128,24 @@ const COUNTER_RETENTION_SECONDS = 2 * 86_400;
 export class ChannelDelivery {
   constructor(private readonly deps: ChannelDeliveryDeps) {}
 
-  async deliver(inputs: readonly ChannelInput[]): Promise<ChannelReport> {
+  async deliver(jobs: readonly ChannelInput[], releases: readonly ChannelReleaseInput[] = []): Promise<ChannelReport> {
     const report: ChannelRun = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0, traced: [], sends: new Map() };
+    const inputs = [...jobs, ...(await this.releasedJobs(releases, report))];
+    const erased = await this.erasedAmong(inputs, report);
+    if (!erased) return report;
     const byUser = new Map<string, Candidate[]>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
+      const authorErased = erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id });
       for (const recipient of job.target.recipients) {
         const user = { tenantId: job.tenantId, userId: recipient.userId };
+        const candidate = { recordId, job, notificationId: recipient.notificationId, user };
+        if (authorErased || erased.has(user)) {
+          this.skip(report, 'erased', candidate);
+          continue;
+        }
         const list = byUser.get(userKey(user)) ?? [];
-        list.push({ recordId, job, notificationId: recipient.notificationId, user });
+        list.push(candidate);
         byUser.set(userKey(user), list);
       }
     }
@@ -141,6 +162,38 @@ export class ChannelDelivery {
     });
     await this.recordTrace(report);
     return report;
+  }
+
+  /** The jobs of released holds whose notification still exists (one gone is skipped: deleted, expired); a failed read fails their records. */
+  private async releasedJobs(releases: readonly ChannelReleaseInput[], report: ChannelRun): Promise<ChannelInput[]> {
+    if (releases.length === 0) return [];
+    try {
+      const { jobs } = await jobsOfItemReleases(this.deps.items ?? { getItems: async () => new Map() }, releases.map((input) => input.release), this.deps.clock.nowMs());
+      return releases.flatMap((input, index): ChannelInput[] => {
+        const job = jobs[index];
+        // Deleted or expired meanwhile: nothing to send, and no notification to trace.
+        if (!job) report.skipped.gone = (report.skipped.gone ?? 0) + 1;
+        return job ? [{ recordId: input.recordId, job: { ...job, held: true } }] : [];
+      });
+    } catch (error) {
+      this.deps.onEvent('warn', `held ${this.deps.channel} messages unreadable; the releases are retried`, { error: String(error) });
+      for (const input of releases) report.failedRecordIds.add(input.recordId);
+      return [];
+    }
+  }
+
+  /** The batch's erased recipients and authors; undefined (every record failed, retried) when the tombstones cannot be read. */
+  private async erasedAmong(inputs: readonly ChannelInput[], report: ChannelRun): Promise<ErasedSet | undefined> {
+    try {
+      return await erasedAmongUsers(this.deps.erased, inputs.flatMap(({ job }) => [
+        { tenantId: job.tenantId, userId: job.notification.actor.id },
+        ...(job.target.kind === 'recipients' ? job.target.recipients.map((recipient) => ({ tenantId: job.tenantId, userId: recipient.userId })) : []),
+      ]));
+    } catch (error) {
+      this.deps.onEvent('warn', `erasure tombstones unreadable: no ${this.deps.channel} until they are (fail closed, retried)`, { error: String(error) });
+      for (const input of inputs) report.failedRecordIds.add(input.recordId);
+      return undefined;
+    }
   }
 
   private skip(report: ChannelRun, reason: TraceOutcome, candidate: Candidate): void {
@@ -282,12 +335,15 @@ export class ChannelDelivery {
     return admitted;
   }
 
-  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). */
+  /**
+   * A reference to this recipient's notification re-enters the channel queue at `atMs` (deterministic
+   * name: scheduling twice is a no-op); the schedule names the recipient only, and is referenced for their erasure.
+   */
   private async hold(candidate: Candidate, atMs: number): Promise<void> {
-    const recipient = { userId: candidate.user.userId, notificationId: candidate.notificationId };
-    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, held: true };
-    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}`);
-    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signJob(job) });
+    const { tenantId, userId } = candidate.user;
+    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId, userId, notificationId: candidate.notificationId, priority: candidate.job.priority, eventId: candidate.job.eventId };
+    const name = scheduleName('hold', tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${userId}\u0000${atMs}`);
+    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signRelease(release) }, { tenantId, userIds: [userId] });
   }
 
   private itemsOf(message: readonly Candidate[]): ChannelItem[] {

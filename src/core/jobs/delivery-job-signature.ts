@@ -23,11 +23,21 @@ export function isSnoozeComebackJob(job: DeliveryJob): boolean {
   return job.eventId.startsWith(SNOOZE_EVENT_ID_PREFIX) && job.priority === 'urgent' && job.retracted === undefined && job.target.kind === 'recipients' && job.target.recipients.length === 1;
 }
 
+/** A snooze comeback's release (a reference to one item of its owner, urgent): what the snooze key may sign. */
+export function isSnoozeComebackRelease(release: { eventId: string; priority: string }): boolean {
+  return release.eventId.startsWith(SNOOZE_EVENT_ID_PREFIX) && release.priority === 'urgent';
+}
+
 const hmacOf = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest();
 
 /** The queue body of a job: its JSON with `sig` added last (so the verifier can strip it and re-serialise). */
 export function signedDeliveryJobBody(job: DeliveryJob, secret: string): string {
-  return JSON.stringify({ ...job, [DELIVERY_JOB_SIGNATURE_FIELD]: hmacOf(JSON.stringify(job), secret).toString('base64url') });
+  return signedMessageBody(job, secret);
+}
+
+/** The same signature over any message the delivery and channel consumers take (an item release). */
+export function signedMessageBody(message: object, secret: string): string {
+  return JSON.stringify({ ...message, [DELIVERY_JOB_SIGNATURE_FIELD]: hmacOf(JSON.stringify(message), secret).toString('base64url') });
 }
 
 /**
@@ -41,4 +51,11 @@ export function hasValidDeliveryJobSignature(body: unknown, secret: string): boo
   const expected = hmacOf(JSON.stringify(job), secret);
   const given = Buffer.from(signature, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A parsed signed body without its signature field (a strict schema then checks the rest). */
+export function withoutSignature(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const { [DELIVERY_JOB_SIGNATURE_FIELD]: _signature, ...rest } = body as Record<string, unknown>;
+  return rest;
 }

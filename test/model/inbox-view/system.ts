@@ -27,6 +27,7 @@ import { findNotificationType } from '../../../src/notifications/index.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../../support/live-fakes.js';
 import { RecordingJobQueue, RecordingPromotionQueue } from '../../support/pipeline-fakes.js';
 import type { Backend } from './backend.js';
+import { itemReleaseSchema, jobsOfItemReleases, looksLikeItemRelease } from '../../../src/core/jobs/item-release.js';
 
 export const CURSOR_SECRET = 'model-cursor-secret';
 export const JOB_SECRET = 'model-job-secret';
@@ -268,8 +269,14 @@ export class InboxSystem {
     const inputs: { recordId: string; job: DeliveryJob }[] = [];
     for (const job of this.queue.jobs.splice(0)) inputs.push({ recordId: `r${inputs.length}`, job });
     for (const schedule of this.scheduler.due(this.clock.nowMs())) {
-      const { sig: _sig, ...job } = JSON.parse(schedule.payload) as DeliveryJob & { sig: string };
-      inputs.push({ recordId: `s${inputs.length}`, job });
+      const { sig: _sig, ...body } = JSON.parse(schedule.payload) as Record<string, unknown>;
+      if (looksLikeItemRelease(body)) {
+        // A snooze comeback is scheduled as a reference: read back here as the delivery handler does (a deleted one is not pushed).
+        const { jobs } = await jobsOfItemReleases(this.backend.ports.inbox, [itemReleaseSchema.parse(body)], this.clock.nowMs());
+        for (const job of jobs) if (job) inputs.push({ recordId: `s${inputs.length}`, job });
+        continue;
+      }
+      inputs.push({ recordId: `s${inputs.length}`, job: body as unknown as DeliveryJob });
     }
     for (const input of inputs) await this.delivery.deliver([input], input.job.priority);
     const fresh = this.pusher.posts.slice(this.delivered);
