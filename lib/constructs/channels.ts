@@ -4,7 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
-import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
@@ -102,6 +102,8 @@ export class Channels extends Construct {
         .readTable(idempotency, ['dynamodb:BatchGetItem'])
         // A held message comes back as a reference: its notification read from the recipient's inbox (BatchGetItem).
         .readTable(props.tables.tables.inbox, ['dynamodb:BatchGetItem'])
+        // The recipients' trace records, in their own trace partitions of the Inbox table.
+        .writeTableKeys(props.tables.tables.inbox, ['dynamodb:BatchWriteItem'], [USER_TRACE_KEY_PATTERN])
         // Dedup records (conditional put, delete after a throttled send), rate counters (conditional
         // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over
         // the limit), the schedule references of holds and delivery-trace records (BatchWriteItem).

@@ -95,6 +95,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     ...(inbox.channels?.push ? [[inbox.channels.push.queue.queue, 'PushDelivery'] as [IConstruct, string]] : []),
     ...(inbox.channels?.email ? [[inbox.channels.email.queue.queue, 'EmailDelivery'] as [IConstruct, string]] : []),
     ...(inbox.audit ? [[inbox.audit.backlog.queue, 'AuditBacklog'] as [IConstruct, string]] : []),
+    [inbox.privacyJobs.queue.queue, 'PrivacyJobs'],
   ];
   for (const [queue, name] of queues) add(queue, { kind: 'queue', queue: name });
   add(inbox.pipeline.intakeDeadLetterQueue, { kind: 'deadLetterQueue', of: 'intake' });
@@ -118,7 +119,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     functions[principal] = { handler: fn.handlerName, logicalId, roleLogicalId: logicalIdOf(fn.executionRole), ...(assetDir ? { assetDir } : {}) };
     if (fn.logGroup) add(fn.logGroup, { kind: 'logGroup', of: principal });
   }
-  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', ...(inbox.audit ? ['audit-drain'] : []), ...catalog.map((type) => principalOf('fanout', type.detailType))];
+  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', 'privacy-job', ...(inbox.audit ? ['audit-drain'] : []), ...catalog.map((type) => principalOf('fanout', type.detailType))];
   const missing = expected.filter((principal) => !functions[principal]);
   if (missing.length > 0) throw new Error(`the local stack has no function for ${missing.join(', ')}`);
   return {

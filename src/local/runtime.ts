@@ -33,7 +33,7 @@ import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } fr
 import { LocalScheduler } from './scheduler/local-scheduler.js';
 import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, LOCAL_SCHEDULER_ROLES } from './scheduler/scheduler-api.js';
 import { eventBridgeScheduler } from '../app/parts-queues.js';
-import { awsCallRecorderFor, invokedAs, principalOf } from './aws-calls/call-recorder.js';
+import { awsCallRecorderFor, invokedAs, principalOf, queueConsumer } from './aws-calls/call-recorder.js';
 import { ENV } from '../env.js';
 import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
@@ -239,7 +239,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   attachPipelineConsumers(queues, functions, recorder);
   attachChannelConsumers(queues, functions, recorder);
   // The erase and export job (from the sources, also in the deployed-bundles mode): the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
-  queues.privacy.attachConsumer(LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint }));
+  queues.privacy.attachConsumer(queueConsumer(recorder, principalOf('privacy-job'), queues.privacy.name, LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint })));
   const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });
   const jwksRoute: LocalRoute = {
     async handle(request) {

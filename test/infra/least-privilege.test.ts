@@ -53,6 +53,8 @@ function fanOutAccess(detailType: string): string[] {
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
   if (type.graphEffect) access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'follow') access.push(...on('Inbox', 'Query'));
+  // An unfollow notifies nobody but traces the follower: BatchWriteItem on user trace partitions only.
+  if (type.graphEffect && type.audience === 'none') access.push(...on('Inbox', 'BatchWriteItem'));
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
   // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
   if (type.retraction) access.push(...on('Inbox', 'PutItem'), 'sqs:SendMessage queue:urgent');
