@@ -348,7 +348,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       for (const fn of functionsOf(synth, 'fanout')) {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
-        // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
+        // follow.deleted notifies nobody: only its follower's trace record (BatchWriteItem on user trace partitions). Puts only (BatchWriteItem for items,
         // PutItem for a post's recent posts log entry); follow.created also reads that log (Query).
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
@@ -356,9 +356,10 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         const notifies = type?.audience !== 'none';
         // A retraction type writes its one record (PutItem) in the tenant's retractions partition only; a notifying
         // type's retry also probes whether its first attempt's first write landed (BatchGetItem, or a Query of the recent posts log).
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : type?.retraction ? ['dynamodb:PutItem'] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? ['dynamodb:BatchWriteItem'] : type?.retraction ? ['dynamodb:PutItem'] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
         if (type?.retraction) expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
+        if (fn.node.id === 'FanOutFollowDeleted') expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchWriteItem' && JSON.stringify(statement.Resource).includes('TablesInbox'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } });
         const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
         expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
         for (const statement of inboxUpdates) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CELEBRITY_POSTS_INDEX_KEY_PATTERN] } });
