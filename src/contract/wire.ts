@@ -57,6 +57,11 @@ export interface Counts {
   unread: number;
   unseen: number;
   capped: boolean;
+  /**
+   * The newest unread id these counts include, null when none (an addition to CONTRACT.md's shape):
+   * a push of an id at or below it is already counted.
+   */
+  newestId: string | null;
 }
 
 /** `POST /notifications/read-all`. */
@@ -124,6 +129,8 @@ export interface ReadStateMessage {
   unseen: number;
   /** This server always sends it; CONTRACT.md does not promise it, so a client must cope without. */
   capped?: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
 }
 
 /**
@@ -137,6 +144,8 @@ export interface ItemStateMessage {
   unread: number;
   unseen: number;
   capped: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
 }
 
 /** After archive-all-read on any device: every notification read at `archivedAt` is archived. */
@@ -146,6 +155,8 @@ export interface ArchivedReadMessage {
   unread: number;
   unseen: number;
   capped: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
 }
 
 /** A producer retracted an event: drop these notifications (this user's ids of it). */

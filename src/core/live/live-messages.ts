@@ -75,7 +75,7 @@ export function digestPayload(notifications: readonly Notification[], limitBytes
 }
 
 export function readStateMessage(state: { readAt: string | null; seenAt: string | null }, counts: Counts): ReadStateMessage {
-  return { type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped };
+  return { type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped, newestId: counts.newestId };
 }
 
 export function readStatePayload(state: { readAt: string | null; seenAt: string | null }, counts: Counts): string {
