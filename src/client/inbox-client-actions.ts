@@ -18,7 +18,7 @@ export class InboxClientActions {
     const { readAt } = await this.rest.markAllRead(this.sync.store.newestId());
     this.sync.applyLocal((store) => {
       store.applyReadMark(readAt);
-      store.setCounts(store.countsFromHeld());
+      store.adjustCounts(store.countsFromHeld());
     });
   }
 
@@ -28,7 +28,7 @@ export class InboxClientActions {
     this.sync.applyLocal((store) => {
       store.applySeenMark(seenAt);
       const counts = store.counts;
-      store.setCounts({ ...counts, unseen: Math.min(store.countsFromHeld().unseen, counts.unread) });
+      store.adjustCounts({ ...counts, unseen: Math.min(store.countsFromHeld().unseen, counts.unread) });
     });
   }
 
@@ -41,7 +41,7 @@ export class InboxClientActions {
       if (counts.capped || !before) {
         void this.sync.refreshCounts();
       } else {
-        store.setCounts({
+        store.adjustCounts({
           unread: Math.max(0, counts.unread - (before.read ? 0 : 1)),
           unseen: Math.max(0, counts.unseen - (before.seen ? 0 : 1)),
           capped: false,

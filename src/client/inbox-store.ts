@@ -3,7 +3,7 @@
  * path it came by: live push, digest, catch-up or history page), kept newest first by id (ULIDs sort
  * by time), with the read/seen marks applied locally and the badge counts. Pure: no I/O, no timers.
  */
-import type { Counts, Notification } from './types.js';
+import type { BadgeCounts, Notification } from './types.js';
 import { timeOfId } from './ulid-time.js';
 
 /** The server's cap (CONTRACT.md: counts stop at a cap, e.g. 99, and say so). */
@@ -15,7 +15,14 @@ export class InboxStore {
   private newest: string | undefined;
   private readAtMs: number | null = null;
   private seenAtMs: number | null = null;
-  private countsValue: Counts = { unread: 0, unseen: 0, capped: false };
+  private countsValue: BadgeCounts = { unread: 0, unseen: 0, capped: false };
+  /**
+   * The newest unread id the last server counts included (`Counts.newestId`); undefined when the
+   * server did not say (an older server, or no answer yet). A push at or below it is already counted.
+   */
+  private countedThrough: string | null | undefined;
+  /** Live arrivals counted here, above `countedThrough`: the next server answer may not include them. */
+  private readonly liveCounted = new Set<string>();
 
   constructor(private readonly countCap = DEFAULT_COUNT_CAP) {}
 
@@ -29,7 +36,7 @@ export class InboxStore {
     return this.byId.size;
   }
 
-  get counts(): Counts {
+  get counts(): BadgeCounts {
     return this.countsValue;
   }
 
@@ -68,15 +75,58 @@ export class InboxStore {
     return added;
   }
 
-  /** Counts from an authoritative source (REST counts, a `read_state` message). */
-  setCounts(counts: Counts): void {
+  /**
+   * Counts from the server (REST counts, a `read_state`, `item_state` or `archived_read` message).
+   * With `newestId` they are exact for what the server had: the live arrivals counted here above it
+   * are added on top (the server had not written them yet), those at or below it are in them.
+   * Without it (an older server) they replace the badge as they are.
+   */
+  setCounts(counts: BadgeCounts & { newestId?: string | null }): void {
+    this.countsValue = { unread: counts.unread, unseen: counts.unseen, capped: counts.capped };
+    if (counts.newestId === undefined) {
+      this.countedThrough = undefined;
+      this.liveCounted.clear();
+      return;
+    }
+    const through = counts.newestId;
+    this.countedThrough = through;
+    const above: Notification[] = [];
+    for (const id of [...this.liveCounted]) {
+      const held = this.byId.get(id);
+      if (!held || (through !== null && id <= through)) this.liveCounted.delete(id);
+      else above.push(held);
+    }
+    this.addToCounts(above);
+  }
+
+  /** The badge as this device changed it (its own mark or action, confirmed by the server); what the server counted stays as it was. */
+  adjustCounts(counts: BadgeCounts): void {
     this.countsValue = { unread: counts.unread, unseen: counts.unseen, capped: counts.capped };
   }
 
-  /** A live arrival the counts have not seen yet: +1 unread / unseen unless it is already read / seen. */
-  countArrivals(arrivals: readonly Notification[]): void {
-    let { unread, unseen, capped } = this.countsValue;
+  /**
+   * Live arrivals: +1 unread / unseen unless already read / seen, or already in the server's counts
+   * (at or below their `newestId`). Answers the ids it left out for that reason: one written late
+   * under an older id may not be in them after all, so the caller asks the server again.
+   */
+  countArrivals(arrivals: readonly Notification[]): string[] {
+    const through = this.countedThrough;
+    const counted: Notification[] = [];
+    const skipped: string[] = [];
     for (const item of arrivals) {
+      if (through !== undefined && through !== null && item.id <= through) skipped.push(item.id);
+      else {
+        counted.push(item);
+        if (through !== undefined) this.liveCounted.add(item.id);
+      }
+    }
+    this.addToCounts(counted);
+    return skipped;
+  }
+
+  private addToCounts(items: readonly Notification[]): void {
+    let { unread, unseen, capped } = this.countsValue;
+    for (const item of items) {
       if (!item.read) unread += 1;
       if (!item.seen) unseen += 1;
     }
@@ -121,7 +171,7 @@ export class InboxStore {
    * Counts recomputed from the held items. Exact when the held list reaches from the newest
    * notification down past every unread one (true right after a mark-all-read covered the rest).
    */
-  countsFromHeld(): Counts {
+  countsFromHeld(): BadgeCounts {
     let unread = 0;
     let unseen = 0;
     for (const item of this.byId.values()) {
