@@ -83,7 +83,9 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
     }
     case 'retracted': {
       sync.applyLocal((store) => {
-        store.remove(message.ids);
+        // A snooze comeback goes with the notification it brings back.
+        const retracted = new Set(message.ids);
+        store.remove([...message.ids, ...store.list().filter((item) => item.comebackOf !== undefined && retracted.has(item.comebackOf)).map((item) => item.id)]);
         // Asked whether or not it was held: the counts may include one this list never loaded.
         void sync.refreshCounts().catch((error: unknown) => sync.emit('error', error instanceof Error ? error : new Error(String(error))));
       });
@@ -91,8 +93,10 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
     }
     case 'read_state': {
       sync.applyLocal((store) => {
-        store.applyReadMark(message.readAt);
-        store.applySeenMark(message.seenAt);
+        store.applyReadMark(message.readAt, message.readMark);
+        store.applySeenMark(message.seenAt, message.seenMark);
+        if (message.ids) store.applyRead(message.ids);
+        if (message.readUpTo) store.applyReadAllUpTo(message.readUpTo);
         const atCap = message.unread >= sync.settings.countCap;
         store.setCounts({ ...countsOf({ ...message, capped: message.capped ?? (atCap && store.counts.capped) }) });
         // Unknown whether there are more than the cap, or the count may predate a just-counted arrival.

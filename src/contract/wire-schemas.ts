@@ -60,6 +60,10 @@ export const readStateMessageSchema = z.object({
   unseen: z.number().int(),
   capped: z.boolean().optional(),
   newestId: z.string().nullable().optional(),
+  readMark: z.string().nullable().optional(),
+  seenMark: z.string().nullable().optional(),
+  ids: z.array(z.string()).optional(),
+  readUpTo: z.string().optional(),
 });
 
 export const itemStateMessageSchema = z.object({

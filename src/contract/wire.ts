@@ -131,6 +131,16 @@ export interface ReadStateMessage {
   capped?: boolean;
   /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
   newestId?: string | null;
+  /**
+   * The marks themselves (ids): what `readAt` / `seenAt` cover, to the id. A read-all up to an id
+   * covers that id and not a later one of the same millisecond. A client must cope without.
+   */
+  readMark?: string | null;
+  seenMark?: string | null;
+  /** The notifications this change read one by one (a single read), so a device that has not loaded them yet knows. */
+  ids?: string[];
+  /** A read-all's mark: everything at or below it is read now, also when `readMark` stays higher (a device behind sent it). */
+  readUpTo?: string;
 }
 
 /**
