@@ -74,7 +74,7 @@ async function restInbox(who: UserRef) {
   const token = await runtime.secrets.issueToken(who);
   const page = await call(runtime.endpoints.http, 'GET', '/notifications?limit=100', { token });
   const counts = await call(runtime.endpoints.http, 'GET', '/notifications/counts', { token });
-  return { items: (page.body as { items: Notification[] }).items, counts: counts.body as { unread: number; unseen: number; capped: boolean } };
+  return { items: (page.body as { items: Notification[] }).items, counts: counts.body as { unread: number; unseen: number; capped: boolean; newestId: string | null } };
 }
 
 function dropEverySocket(): number {
