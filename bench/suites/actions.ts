@@ -2,18 +2,13 @@
  * Inbox actions: requests of archive-all-read, retraction and the per-item actions beside a naive
  * per-item baseline in the same run, and the page / counts requests with and without exceptions.
  */
-import { DynamoActionLookup } from '../../src/adapters/dynamo/action-lookup.js';
 import { BatchWriteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
-import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
-import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
-import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { RetractionRepository } from '../../src/adapters/dynamo/retraction-repository.js';
-import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
+import type { MeterTotals } from '../../src/adapters/dynamo/request-meter.js';
 import { mapBounded } from '../../src/core/model/bounded-parallel.js';
 import type { NotificationEvent } from '../../src/core/fanout/events.js';
-import { DEFAULT_FEED_SHARDS } from '../../src/core/model/feed-shards.js';
 import { notificationId } from '../../src/core/model/ids.js';
 import { InboxActions } from '../../src/core/actions/inbox-actions.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
@@ -22,8 +17,8 @@ import { keys } from '../../src/core/model/keys.js';
 import type { StoredNotification } from '../../src/core/model/notification.js';
 import type { UserRef } from '../../src/core/model/user.js';
 import { RetractionService } from '../../src/core/fanout/retraction.js';
-import { startMeteredDynamo } from '../dynamo.js';
-import { round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import { metered, readServiceDeps, startMeteredDynamo } from '../dynamo.js';
+import { round, type BenchResult, type BenchSuite } from '../harness.js';
 import { CachedRetractions } from '../../src/core/read/retractions-cache.js';
 
 const TENANT = 'bench';
@@ -85,12 +80,6 @@ async function naiveRetract(client: DynamoDBDocumentClient, table: string, rows:
   );
 }
 
-async function metered(meter: RequestMeter, work: () => Promise<unknown>): Promise<{ ms: number; totals: MeterTotals }> {
-  meter.reset();
-  const { ms } = await timed(work);
-  return { ms, totals: meter.snapshot() };
-}
-
 const writesOf = (totals: MeterTotals) =>
   ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand'].reduce((sum, command) => sum + (totals.byCommand[command] ?? 0), 0);
 
@@ -117,22 +106,12 @@ In-process: dynalite in memory, the production repositories, \`InboxReadService\
   ${8} rounds returns an empty page with a cursor: the cost of a list whose top is all archived).
 `,
   async run() {
-    const { dynamo, client, meter } = await startMeteredDynamo();
+    const db = await startMeteredDynamo();
+    const { dynamo, client, meter } = db;
     const tables = dynamo.tableNames;
-    const inbox = new InboxRepository(client, tables.inbox);
-    const readState = new ReadStateRepository(client, tables.readMarks);
+    const common = readServiceDeps(db);
+    const { inbox, readState, clock } = common;
     const retractionRecords = new RetractionRepository(client, tables.inbox);
-    const clock = { nowMs: () => Date.now() };
-    const common = {
-      inbox,
-      celebrities: new GraphRepository(client, tables.graph),
-      readState,
-      actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
-      clock,
-      cursorSecret: 'bench',
-      feedShards: DEFAULT_FEED_SHARDS,
-      inboxTtlDays: 90,
-    };
     const baseline = new InboxReadService(common);
     const retractionsCache = new CachedRetractions(retractionRecords, 60_000, clock);
     const service = new InboxReadService({ ...common, retractions: retractionsCache });

@@ -4,15 +4,10 @@
  * exceptions and 1,000 tenant retractions, each beside the naive design in the same run.
  */
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoActionLookup } from '../../src/adapters/dynamo/action-lookup.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { batchGetAll, batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
 import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
-import { GraphRepository } from '../../src/adapters/dynamo/graph-repository.js';
-import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
-import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
-import type { MeterTotals, RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
 import { RetractionRepository } from '../../src/adapters/dynamo/retraction-repository.js';
 import { InboxActions } from '../../src/core/actions/inbox-actions.js';
 import { ReadMarks } from '../../src/core/actions/read-marks.js';
@@ -26,8 +21,8 @@ import type { UserRef } from '../../src/core/model/user.js';
 import { EMPTY_FEED_HEAD, type InboxItemToWrite } from '../../src/core/ports/inbox.js';
 import { InboxReadService } from '../../src/core/read/inbox-read-service.js';
 import { CachedRetractions } from '../../src/core/read/retractions-cache.js';
-import { startMeteredDynamo } from '../dynamo.js';
-import { round, timed, type BenchResult, type BenchSuite } from '../harness.js';
+import { metered, readServiceDeps, startMeteredDynamo } from '../dynamo.js';
+import { round, type BenchResult, type BenchSuite } from '../harness.js';
 
 const KS = [0, 500, 2_000] as const;
 const EXCEPTIONS = 1_000;
@@ -47,12 +42,6 @@ function item(tenantId: string, recipient: string, eventId: string, timeMs: numb
 }
 
 const ownItems = (user: UserRef, items: readonly StoredNotification[]): InboxItemToWrite[] => items.map((stored) => ({ source: { kind: 'own', ...user }, item: stored }));
-
-async function metered(meter: RequestMeter, work: () => Promise<unknown>): Promise<{ ms: number; totals: MeterTotals }> {
-  meter.reset();
-  const { ms } = await timed(work);
-  return { ms, totals: meter.snapshot() };
-}
 
 /**
  * The naive per-item lookup this design replaced: the id looked up in the reader's own partition
@@ -91,27 +80,14 @@ counting every DynamoDB request.
   N = 0 or ${RETRACTIONS} retracted events, the first read of a fresh container (\`cold\`) and the next (warm).
 `,
   async run() {
-    const { dynamo, client, meter } = await startMeteredDynamo();
+    const db = await startMeteredDynamo();
+    const { dynamo, client, meter } = db;
     const tables = dynamo.tableNames;
-    const inbox = new InboxRepository(client, tables.inbox);
-    const readState = new ReadStateRepository(client, tables.readMarks);
+    const common = readServiceDeps(db);
+    const { inbox, readState, clock, celebrities: graph } = common;
     const retractionRecords = new RetractionRepository(client, tables.inbox);
-    const graph = new GraphRepository(client, tables.graph);
-    const clock = { nowMs: () => Date.now() };
     const serviceFor = (retractions = new CachedRetractions(retractionRecords, 60_000, clock)) =>
-      new InboxReadService({
-        inbox,
-        celebrities: graph,
-        feedHeads: graph,
-        celebrityPosts: new DynamoCelebrityPostsLog(client, tables.inbox),
-        readState,
-        actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
-        clock,
-        cursorSecret: 'bench',
-        feedShards: DEFAULT_FEED_SHARDS,
-        inboxTtlDays: 90,
-        retractions,
-      });
+      new InboxReadService({ ...common, feedHeads: graph, celebrityPosts: new DynamoCelebrityPostsLog(client, tables.inbox), retractions });
     const service = serviceFor();
     const actions = new InboxActions({ view: service, readState, clock, inboxTtlDays: 90 });
     const marks = new ReadMarks({ readState, view: service, clock, inboxTtlDays: 90 });
