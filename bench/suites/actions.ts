@@ -97,7 +97,7 @@ In-process: dynalite in memory, the production repositories, \`InboxReadService\
 - \`retract.requests.nN\`: an event with N recipients retracted (arrival-ledger put + one retraction
   record, no live push). \`retractNaive.requests.nN\`: delete each recipient's item (BatchWriteItem, 25 per call).
 - \`archiveOne.requests\`, \`markUnread.requests\`, \`delete.requests\`: one action (view lookup + one
-  write); \`bulkArchive.requests.ids100\`: 100 ids (one BatchGetItem + 100 UpdateItem).
+  write); \`bulkArchive.requests.ids100\`: 100 ids (one lookup round + the exceptions in BatchWriteItem).
 - \`inboxPage.requests.noExceptions\` / \`counts.requests.noExceptions\`: a user with 50
   notifications and no exception, with the retraction reader warm, beside the same service without
   it (\`*.baseline\`, the read-scale figures): equal means nothing is added when nothing is archived.
@@ -197,7 +197,7 @@ In-process: dynalite in memory, the production repositories, \`InboxReadService\
         { name: 'markUnread.requests', value: unread.totals.requests, unit: 'requests', note: 'view lookup + 1 UpdateItem' },
         { name: 'delete.requests', value: deleted.totals.requests, unit: 'requests', note: 'view lookup + 1 UpdateItem' },
         { name: 'inboxPage.requests.threeExceptions', value: withExceptions.totals.requests, unit: 'requests', note: 'exceptions come with the read-state query' },
-        { name: 'bulkArchive.requests.ids100', value: bulk.totals.requests, unit: 'requests', note: '1 BatchGetItem + 100 UpdateItem' },
+        { name: 'bulkArchive.requests.ids100', value: bulk.totals.requests, unit: 'requests', note: 'one lookup round (BatchGetItem, 100 keys a call) + the exceptions in BatchWriteItem (25 a call)' },
       );
     } finally {
       client.destroy();
