@@ -124,9 +124,9 @@ function readStateSyncListener(parts: Parts, config: SyncConfig, readState: Retu
     counts: { counts },
   });
   return {
-    async readStateChanged(user) {
+    async readStateChanged(user, change) {
       try {
-        await sync.readStateChanged(user);
+        await sync.readStateChanged(user, change);
       } catch (error) {
         parts.logger.warn('read_state sync failed', { tenantId: user.tenantId, userId: user.userId, error: error as Error });
       }

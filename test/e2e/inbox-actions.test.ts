@@ -96,13 +96,13 @@ describe('archive', () => {
     const archive = page(await get(user, '/notifications?archived=true'));
     expect(idsOf(archive.items)).toEqual([target]);
     expect(archive.items[0]!.archived).toBe(true);
-    expect(await counts(user)).toEqual({ unread: 4, unseen: 4, capped: false });
+    expect(await counts(user)).toEqual({ unread: 4, unseen: 4, capped: false, newestId: items[0]!.id });
     const [message] = await otherDevice.waitFor('item_state');
-    expect(message).toEqual({ type: 'item_state', action: 'archive', ids: [target], unread: 4, unseen: 4, capped: false });
+    expect(message).toEqual({ type: 'item_state', action: 'archive', ids: [target], unread: 4, unseen: 4, capped: false, newestId: items[0]!.id });
 
     expect((await send(user, 'POST', `/notifications/${target}/unarchive`)).status).toBe(204);
     expect(await listIds(user)).toEqual(idsOf(items));
-    expect(await counts(user)).toEqual({ unread: 5, unseen: 5, capped: false });
+    expect(await counts(user)).toEqual({ unread: 5, unseen: 5, capped: false, newestId: items[0]!.id });
   });
 
   // Counts the requests of the runtime's own clients: the deployed bundles (npm run test:deployed) build their own.
@@ -128,7 +128,7 @@ describe('archive', () => {
     const later = aNotification(Date.now(), { recipient: user.userId, eventId: 'later' });
     await inbox.writeInboxItems(inboxItemsFor(user, [later]));
     expect(await listIds(user)).toEqual([later.id]);
-    expect(await counts(user)).toEqual({ unread: 1, unseen: 1, capped: false });
+    expect(await counts(user)).toEqual({ unread: 1, unseen: 1, capped: false, newestId: later.id });
   });
 });
 
@@ -175,7 +175,7 @@ describe('unread, seen, delete', () => {
 
     // Assess
     expect(deleted.status).toBe(204);
-    expect(await counts(user)).toEqual({ unread: 2, unseen: 1, capped: false });
+    expect(await counts(user)).toEqual({ unread: 2, unseen: 1, capped: false, newestId: items[0]!.id });
     const shown = page(await get(user, '/notifications')).items;
     expect(shown.map((item) => [item.id, item.seen])).toEqual([
       [items[0]!.id, true],
@@ -377,7 +377,8 @@ describe('filters', () => {
     expect(seen).toEqual(idsOf(expected));
     const social = items.filter((item, index) => index !== 1 && item.type === 'comment.created');
     expect(await listIds(user, 'category=social&limit=100')).toEqual(idsOf(social));
-    expect(await counts(user, '?category=social')).toEqual({ unread: social.filter((item) => !readOnes.includes(item)).length, unseen: social.filter((item) => !readOnes.includes(item)).length, capped: false });
+    const socialUnread = social.filter((item) => !readOnes.includes(item));
+    expect(await counts(user, '?category=social')).toEqual({ unread: socialUnread.length, unseen: socialUnread.length, capped: false, newestId: idsOf(socialUnread).sort().at(-1) ?? null });
     expect(await listIds(user, 'category=nothing-here')).toEqual([]);
     expect((await get(user, '/notifications?read=maybe')).status).toBe(400);
   });
@@ -424,7 +425,7 @@ describe('retraction', () => {
     // Assess
     for (const [index, user] of recipients.entries()) {
       expect(await listIds(user)).toEqual([]);
-      expect(await counts(user)).toEqual({ unread: 0, unseen: 0, capped: false });
+      expect(await counts(user)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
       expect((await devices[index]!.waitFor('retracted'))[0]).toEqual({ type: 'retracted', ids: [delivered[index]] });
     }
   });

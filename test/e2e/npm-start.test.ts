@@ -122,7 +122,7 @@ describe('npm start', () => {
       ...afterMark.reverse().map((item) => [item.id, false]),
       ...beforeMark.map((item) => [item.id, true]),
     ]);
-    expect(counts.body).toEqual({ unread: 2, unseen: 2, capped: false });
+    expect(counts.body).toEqual({ unread: 2, unseen: 2, capped: false, newestId: afterMark.map((item) => item.id).sort().at(-1) });
   }, 120_000);
 });
 

@@ -212,7 +212,9 @@ export class LiveDelivery {
       const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
       for (const recipient of job.target.recipients) {
         if (!admitted.has(`${recordId}\u0000${recipient.userId}`)) continue;
-        const notification = liveNotification(recipient.notificationId, job.notification);
+        const pushed = liveNotification(recipient.notificationId, job.notification);
+        // A comeback says what it brings back, as on a page (a retraction of its root takes it too).
+        const notification = job.comeback ? { ...pushed, comebackOf: job.comeback.rootId } : pushed;
         for (const target of connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? []) {
           const queue = queues.get(target.connectionId) ?? { target, pushes: [] };
           queue.pushes.push({ notification, digestible, tag: recordId });

@@ -150,9 +150,17 @@ export interface RetractionsReader {
   retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]>;
 }
 
+/** What a read-state change did, for the devices that have not loaded all of it. */
+export interface ReadStateChange {
+  /** The notifications read one by one (a single read). */
+  readIds?: readonly string[];
+  /** A read-all's mark: everything at or below it is read now, also when the read mark stays higher (a device behind). */
+  readUpTo?: string;
+}
+
 /** Told after a user's read state changed, so every device can be synced (live delivery). */
 export interface ReadStateListener {
-  readStateChanged(user: UserRef): Promise<void>;
+  readStateChanged(user: UserRef, change?: ReadStateChange): Promise<void>;
 }
 
 /** The user's muted types, left out of celebrity feeds at read time (their own inbox never got them). */

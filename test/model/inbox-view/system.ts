@@ -7,6 +7,8 @@
 import { ScheduledSnoozeReturns } from '../../../src/core/actions/snooze-returns.js';
 import { InboxActions, type ItemAction } from '../../../src/core/actions/inbox-actions.js';
 import { ReadMarks } from '../../../src/core/actions/read-marks.js';
+import { InboxStateSync } from '../../../src/core/actions/inbox-state-sync.js';
+import { ReadStateSync } from '../../../src/core/actions/read-state-sync.js';
 import { FanOutService, type FanOutDeps } from '../../../src/core/fanout/fanout-service.js';
 import { RetractionService } from '../../../src/core/fanout/retraction.js';
 import type { NotificationEvent } from '../../../src/core/fanout/events.js';
@@ -92,6 +94,8 @@ export class InboxSystem {
     private readonly clock: ManualClockLike,
     connections: readonly string[],
     followed: readonly string[],
+    /** Every mark and action tells the user's connections (`read_state`, `item_state`, `archived_read`), as the REST handlers do. */
+    liveSync = false,
   ) {
     const { ports } = backend;
     this.reads = new InboxReadService({
@@ -107,7 +111,9 @@ export class InboxSystem {
       inboxTtlDays: TTL_DAYS,
       retractions: ports.retractions,
     });
-    this.marks = new ReadMarks({ readState: ports.readState, view: this.reads, clock, inboxTtlDays: TTL_DAYS });
+    const readStateListener = liveSync ? new ReadStateSync({ directory: this.directory, pusher: this.pusher, readState: ports.readState, counts: this.reads }) : undefined;
+    const itemStateListener = liveSync ? new InboxStateSync({ directory: this.directory, pusher: this.pusher, counts: this.reads }) : undefined;
+    this.marks = new ReadMarks({ readState: ports.readState, view: this.reads, clock, inboxTtlDays: TTL_DAYS, ...(readStateListener ? { listener: readStateListener } : {}) });
     const snoozeInbox: OwnInboxItemWriter = {
       // The comeback is one PutItem into the user's own partition (issue 28): the same write, one item.
       putOwnInboxItem: async (user: UserRef, item: StoredNotification) => {
@@ -129,6 +135,7 @@ export class InboxSystem {
       readState: actionsReadState,
       clock,
       inboxTtlDays: TTL_DAYS,
+      ...(itemStateListener ? { listener: itemStateListener } : {}),
       snoozeReturns: new ScheduledSnoozeReturns({ inbox: snoozeInbox, scheduler: this.scheduler, urgentQueueArn: URGENT_QUEUE, snoozeJobSecret: JOB_SECRET }),
     });
     const afterStamp = <T>(stamp: T): T => {
