@@ -112,8 +112,9 @@ export class PrivacyJobs extends Construct {
       // Their follow edges: DeleteItem (ALL_OLD) then the followee's count (UpdateItem).
       .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(graph, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
-      // The tombstone and checkpoint (GetItem, conditional PutItem), export job records (PutItem), owner records (BatchWriteItem).
-      .readTable(idempotency, ['dynamodb:GetItem'])
+      // The tombstone and checkpoint (GetItem, conditional PutItem), export job records (PutItem), owner records (BatchWriteItem);
+      // the user's audit salt among their records (BatchGetItem).
+      .readTable(idempotency, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
       .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'])
       .sendTo(this.queue.queue, ENV.PRIVACY_JOB_QUEUE_URL)
       .consume(this.queue, { batchSize: 1 });

@@ -203,6 +203,8 @@ export class AwsCallRecorder {
     for (const clause of String(input.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
       const match = /^\s*\(?\s*(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)\s*\)?\s*$/.exec(clause);
       if (match && (names[match[1]!] ?? match[1]) === partitionKey) return single(input.TableName, [{ [partitionKey]: values[match[2]!] }], input.IndexName);
+      // A sparse index (byUser, byAuthor) has its own partition key: its equality clause names it.
+      if (match && input.IndexName !== undefined) return single(input.TableName, [{ [partitionKey]: values[match[2]!] }], input.IndexName);
     }
     return { kind: 'unknown', detail: `dynamodb Query without a partition key condition: ${String(input.KeyConditionExpression)}` };
   }
