@@ -164,7 +164,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
       ...on('ReadMarks', 'Query', 'BatchWriteItem'),
       ...on('Connections', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
       ...on('Graph', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'),
-      ...on('Idempotency', 'GetItem', 'PutItem', 'BatchWriteItem'),
+      // Tombstone, checkpoint and job records; the user's audit salt among their records (BatchGetItem).
+      ...on('Idempotency', 'GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem'),
       'dynamodb:Query index:Inbox/byAuthor',
       'dynamodb:Query index:Idempotency/byUser',
       'scheduler:DeleteSchedule schedule-group/*',
