@@ -125,7 +125,10 @@ export class InboxViewModel {
   /** `stampMs`: the event's arrival stamp if it has one (else the retraction stamps it now). */
   retract(type: string, eventId: string, stampMs?: number): void {
     const key = eventKey(type, eventId);
-    if (!this.retracted.has(key)) this.retracted.set(key, { at: (this.sequence += 1), stampMs: stampMs ?? this.nowMs });
+    const existing = this.retracted.get(key);
+    // One past the inbox TTL is gone with its stamp: a second retraction holds a stamp of its own.
+    const expired = existing !== undefined && Math.floor(this.nowMs / 1000) >= Math.floor(existing.stampMs / 1000) + this.settings.ttlMs / 1000;
+    if (!existing || expired) this.retracted.set(key, { at: (this.sequence += 1), stampMs: stampMs ?? this.nowMs });
   }
 
   /** Retracted before it was ever visible (before it arrived, or a comeback before its return): it must never be pushed. */
