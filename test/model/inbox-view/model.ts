@@ -109,7 +109,7 @@ export class InboxViewModel {
     // A retraction lives as long as the stamp it holds (the inbox TTL, whole seconds): an event first sent after that is a new arrival.
     const retraction = this.retracted.get(item.event);
     if (retraction && Math.floor(stampMs / 1000) >= Math.floor(retraction.stampMs / 1000) + this.settings.ttlMs / 1000) this.retracted.delete(item.event);
-    const landed: ModelItem = { ...item, fromMs: stampMs, landedAt: (this.sequence += 1), expiresAtMs: stampMs + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
+    const landed: ModelItem = { ...item, fromMs: stampMs, landedAt: (this.sequence += 1), expiresAtMs: Math.floor(stampMs / 1000) * 1000 + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
     for (const { atMs, change } of this.history) {
       if (atMs < stampMs) continue;
       if (change.kind === 'archive') {
@@ -270,7 +270,8 @@ export class InboxViewModel {
       event: item.event,
       fromMs: untilMs,
       landedAt: (this.sequence += 1),
-      expiresAtMs: untilMs + this.settings.ttlMs,
+      // The TTL attribute is whole seconds: an item from its arrival's second, a comeback to its return's next.
+      expiresAtMs: Math.ceil(untilMs / 1000) * 1000 + this.settings.ttlMs,
       read: false,
       seen: false,
       archived: false,
