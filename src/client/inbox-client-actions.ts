@@ -4,6 +4,7 @@
  * applied to the synced list at once; counts follow from the server (`refreshCounts`).
  */
 import type { InboxSync } from './inbox-sync.js';
+import type { OwnAction } from './own-actions.js';
 import type { InboxActionsRest, InboxRest, ListPageRequest, NotificationPreferences, PreferencesInput, PreferencesRest } from './rest.js';
 import type { Counts, InboxPage, ItemAction } from './types.js';
 import { highestIdAt } from './ulid-time.js';
@@ -19,8 +20,19 @@ function markUpTo(at: string, upTo: string | undefined): string | undefined {
 export class InboxClientActions {
   constructor(
     private readonly rest: InboxRest & InboxActionsRest & PreferencesRest,
-    private readonly sync: Pick<InboxSync, 'store' | 'applyLocal' | 'applyItemAction' | 'refreshCounts'>,
+    private readonly sync: Pick<InboxSync, 'store' | 'applyLocal' | 'applyItemAction' | 'refreshCounts' | 'ownActions'>,
   ) {}
+
+  /** Sends a per-item action; answers whether its push came first (and so already applied it). */
+  private async own<T>(action: OwnAction['action'], ids: readonly string[], send: () => Promise<T>): Promise<{ answer: T; pushed: boolean }> {
+    const entry = this.sync.ownActions.begin(action, ids);
+    try {
+      const answer = await send();
+      return { answer, pushed: entry.pushed };
+    } finally {
+      this.sync.ownActions.end(entry);
+    }
+  }
 
   /** Marks read everything up to the newest notification held (one O(1) write); later arrivals stay unread. */
   async markAllRead(): Promise<void> {
@@ -45,7 +57,9 @@ export class InboxClientActions {
 
   /** Marks one notification read. */
   async markRead(id: string): Promise<void> {
-    await this.rest.markRead(id);
+    const { pushed } = await this.own('read', [id], () => this.rest.markRead(id));
+    // Its read_state came first: applied there, with the server's counts.
+    if (pushed) return;
     this.sync.applyLocal((store) => {
       const before = store.applySingleRead(id);
       const counts = store.counts;
@@ -63,14 +77,16 @@ export class InboxClientActions {
 
   /** One action on one notification (archive, unarchive, unread, seen, delete). */
   async changeOne(id: string, action: Exclude<ItemAction, 'read'>): Promise<void> {
-    await this.rest.changeOne(id, action);
+    const { pushed } = await this.own(action, [id], () => this.rest.changeOne(id, action));
+    if (pushed) return;
     this.sync.applyItemAction(action, [id]);
     void this.sync.refreshCounts();
   }
 
   /** Hides one notification until `until`; it then comes back on top as a new unread arrival (pushed live). */
   async snooze(id: string, until: Date | string): Promise<{ until: string }> {
-    const answer = await this.rest.snooze(id, typeof until === 'string' ? until : until.toISOString());
+    const { answer, pushed } = await this.own('snooze', [id], () => this.rest.snooze(id, typeof until === 'string' ? until : until.toISOString()));
+    if (pushed) return answer;
     this.sync.applyItemAction('snooze', [id]);
     void this.sync.refreshCounts();
     return answer;
@@ -79,13 +95,14 @@ export class InboxClientActions {
   /** Archives everything read (one write on the server): read notifications leave this list. */
   async archiveAllRead(): Promise<{ archivedAt: string }> {
     const answer = await this.rest.archiveAllRead();
-    this.sync.applyLocal((store) => store.removeRead());
+    this.sync.applyLocal((store) => store.applyArchivedRead(answer.archivedAt, 'answer'));
     return answer;
   }
 
   /** One action on up to 100 ids; answers which were changed and which are not in this user's view. */
   async bulk(action: ItemAction, ids: readonly string[]): Promise<{ updated: string[]; notFound: string[] }> {
-    const answer = await this.rest.bulk(action, ids);
+    const { answer, pushed } = await this.own(action, ids, () => this.rest.bulk(action, ids));
+    if (pushed) return answer;
     this.sync.applyItemAction(action, answer.updated);
     void this.sync.refreshCounts();
     return answer;

@@ -45,6 +45,8 @@ export class InboxStore {
   /** Under that mark but unread at that moment (marked unread over the mark): not archived. */
   private archiveExempt = new Set<string>();
   private readonly unarchivedIds = new Set<string>();
+  /** The archive-all-reads (`archivedAt`) applied from their push: the device's own late answer does not apply one again. */
+  private readonly archivesPushed = new Set<string>();
   /** Marked unread since the read mark last moved: the mark no longer covers them (until a later read-all). */
   private readonly unreadOverMark = new Set<string>();
   /** Read or seen one by one on another device (by id): one not loaded yet gets it when it comes. */
@@ -253,17 +255,30 @@ export class InboxStore {
     }
   }
 
+  /**
+   * An archive-all-read (`archivedAt`), from its `archived_read` push or from this device's answer.
+   * The push comes in the server's order of changes, so it always applies; the answer may come after
+   * pushes of later changes (a read-all on another device), so it applies only when the push has not.
+   */
+  applyArchivedRead(archivedAt: string, from: 'push' | 'answer'): string[] {
+    if (from === 'answer' && this.archivesPushed.has(archivedAt)) return [];
+    if (from === 'push') remember(this.archivesPushed, [archivedAt]);
+    return this.removeRead();
+  }
+
   /** Archive-all-read: every held notification that is read leaves the list. Returns their ids. */
   removeRead(): string[] {
     const ids = [...this.byId.values()].filter((item) => item.read).map((item) => item.id);
     this.remove(ids);
     // Read one by one but not loaded here: archived too, whenever they come.
     remember(this.removedIds, [...this.readIds]);
-    if (this.readMark !== null && (this.archivedThrough === null || this.readMark > this.archivedThrough)) {
-      this.archivedThrough = this.readMark;
-      this.unarchivedIds.clear();
-    }
-    this.archiveExempt = new Set(this.unreadOverMark);
+    // Unread now, so not archived by this one, unless an earlier one archived it (and it was not unarchived since).
+    const previousThrough = this.archivedThrough;
+    const previousExempt = this.archiveExempt;
+    this.archiveExempt = new Set([...this.unreadOverMark].filter((id) => previousThrough === null || id > previousThrough || previousExempt.has(id) || this.unarchivedIds.has(id)));
+    if (this.readMark !== null && (this.archivedThrough === null || this.readMark > this.archivedThrough)) this.archivedThrough = this.readMark;
+    // Unarchived ones read now are archived again (those unread now are exempt above).
+    this.unarchivedIds.clear();
     return ids;
   }
 

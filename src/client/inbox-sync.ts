@@ -10,6 +10,7 @@ import { inboxErrorOf, type InboxError } from './inbox-error.js';
 import { InboxEvents, toError, type InboxClientEvents, type InboxState } from './inbox-events.js';
 import { InboxStore } from './inbox-store.js';
 import { LiveConnection } from './live-connection.js';
+import { OwnActions } from './own-actions.js';
 import type { InboxRest } from './rest.js';
 import { applyServerMessage, type SyncTarget } from './server-messages.js';
 import type { Clock, Counts, ItemAction, Notification, TimerHandle, TokenSource, WebSocketLike } from './types.js';
@@ -22,6 +23,8 @@ const MISSING_FETCH_ATTEMPTS = 3;
 export class InboxSync implements SyncTarget {
   readonly store: InboxStore;
   readonly events = new InboxEvents();
+  /** This device's per-item actions in flight (their answers may come after their pushes). */
+  readonly ownActions = new OwnActions();
   private readonly connection: LiveConnection | undefined;
   private readonly clock: Clock;
   private readonly random: () => number;

@@ -6,12 +6,15 @@
  */
 import type { InboxClientEvents } from './inbox-events.js';
 import type { InboxStore } from './inbox-store.js';
+import type { OwnActions } from './own-actions.js';
 import type { BadgeCounts, Counts, ItemAction, Notification, ServerMessage } from './types.js';
 
 /** The sync engine as the messages see it (`InboxSync`). */
 export interface SyncTarget {
   readonly store: InboxStore;
   readonly settings: { countCap: number };
+  /** This device's actions in flight: a push of one of them is applied here, not again at its answer. */
+  readonly ownActions: Pick<OwnActions, 'pushed'>;
   /** Merges live notifications; returns the ones not held before (counted as arrivals). */
   arrive(notifications: readonly Notification[]): Notification[];
   /** Fetches notifications a push only named; returns the ones not held before. */
@@ -69,6 +72,7 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
       sync.emit('error', new Error(`server refused a message: ${message.code}: ${message.message}`));
       break;
     case 'item_state': {
+      sync.ownActions.pushed(message.action, message.ids);
       sync.applyItemAction(message.action, message.ids);
       sync.store.setCounts(countsOf(message));
       sync.changed();
@@ -76,7 +80,7 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
     }
     case 'archived_read': {
       sync.applyLocal((store) => {
-        store.removeRead();
+        store.applyArchivedRead(message.archivedAt, 'push');
         store.setCounts(countsOf(message));
       });
       break;
@@ -95,7 +99,10 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
       sync.applyLocal((store) => {
         store.applyReadMark(message.readAt, message.readMark);
         store.applySeenMark(message.seenAt, message.seenMark);
-        if (message.ids) store.applyRead(message.ids);
+        if (message.ids) {
+          sync.ownActions.pushed('read', message.ids);
+          store.applyRead(message.ids);
+        }
         if (message.readUpTo) store.applyReadAllUpTo(message.readUpTo);
         const atCap = message.unread >= sync.settings.countCap;
         store.setCounts({ ...countsOf({ ...message, capped: message.capped ?? (atCap && store.counts.capped) }) });

@@ -76,6 +76,20 @@ describe('DynamoArrivalLedger', () => {
     expect(restamp).toEqual({ arrivalMs: T0, intakeMs: T0, fresh: false, retracted: true });
     expect(after).toBe(T0);
   });
+
+  it('a retraction after the stamp expired (TTL deletion lags) stamps the event anew: a later send of it stays retracted', async () => {
+    // Prepare: the event's record expires at T0 + 1 s and is not deleted yet.
+    await ledger.stampArrival(key('expired'), T0, Math.floor(T0 / 1000) + 1);
+    const later = T0 + 5_000;
+
+    // Act
+    const stamp = await ledger.stampRetracted(key('expired'), later, expiry(later));
+    const resent = await ledger.stampArrival(key('expired'), later + 100, expiry(later + 100));
+
+    // Assess
+    expect(stamp).toBe(later);
+    expect(resent).toEqual({ arrivalMs: later, intakeMs: later, fresh: false, retracted: true });
+  });
 });
 
 describe('DynamoRecentPostsLog', () => {

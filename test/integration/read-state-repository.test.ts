@@ -83,6 +83,40 @@ describe('readAboveMark (counts)', () => {
     expect([...state.exceptions.keys()].sort()).toEqual(recent);
     expect(db.meter.snapshot().byCommand).toEqual({ QueryCommand: 1 });
   });
+
+  it('1,000 exceptions ABOVE the read mark (single reads since the last read-all) cost two queries: the marks with the newest, then one ranged query of the rest', async () => {
+    // Prepare
+    const user = freshUser();
+    const below = notificationsEverySecond(20, T0, { eventId: 'below' }).map((item) => item.id);
+    const above = notificationsEverySecond(1_000, T0 + 100 * SECOND, { eventId: 'above' }).map((item) => item.id);
+    await readState.putExceptions(user, new Map([...below, ...above].map((id) => [id, exception()])));
+    await readState.advanceReadMark(user, markAt(T0 + 50 * SECOND), iso(T0 + 50 * SECOND));
+    db.meter.reset();
+
+    // Act
+    const state = await readState.readAboveMark(user);
+
+    // Assess
+    expect([...state.exceptions.keys()].sort()).toEqual([...above].sort());
+    expect(state.readMark).toBe(markAt(T0 + 50 * SECOND));
+    expect(db.meter.snapshot().byCommand).toEqual({ QueryCommand: 2 });
+  });
+
+  it('without a read mark every exception is above it; a page holding only the marks item still finds the rest', async () => {
+    // Prepare
+    const user = freshUser();
+    const ids = notificationsEverySecond(7, T0).map((item) => item.id);
+    await readState.putExceptions(user, new Map(ids.map((id) => [id, exception()])));
+    await readState.advanceSeenMark(user, markAt(T0), iso(T0));
+    const tiny = new ReadStateRepository(db.client, db.dynamo.tableNames.readMarks, 0);
+
+    // Act
+    const state = await tiny.readAboveMark(user);
+
+    // Assess
+    expect([...state.exceptions.keys()].sort()).toEqual([...ids].sort());
+    expect(state.seenMark).toBe(markAt(T0));
+  });
 });
 
 describe('advanceReadMark / advanceSeenMark', () => {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { modelParameters } from '../support/model-runs.js';
-import { ClientSettle, ClientStep, clientRunArbitraries, Deliver, PublishOwn, setupRun, settleAndCompareClient, type FollowShape, type ModelState, type RealState } from './inbox-view/commands.js';
+import { Act, ArchiveRead, Bulk, ClientSettle, ClientStep, clientRunArbitraries, Deliver, PublishOwn, ReadAll, setupRun, settleAndCompareClient, type FollowShape, type ModelState, type RealState } from './inbox-view/commands.js';
 import { memoryBackend } from './inbox-view/memory-ports.js';
 
 let run = 0;
@@ -53,6 +53,39 @@ const CASE_9: { name: string; commands: fc.AsyncCommand<ModelState, RealState>[]
 
 describe('the client store: issue case 9', () => {
   for (const { name, commands } of CASE_9) {
+    it(name, async () => {
+      const setup = await setupRun(memoryBackend(), { follows: 0, fullChecks: false, client: true }, (run += 1));
+      await fc.asyncModelRun(() => setup, commands);
+    });
+  }
+});
+
+/**
+ * The device's own actions, found by generated runs: each shrunk sequence failed on the client before
+ * its fix. `act` picks the action by `pick % 11` (read, unread, archive, readAll, seen, unarchive,
+ * delete, seenAll, archiveRead, bulkRead, bulkUnread) and the held item by the rest.
+ */
+const OWN_ACTIONS: { name: string; commands: fc.AsyncCommand<ModelState, RealState>[] }[] = [
+  {
+    name: "this device's archive-all-read answered after another device's later read-all was pushed: what that read-all read stays in the list",
+    commands: [new ClientSettle(), new ClientStep('act', 8), new ClientStep('serve', 0), new PublishOwn(0, 0, false), new ClientStep('push', 0), new ReadAll({ kind: 'stale', pick: 0 }), new ClientStep('push', 0), new ClientSettle()],
+  },
+  {
+    name: 'an item archived by one archive-all-read (landed under its mark) and marked unread stays archived through the next',
+    commands: [new ClientStep('act', 3), new ClientSettle(), new ArchiveRead(), new PublishOwn(0, 0, false), new Bulk('unread', [0]), new ArchiveRead(), new ClientSettle()],
+  },
+  {
+    name: 'unarchived, still read, archived again by the next archive-all-read (the read mark did not move)',
+    commands: [new ReadAll({ kind: 'none' }), new ArchiveRead(), new PublishOwn(0, 0, false), new Act('unarchive', 0), new ArchiveRead(), new ClientSettle()],
+  },
+  {
+    name: "this device's bulk read then bulk unread, answered in the other order after their pushes: unread, as the server",
+    commands: [new PublishOwn(0, 0, false), new ClientSettle(), new ClientStep('act', 9), new ClientStep('act', 10), new ClientStep('serve', 0), new ClientStep('serve', 0), new ClientStep('answer', 1), new ClientStep('push', 0), new ClientStep('push', 0), new ClientStep('answer', 0), new ClientSettle()],
+  },
+];
+
+describe("the client store: this device's own actions", () => {
+  for (const { name, commands } of OWN_ACTIONS) {
     it(name, async () => {
       const setup = await setupRun(memoryBackend(), { follows: 0, fullChecks: false, client: true }, (run += 1));
       await fc.asyncModelRun(() => setup, commands);

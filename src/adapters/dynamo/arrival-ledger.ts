@@ -79,19 +79,49 @@ export class DynamoArrivalLedger implements ArrivalLedger {
     }
   }
 
-  /** stampRetracted: one UpdateItem (ALL_NEW): the recorded stamp, or `candidateMs` when none, and the retracted flag. */
+  /**
+   * stampRetracted: one UpdateItem (ALL_NEW) guarded by "no record, or an unexpired one": the recorded
+   * stamp, or `candidateMs` when none, and the retracted flag. A record past its expiration (TTL
+   * deletion lags) dated items that are gone: the retraction stamps the event anew with one PutItem
+   * (guarded by "still expired"), as a retraction before its event does, so a later send of it stays
+   * retracted instead of landing on the expired record's old stamp.
+   */
   async stampRetracted(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number> {
-    const output = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id: keys.arrivalRecordId(key.tenantId, key.type, key.eventId) },
-        UpdateExpression: 'SET arrivalMs = if_not_exists(arrivalMs, :candidate), expiration = if_not_exists(expiration, :expiration), retracted = :true',
-        ExpressionAttributeValues: { ':candidate': candidateMs, ':expiration': expiresAtSeconds, ':true': true },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const arrivalMs = output.Attributes?.arrivalMs;
-    return typeof arrivalMs === 'number' ? arrivalMs : candidateMs;
+    const id = keys.arrivalRecordId(key.tenantId, key.type, key.eventId);
+    const now = Math.floor(candidateMs / 1000);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        const output = await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'SET arrivalMs = if_not_exists(arrivalMs, :candidate), expiration = if_not_exists(expiration, :expiration), retracted = :true',
+            ConditionExpression: 'attribute_not_exists(id) OR expiration > :now',
+            ExpressionAttributeValues: { ':candidate': candidateMs, ':expiration': expiresAtSeconds, ':true': true, ':now': now },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        const arrivalMs = output.Attributes?.arrivalMs;
+        return typeof arrivalMs === 'number' ? arrivalMs : candidateMs;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { id, arrivalMs: candidateMs, intakeMs: candidateMs, expiration: expiresAtSeconds, retracted: true },
+            ConditionExpression: 'expiration <= :now',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+        return candidateMs;
+      } catch (error) {
+        // Stamped anew meanwhile (an attempt of the event): retract that stamp.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`retraction of ${key.type} ${key.eventId} lost 3 races for its arrival record`);
   }
 
   private async stored(id: string, candidate: ArrivalCandidate): Promise<ArrivalStamp> {

@@ -15,7 +15,7 @@ import type { Item } from './query-pages.js';
 
 /** Marks item attribute of an id marked unread at or below the read mark (value: the marks' version then). */
 export const UNREAD_BELOW_MARK_PREFIX = 'UB#';
-/** Exceptions read per request by counts (above the read mark: few; the rest of a page is wasted below it). */
+/** Exceptions counts read with the marks item (above the read mark: usually few; the rest of a page would be wasted below it). */
 const ABOVE_MARK_PAGE = 50;
 /** Tries of the stale read-all's optimistic write before giving up (each lost race rereads). */
 const STALE_WRITE_ATTEMPTS = 5;
@@ -82,6 +82,8 @@ export class ReadStateRepository implements ReadStateStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Exceptions read with the marks item by counts before the ranged Query of the rest (tests make it small). */
+    private readonly aboveMarkPage = ABOVE_MARK_PAGE,
   ) {}
 
   private pk(user: UserRef): string {
@@ -145,40 +147,41 @@ export class ReadStateRepository implements ReadStateStore {
   }
 
   /**
-   * readAboveMark: descending Query of [READEX#, READMARK] in pages of ABOVE_MARK_PAGE: the marks item,
-   * then the exceptions down to the first at or below the read mark (what counts need; the ids marked
-   * unread below it are named by the marks item).
+   * readAboveMark: a descending Query of [READEX#, READMARK] of ABOVE_MARK_PAGE items: the marks item,
+   * then the newest exceptions, down to the first at or below the read mark (what counts need; the
+   * ids marked unread below it are named by the marks item). When more remain above the mark, ONE
+   * ranged Query takes all of them (between the mark and the lowest read so far, no Limit: 1 MB, some
+   * 5,000 exceptions, a request), so the requests do not grow with single reads since the last
+   * read-all; only the read units do.
    */
   async readAboveMark(user: UserRef): Promise<ReadState> {
     const exceptions = new Map<string, ItemException>();
-    let marks: Omit<ReadState, 'exceptions'> | undefined;
-    let start: Item | undefined;
-    do {
-      const output = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': this.pk(user), ':from': ITEM_STATE_PREFIX, ':to': READ_MARK_SK },
-          ScanIndexForward: false,
-          Limit: ABOVE_MARK_PAGE,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of output.Items ?? []) {
-        if (item.sk === READ_MARK_SK) {
-          marks = marksOf(item);
-          continue;
-        }
-        marks ??= marksOf(undefined);
-        const id = keys.notificationIdFromItemState(item.sk as string);
-        if (id === undefined) continue;
-        if (marks.readMark !== null && id <= marks.readMark) return { ...marks, exceptions };
-        const exception = exceptionOf(item);
-        if (exception) exceptions.set(id, exception);
-      }
-      start = output.LastEvaluatedKey;
-    } while (start);
-    return { ...(marks ?? marksOf(undefined)), exceptions };
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': this.pk(user), ':from': ITEM_STATE_PREFIX, ':to': READ_MARK_SK },
+        ScanIndexForward: false,
+        // The marks item and the newest exceptions.
+        Limit: this.aboveMarkPage + 1,
+      }),
+    );
+    const marksItem = output.Items?.find((item) => item.sk === READ_MARK_SK);
+    const marks = marksOf(marksItem);
+    const above = (id: string) => marks.readMark === null || id > marks.readMark;
+    let lowest: string | undefined;
+    for (const item of output.Items ?? []) {
+      const id = keys.notificationIdFromItemState(item.sk as string);
+      if (id === undefined) continue;
+      if (!above(id)) return { ...marks, exceptions };
+      const exception = exceptionOf(item);
+      if (exception) exceptions.set(id, exception);
+      lowest = id;
+    }
+    if (!output.LastEvaluatedKey) return { ...marks, exceptions };
+    // The rest above the mark, by key range: nothing below the mark is read.
+    for (const [id, exception] of await this.listExceptions(user, marks.readMark ?? '', lowest)) if (above(id)) exceptions.set(id, exception);
+    return { ...marks, exceptions };
   }
 
   /** getExceptions: BatchGetItem of READEX#<id>, 100 per call. */

@@ -70,7 +70,8 @@ export class DynaliteServer {
       name: 'dynalite',
       ports: {
         inbox: new InboxRepository(client, tables.inbox, noWait),
-        readState: new ReadStateRepository(client, tables.readMarks),
+        // No exception with the marks item: the ranged query of the rest above the read mark runs whenever there is one.
+        readState: new ReadStateRepository(client, tables.readMarks, 0),
         actionLookup: new DynamoActionLookup(client, { inbox: tables.inbox, readMarks: tables.readMarks, graph: tables.graph }),
         graph,
         graphReads: new GraphRepository(client, tables.graph),

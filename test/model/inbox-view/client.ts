@@ -7,15 +7,22 @@
  * in the order they were posted (one socket), at any time after, but before the answer to a request
  * the server served after posting them (the post had completed when that answer was computed).
  *
+ * The device's own actions go through the SDK's `InboxClientActions` (read, unread, seen, archive,
+ * unarchive, delete, bulk, read-all and seen-all up to its newest id, archive-all-read): each is a
+ * request the server serves (the action runs on the real core and on the model then) and the client
+ * is answered later; the pushes the action posts to this connection may reach it before or after
+ * that answer, and other requests, pushes and actions may fall between.
+ *
  * Once settled (every request answered, every push delivered, the client's timers run), the badge
  * must equal the server's counts and the held list what the model shows.
  */
 import { expect } from 'vitest';
+import { InboxClientActions } from '../../../src/client/inbox-client-actions.js';
 import { syncSettingsOf, type InboxClientOptions } from '../../../src/client/inbox-client-options.js';
 import { InboxSync } from '../../../src/client/inbox-sync.js';
 import type { ListPageRequest } from '../../../src/client/rest.js';
 import { applyServerMessage } from '../../../src/client/server-messages.js';
-import type { Clock, Counts, InboxPage, ServerMessage, TimerHandle } from '../../../src/client/types.js';
+import type { Clock, Counts, InboxPage, ItemAction, ServerMessage, TimerHandle } from '../../../src/client/types.js';
 import { decodeCursor } from '../../../src/core/read/cursor.js';
 import type { InboxSystem } from './system.js';
 import { CURSOR_SECRET } from './system.js';
@@ -24,12 +31,28 @@ export const CLIENT_CONNECTION = 'conn-a';
 /** The client's planned reconnect (API Gateway's 2-hour limit): a catch-up and counts at least this often. */
 const PLANNED_RECONNECT_MS = 110 * 60_000;
 
-type Pending = { kind: 'page'; request: ListPageRequest; resolve(page: InboxPage): void } | { kind: 'counts'; resolve(counts: Counts): void };
+/** An action of the device itself, as its REST request carries it. */
+export type ClientAction =
+  | { kind: 'readAll' | 'seenAll'; upTo?: string }
+  | { kind: 'archiveRead' }
+  | { kind: 'item'; action: ItemAction; id: string }
+  | { kind: 'bulk'; action: ItemAction; ids: string[] };
+
+/** What the server answered an action: its body, or a 404 (the id is not in the view). */
+export type ClientActionOutcome = { status: 200; body: unknown } | { status: 404 };
+
+type Pending =
+  | { kind: 'page'; request: ListPageRequest; resolve(page: InboxPage): void }
+  | { kind: 'counts'; resolve(counts: Counts): void }
+  | { kind: 'action'; action: ClientAction; resolve(body: unknown): void; reject(error: Error): void };
+
+/** The device's actions a step picks from (`pick % length`); the id is one the device holds. */
+const DEVICE_ACTIONS = ['read', 'unread', 'archive', 'readAll', 'seen', 'unarchive', 'delete', 'seenAll', 'archiveRead', 'bulkRead', 'bulkUnread'] as const;
 
 /** A computed answer the client has not received yet; the pushes posted before it was computed reach the client first. */
 type Ready = { deliver(): void; what: string; afterPushes: number };
 
-export type ClientOp = 'serve' | 'answer' | 'push' | 'sync' | 'timers' | 'loadMore';
+export type ClientOp = 'serve' | 'answer' | 'push' | 'sync' | 'timers' | 'loadMore' | 'act';
 
 class ManualTimers implements Clock {
   private next = 0;
@@ -61,6 +84,9 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ClientUnderTest {
   readonly sync: InboxSync;
+  readonly actions: InboxClientActions;
+  /** Runs a device action on the server (the real core) and on the model, when the harness serves its request. */
+  serveAction: ((action: ClientAction) => Promise<ClientActionOutcome>) | undefined;
   private readonly timers: ManualTimers;
   private readonly requests: Pending[] = [];
   private readonly ready: Ready[] = [];
@@ -85,6 +111,25 @@ export class ClientUnderTest {
       counts: () => new Promise<Counts>((resolve) => this.requests.push({ kind: 'counts', resolve })),
     });
     this.sync.events.on('error', (error) => this.trace.push(`error: ${error.message}`));
+    const request = (action: ClientAction) => new Promise<unknown>((resolve, reject) => this.requests.push({ kind: 'action', action, resolve, reject }));
+    const unused = () => Promise.reject(new Error('not part of the model run'));
+    this.actions = new InboxClientActions(
+      {
+        listPage: unused,
+        counts: unused,
+        countsOf: unused,
+        getPreferences: unused,
+        putPreferences: unused,
+        snooze: unused,
+        markAllRead: async (upTo) => (await request({ kind: 'readAll', ...(upTo !== undefined ? { upTo } : {}) })) as { readAt: string },
+        markAllSeen: async (upTo) => (await request({ kind: 'seenAll', ...(upTo !== undefined ? { upTo } : {}) })) as { seenAt: string },
+        markRead: async (id) => void (await request({ kind: 'item', action: 'read', id })),
+        changeOne: async (id, action) => void (await request({ kind: 'item', action, id })),
+        archiveAllRead: async () => (await request({ kind: 'archiveRead' })) as { archivedAt: string },
+        bulk: async (action, ids) => (await request({ kind: 'bulk', action, ids: [...ids] })) as { updated: string[]; notFound: string[] },
+      },
+      this.sync,
+    );
   }
 
   /** The first load (and, as on the socket's open, the catch-up after it). */
@@ -109,6 +154,15 @@ export class ClientUnderTest {
     if (this.requests.length === 0) return false;
     const afterPushes = this.pushesCollected;
     const [request] = this.requests.splice(pick % this.requests.length, 1);
+    if (request!.kind === 'action') {
+      if (!this.serveAction) throw new Error('a device action without a server to serve it');
+      const outcome = await this.serveAction(request!.action);
+      const what = `${JSON.stringify(request!.action)} -> ${outcome.status}`;
+      this.trace.push(`served ${what}`);
+      // The pushes the action posted travel apart from its answer: they may reach the client after it.
+      this.ready.push({ what, deliver: () => (outcome.status === 200 ? request!.resolve(outcome.body) : request!.reject(new Error('404'))), afterPushes });
+      return true;
+    }
     if (request!.kind === 'counts') {
       const counts = JSON.parse(JSON.stringify(await this.sys.reads.counts(this.sys.user))) as Counts;
       this.ready.push({ what: `counts ${JSON.stringify(counts)}`, deliver: () => request!.resolve(counts), afterPushes });
@@ -159,8 +213,25 @@ export class ClientUnderTest {
     else if (op === 'push') await this.push();
     else if (op === 'sync') this.requestSync();
     else if (op === 'loadMore') void this.sync.loadMore();
+    else if (op === 'act') this.act(pick);
     else this.timers.fire();
     await tick();
+  }
+
+  /** The device acts on what it holds (its SDK call waits for the server's answer, served and answered by later steps). */
+  private act(pick: number): void {
+    const kind = DEVICE_ACTIONS[pick % DEVICE_ACTIONS.length]!;
+    const held = this.sync.getState().notifications;
+    const id = held[Math.floor(pick / DEVICE_ACTIONS.length) % Math.max(1, held.length)]?.id;
+    const done = (call: Promise<unknown>) => void call.catch((error: Error) => this.trace.push(`${kind} failed: ${error.message}`));
+    this.trace.push(`act ${kind}${id !== undefined ? ` ${id}` : ''}`);
+    if (kind === 'readAll') done(this.actions.markAllRead());
+    else if (kind === 'seenAll') done(this.actions.markAllSeen());
+    else if (kind === 'archiveRead') done(this.actions.archiveAllRead());
+    else if (id === undefined) return;
+    else if (kind === 'read') done(this.actions.markRead(id));
+    else if (kind === 'bulkRead' || kind === 'bulkUnread') done(this.actions.bulk(kind === 'bulkRead' ? 'read' : 'unread', held.slice(0, 3).map((item) => item.id)));
+    else done(this.actions.changeOne(id, kind));
   }
 
   private requestSync(): void {

@@ -14,7 +14,7 @@ import type { UserRef } from '../../../src/core/model/user.js';
 import type { Backend } from './backend.js';
 import { eventKey, InboxViewModel, type ItemAction, type ModelFilter, type ModelItem } from './model.js';
 import { InboxSystem, TTL_DAYS, type FanOutFault, type SnoozeFault } from './system.js';
-import { CLIENT_CONNECTION, ClientUnderTest, compareClient, type ClientOp } from './client.js';
+import { CLIENT_CONNECTION, ClientUnderTest, compareClient, type ClientAction, type ClientActionOutcome, type ClientOp } from './client.js';
 
 const DAY = 86_400_000;
 export const T_START = Date.UTC(2026, 2, 1, 9);
@@ -115,7 +115,35 @@ export async function setupRun(backend: Backend, scenario: Scenario, run: number
   real.client?.start();
   const view = new InboxViewModel({ tenantId: user.tenantId, userId: user.userId, ttlMs: TTL_DAYS * DAY }, startMs);
   for (const celebrityId of followed) view.follow(celebrityId, followedAtMs);
-  return { model: new ModelState(view), real };
+  const model = new ModelState(view);
+  if (real.client) real.client.serveAction = (action) => serveDeviceAction(model, real, action);
+  return { model, real };
+}
+
+/** A device action served now: run on the model and on the real core, their answers compared, then the views. */
+async function serveDeviceAction(model: ModelState, real: RealState, action: ClientAction): Promise<ClientActionOutcome> {
+  let outcome: ClientActionOutcome;
+  if (action.kind === 'readAll' || action.kind === 'seenAll') {
+    const wanted = action.kind === 'readAll' ? model.view.readAll(action.upTo) : model.view.seenAll(action.upTo);
+    const got = action.kind === 'readAll' ? await real.sys.readAll(action.upTo) : await real.sys.seenAll(action.upTo);
+    expect(got, `device ${action.kind} up to ${action.upTo}`).toEqual(wanted);
+    outcome = { status: 200, body: got };
+  } else if (action.kind === 'archiveRead') {
+    model.view.archiveRead();
+    outcome = { status: 200, body: await real.sys.archiveRead() };
+  } else if (action.kind === 'item') {
+    const wanted = model.view.act(action.action, action.id);
+    const got = await real.sys.act(action.action, action.id);
+    expect(got, `device ${action.action} ${action.id}`).toBe(wanted);
+    outcome = got === 'ok' ? { status: 200, body: undefined } : { status: 404 };
+  } else if (action.kind === 'bulk') {
+    const wanted = model.view.bulk(action.action, action.ids);
+    const got = await real.sys.bulk(action.action, action.ids);
+    expect({ updated: [...got.updated].sort(), notFound: [...got.notFound].sort() }, `device bulk ${action.action}`).toEqual({ updated: [...wanted.updated].sort(), notFound: [...wanted.notFound].sort() });
+    outcome = { status: 200, body: got };
+  } else throw new Error(`unknown device action ${JSON.stringify(action)}`);
+  await compareViews(model, real);
+  return outcome;
 }
 
 // ---------------------------------------------------------------- comparisons
@@ -556,5 +584,7 @@ export const clientRunArbitraries = (): fc.Arbitrary<fc.AsyncCommand<ModelState,
 
 const clientArbitraries = [
   fc.tuple(fc.constantFrom<ClientOp>('serve', 'answer', 'push', 'push', 'sync', 'timers', 'loadMore'), fc.nat(8)).map(([op, p]) => new ClientStep(op, p)),
+  // The device's own actions (which one and on which held item: the pick).
+  fc.nat(120).map((p) => new ClientStep('act', p)),
   fc.constant(new ClientSettle()),
 ];

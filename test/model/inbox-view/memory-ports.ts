@@ -338,7 +338,9 @@ class MemoryArrivals implements ArrivalLedger {
   }
 
   async stampRetracted(key: ArrivalKey, candidateMs: number, expiresAtSeconds: number): Promise<number> {
-    const record = this.records.get(this.key(key)) ?? { arrivalMs: candidateMs, intakeMs: candidateMs, expiresAt: expiresAtSeconds, retracted: false };
+    const stored = this.records.get(this.key(key));
+    // An expired record dated nothing left: the retraction stamps the event anew.
+    const record = stored && stored.expiresAt > Math.floor(candidateMs / 1000) ? stored : { arrivalMs: candidateMs, intakeMs: candidateMs, expiresAt: expiresAtSeconds, retracted: false };
     record.retracted = true;
     this.records.set(this.key(key), record);
     return record.arrivalMs;

@@ -109,7 +109,7 @@ export class InboxViewModel {
     // A retraction lives as long as the stamp it holds (the inbox TTL, whole seconds): an event first sent after that is a new arrival.
     const retraction = this.retracted.get(item.event);
     if (retraction && Math.floor(stampMs / 1000) >= Math.floor(retraction.stampMs / 1000) + this.settings.ttlMs / 1000) this.retracted.delete(item.event);
-    const landed: ModelItem = { ...item, fromMs: stampMs, landedAt: (this.sequence += 1), expiresAtMs: stampMs + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
+    const landed: ModelItem = { ...item, fromMs: stampMs, landedAt: (this.sequence += 1), expiresAtMs: Math.floor(stampMs / 1000) * 1000 + this.settings.ttlMs, read: false, seen: false, archived: false, deleted: false, snoozed: false };
     for (const { atMs, change } of this.history) {
       if (atMs < stampMs) continue;
       if (change.kind === 'archive') {
@@ -125,7 +125,10 @@ export class InboxViewModel {
   /** `stampMs`: the event's arrival stamp if it has one (else the retraction stamps it now). */
   retract(type: string, eventId: string, stampMs?: number): void {
     const key = eventKey(type, eventId);
-    if (!this.retracted.has(key)) this.retracted.set(key, { at: (this.sequence += 1), stampMs: stampMs ?? this.nowMs });
+    const existing = this.retracted.get(key);
+    // One past the inbox TTL is gone with its stamp: a second retraction holds a stamp of its own.
+    const expired = existing !== undefined && Math.floor(this.nowMs / 1000) >= Math.floor(existing.stampMs / 1000) + this.settings.ttlMs / 1000;
+    if (!existing || expired) this.retracted.set(key, { at: (this.sequence += 1), stampMs: stampMs ?? this.nowMs });
   }
 
   /** Retracted before it was ever visible (before it arrived, or a comeback before its return): it must never be pushed. */
@@ -267,7 +270,8 @@ export class InboxViewModel {
       event: item.event,
       fromMs: untilMs,
       landedAt: (this.sequence += 1),
-      expiresAtMs: untilMs + this.settings.ttlMs,
+      // The TTL attribute is whole seconds: an item from its arrival's second, a comeback to its return's next.
+      expiresAtMs: Math.ceil(untilMs / 1000) * 1000 + this.settings.ttlMs,
       read: false,
       seen: false,
       archived: false,

@@ -88,4 +88,14 @@ export const REGRESSIONS: RegressionCase[] = [
     follows: 2,
     commands: [new PublishPost(0, 0), new Bulk('unread', [0]), new ReadAll({ kind: 'none' })],
   },
+  {
+    name: 'found: a retraction after the event\'s stamp expired (TTL not yet deleted) keeps a later send of it from landing',
+    follows: 0,
+    commands: [new PublishOwn(1, 1, false), new Advance(172_800_000, true), new Retract(1, 1), new PublishOwn(1, 1, false, { kind: 'partialWrite', items: 0 }), new Deliver(), new PublishOwn(1, 1, false)],
+  },
+  {
+    name: 'found (model): a second retraction after the first one expired holds a stamp of its own',
+    follows: 2,
+    commands: [new Retract(2, 3), new Advance(223_114_872, true), new Retract(2, 3), new PublishPost(0, 3)],
+  },
 ];
