@@ -209,9 +209,10 @@ export class FanOutService {
     if (arrival.retracted) return;
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, ttlDays, arrival.arrivalMs);
     await this.writeFirstThenRest(writes);
-    await this.traceRecipients(event, recipients, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
+    // After the jobs, off the push's path (a retry rewrites it: the idempotency record completes after it).
+    await this.traceRecipients(event, recipients, muted);
     summary.inboxItems += writes.length;
     summary.deliveryJobs += jobs.length;
   }
