@@ -18,6 +18,7 @@ export const SUITE_SCOPE: Record<string, { measures: readonly string[]; long?: t
   actions: { measures: ['src/core/actions', 'src/core/read', ...DYNAMO] },
   audit: { measures: ['src/core/audit', 'src/adapters/audit', 'src/local/audit', 'src/contract/audit-record.ts', 'src/local'] },
   'bundle-size': { measures: ['src', 'lib/bundling.ts', 'package-lock.json', 'examples/team-catalog'] },
+  'celebrity-index': { measures: ['src/adapters/dynamo/celebrity-posts-log.ts', 'src/core/model/celebrity-posts-index.ts', 'src/core/fanout/fanout-plan.ts', ...DYNAMO] },
   channels: { measures: ['src/core/channels', 'src/adapters', 'src/app'] },
   erase: { measures: ['src/core/privacy', 'src/ops', ...DYNAMO], long: true },
   fanout: { measures: ['src/core/fanout', 'src/core/preferences', ...DYNAMO] },

@@ -10,12 +10,30 @@ import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { startLocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { round, type BenchResult, type BenchSuite } from '../harness.js';
+import { percentile, round, type BenchResult, type BenchSuite } from '../harness.js';
 
 const EVENTS = Number(process.env.BENCH_INTAKE_EVENTS ?? 3_000);
 const RECIPIENTS_PER_EVENT = 2;
 /** PutEvents calls in flight (10 entries each): a producer pushing as fast as the endpoint answers. */
 const SENDERS = 8;
+/** The badge poller: one user's `GET /notifications/counts`, one request at a time, this long apart. */
+const COUNTS_INTERVAL_MS = 50;
+
+/** Polls one recipient's counts over REST until `stop` resolves; answers each request's time. */
+async function pollCounts(http: string, token: string, stop: Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  while (!stopped) {
+    const started = performance.now();
+    const response = await fetch(`${http}/notifications/counts`, { headers: { authorization: `Bearer ${token}` } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`counts answered ${response.status}`);
+    times.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, COUNTS_INTERVAL_MS));
+  }
+  return times;
+}
 
 function entryOf(index: number): PutEventsRequestEntry {
   const id = `bench-intake-${index}`;
@@ -36,7 +54,9 @@ ${EVENTS} \`mention.created\` events (${RECIPIENTS_PER_EVENT} recipients each, n
 ${SENDERS} concurrent PutEvents calls of 10 entries against the in-process local runtime; entries
 answered with a per-entry error are sent again after 100 ms, as the SDK's retry would. \`accepted\`
 is entries per second until the last is accepted; \`fanOut\` is notifications written per second from
-the first accept until the intake queue is empty (every fan-out batch finished).
+the first accept until the intake queue is empty (every fan-out batch finished). \`counts\` is the time of
+\`GET /notifications/counts\` for one of the recipients (real HTTP with a token), polled one request at a
+time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is done: the badge under load.
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
@@ -47,6 +67,8 @@ the first accept until the intake queue is empty (every fan-out batch finished).
       const entries = Array.from({ length: EVENTS }, (_, index) => entryOf(index));
       let next = 0;
       let throttled = 0;
+      let loadDone!: () => void;
+      const counts = pollCounts(runtime.endpoints.http, await runtime.secrets.issueToken({ tenantId: 'bench', userId: 'u1' }), new Promise<void>((resolve) => (loadDone = resolve)));
       const start = performance.now();
       await Promise.all(
         Array.from({ length: SENDERS }, async () => {
@@ -66,12 +88,17 @@ the first accept until the intake queue is empty (every fan-out batch finished).
       const acceptedMs = performance.now() - start;
       while (intake.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const fannedOutMs = performance.now() - start;
+      loadDone();
+      const countTimes = await counts;
       const notifications = EVENTS * RECIPIENTS_PER_EVENT;
       return [
         { name: 'intake.accepted.perSecond', value: round((EVENTS / acceptedMs) * 1000, 0), unit: 'events/s', note: `${EVENTS} events accepted in ${round(acceptedMs / 1000, 1)} s` },
         { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
         { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
         { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
+        { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
+        { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },
+        { name: 'intake.counts.ms.max', value: round(Math.max(...countTimes)), unit: 'ms' },
       ];
     } finally {
       client.destroy();

@@ -13,6 +13,7 @@ import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
 import { FanOutService } from '../core/fanout/fanout-service.js';
+import { ErasureLookahead } from '../core/fanout/erasure-lookahead.js';
 import { RetractionService } from '../core/fanout/retraction.js';
 import { SendAtDeferral, SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
@@ -109,6 +110,11 @@ export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'
   return type;
 }
 
+/** The fan-out's erasure reads, started by the handler while the idempotency record is written (one per Parts and table). */
+function erasureLookahead(parts: Parts, idempotencyTable: string): ErasureLookahead {
+  return parts.shared(erasureLookahead, [idempotencyTable], () => new ErasureLookahead(erasedUsers(parts, idempotencyTable)));
+}
+
 /** `trace`: the consumer's trace recorder (default: the Parts' one for the Idempotency table, as the composition builds it). */
 export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace): FanOutService {
   const needs = new Set(fanOutQueueNeeds(type));
@@ -129,7 +135,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     promotionQueue: needs.has('promotion') ? new SqsPromotionQueue(sqsClient(parts), url('promotion')) : unusedFanOutQueue(['promotion'], type.detailType),
     settings: config.settings,
     trace,
-    erased: erasedUsers(parts, config.idempotencyTable),
+    erased: erasureLookahead(parts, config.idempotencyTable),
     ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
   });
 }
@@ -210,6 +216,7 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     notificationType: type,
     findType: findNotificationType,
     service: withAuditFlush(parts, fanOutService(parts, config, type, observed.trace)),
+    erasureLookahead: erasureLookahead(parts, config.idempotencyTable),
     ...(config.sendAt && scheduler
       ? {
           sendAt: new SendAtDeferral({

@@ -13,6 +13,7 @@ import { FAN_OUT_IDEMPOTENCY_PREFIX } from '../core/model/keys.js';
 import type { FanOutService } from '../core/fanout/fanout-service.js';
 import type { FanOutSummary } from '../core/fanout/fanout-summary.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/fanout/send-at.js';
+import { usersNamedBy, type ErasureLookahead } from '../core/fanout/erasure-lookahead.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
@@ -41,6 +42,8 @@ export interface FanOutHandlerDeps {
   afterBatch?: () => void;
   /** Runs one event's work in an X-Ray subsegment annotated with tenant and event id. */
   traced?: <T>(name: string, ids: { tenantId: string; eventId: string }, work: () => Promise<T>) => Promise<T>;
+  /** The service's erasure check, started while the idempotency record is written (one round trip less). */
+  erasureLookahead?: Pick<ErasureLookahead, 'start' | 'forget'>;
 }
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -92,6 +95,8 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
     }
     trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'accepted', atMs: Date.now(), eventTimeMs: event.timeMs, detail: event.type });
     const atSendTime = eventAtSendTime(event);
+    const named = deps.erasureLookahead ? usersNamedBy(atSendTime, notificationType) : [];
+    deps.erasureLookahead?.start(atSendTime.tenantId, named);
     let summary: FanOutSummary;
     try {
       summary = deps.traced ? await deps.traced('fan-out', event, () => processOnce(atSendTime)) : await processOnce(atSendTime);
@@ -107,6 +112,8 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
         reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
       throw error;
+    } finally {
+      deps.erasureLookahead?.forget(atSendTime.tenantId, named);
     }
     if (deps.persistenceStore && !processed.has(atSendTime)) {
       trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deduplicated', atMs: Date.now(), detail: 'a duplicate of an event already fanned out (idempotency record): nothing written again' });

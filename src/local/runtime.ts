@@ -107,6 +107,8 @@ function close(server: Server): Promise<void> {
 export interface LocalRuntimeOptions {
   /** The functions' and the scheduler's clock (tests move it instead of waiting for wall-clock boundaries); default the system clock. */
   clock?: Clock;
+  /** Called with every SDK client the functions use, after the AWS call recorder (the live-delivery bench times each call with it). */
+  instrument?: (client: InstrumentableClient) => void;
 }
 
 export async function startLocalRuntime(settings: LocalSettings, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
@@ -118,7 +120,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const deployment = functionsFrom ? { dir: resolve(functionsFrom), map: readLocalDeployment(resolve(functionsFrom)) } : undefined;
   // A bundle that imports what Lambda does not provide fails before anything starts.
   if (deployment) await checkBundleImports(deployment.dir, deployment.map);
-  const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
+  // In its own thread: DynamoDB's work runs beside the functions, REST and the gateway, as on AWS.
+  const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb'), inWorker: true });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
   const clock = options.clock ?? systemClock;
@@ -172,6 +175,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const recordingDir = settings.recordAwsCallsDir ?? process.env[ENV.RECORD_AWS_CALLS];
   if (recordingDir && settings.catalogEntry) logger.warn('AWS calls not recorded: this runtime serves a team catalog (CATALOG_ENTRY), the least-privilege check knows the built-in one', { catalogEntry: settings.catalogEntry });
   const recorder = settings.catalogEntry ? undefined : awsCallRecorderFor(recordingDir, dynamo.tableNames);
+  const instruments = [...(recorder ? [(client: InstrumentableClient) => recorder.instrument(client)] : []), ...(options.instrument ? [options.instrument] : [])];
   const parts = createParts({
     logger,
     clock,
@@ -182,7 +186,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       sqsEndpoint: http,
       sqsCredentials: queues.sqsCredentials,
       schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}`,
-      ...(recorder ? { instrument: (client: InstrumentableClient) => recorder.instrument(client) } : {}),
+      ...(instruments.length > 0 ? { instrument: (client: InstrumentableClient) => instruments.forEach((instrument) => instrument(client)) } : {}),
     },
   });
   // The functions schedule through the SDK against the Scheduler stand-in, each with its role (as on AWS).

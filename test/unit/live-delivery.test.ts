@@ -40,6 +40,34 @@ describe('LiveDelivery, urgent', () => {
     expect(report.failedRecordIds.size).toBe(0);
   });
 
+  it('reads the connections while the erasure tombstones are read (one round trip on the push path), and pushes nothing to an erased recipient', async () => {
+    // Prepare: carol (erased) is a recipient; the tombstone read waits until the connection lookup has started
+    const carol = { tenantId: alice.tenantId, userId: 'carol' };
+    directory.connect(carol, 'carolPhone');
+    let lookupStarted!: () => void;
+    const started = new Promise<void>((resolve) => (lookupStarted = resolve));
+    const lookup = directory.connectionsOf.bind(directory);
+    directory.connectionsOf = async (users) => {
+      lookupStarted();
+      return lookup(users);
+    };
+    const erased = {
+      async erasedAmong(_tenantId: string, userIds: readonly string[]) {
+        await started;
+        return new Set(userIds.filter((userId) => userId === carol.userId));
+      },
+    };
+    const withErasure = new LiveDelivery({ directory, ledger, pusher, erased, isDigestible: () => false });
+
+    // Act
+    const report = await withErasure.deliver(inputs(aRecipientsJob({ recipients: [alice, carol] })), 'urgent');
+
+    // Assess
+    expect(report.messagesSent).toBe(2);
+    expect(pusher.to('alicePhone')).toHaveLength(1);
+    expect(pusher.to('carolPhone')).toHaveLength(0);
+  });
+
   it('does not push a redelivered job twice to the same connection', async () => {
     const job = aRecipientsJob({ recipients: [alice] });
 

@@ -17,6 +17,7 @@ import type { ArrivalLedger, ArrivalStamp, RecentPostsLog } from '../ports/fan-o
 import type { FollowGraph } from '../ports/follow-graph.js';
 import type { PromotionJobQueue } from '../ports/queues.js';
 import { FollowEffect } from './follow-effect.js';
+import { usersNamedBy } from './erasure-lookahead.js';
 import type { FanOutSummary } from './fanout-summary.js';
 import { followingAt } from '../model/follow-history.js';
 import {
@@ -143,7 +144,7 @@ export class FanOutService {
   private async withoutErased(event: NotificationEvent, type: NotificationType, summary: FanOutSummary): Promise<NotificationEvent | undefined> {
     if (!this.deps.erased) return event;
     const followeeId = type.graphEffect ? type.followeeOf(event.data) : undefined;
-    const named = [event.actor.id, ...event.recipients, ...(event.followersOf !== undefined ? [event.followersOf] : []), ...(followeeId !== undefined ? [followeeId] : [])];
+    const named = usersNamedBy(event, type);
     const erased = await this.deps.erased.erasedAmong(event.tenantId, named);
     if (erased.size === 0) return event;
     summary.erasedSkipped = erased.size;
@@ -209,9 +210,10 @@ export class FanOutService {
     if (arrival.retracted) return;
     const { writes, recipients } = planRecipientWrites(event, rendered, userIds, ttlDays, arrival.arrivalMs);
     await this.writeFirstThenRest(writes);
-    await this.traceRecipients(event, recipients, muted);
     const jobs = planRecipientJobs(event, rendered, recipients);
     await this.deps.deliveryQueue.enqueue(jobs);
+    // After the jobs, off the push's path (a retry rewrites it: the idempotency record completes after it).
+    await this.traceRecipients(event, recipients, muted);
     summary.inboxItems += writes.length;
     summary.deliveryJobs += jobs.length;
   }

@@ -76,13 +76,29 @@ export class LiveDelivery {
    */
   async deliver(all: readonly DeliveryInput[], mode: Priority): Promise<DeliveryReport> {
     const report: DeliveryReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, goneConnections: 0 };
+    // The recipients' connections are read while the erasure tombstones are: one round trip on the push's path, not two.
+    const lookup = this.lookUpConnections(all.filter((input) => input.job.retracted === undefined && input.job.target.kind === 'recipients'));
     const inputs = await this.withoutErased(all, report);
     const retractions = inputs.filter((input) => input.job.retracted !== undefined);
     const notifications = inputs.filter((input) => input.job.retracted === undefined);
     const recipientInputs = notifications.filter((input) => input.job.target.kind === 'recipients');
     const celebrityInputs = notifications.filter((input) => input.job.target.kind === 'onlineFollowers');
-    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.onlineFollowers.deliver(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
+    await Promise.all([this.deliverToRecipients(recipientInputs, mode, report, lookup), this.onlineFollowers.deliver(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
     return report;
+  }
+
+  /** The connections of every recipient of these jobs (a failure is kept, not thrown, until the batch uses it). */
+  private lookUpConnections(inputs: readonly DeliveryInput[]): Promise<{ connections: ConnectionTarget[] } | { error: unknown }> {
+    const users = new Map<string, UserRef>();
+    for (const { job } of inputs) {
+      if (job.target.kind !== 'recipients') continue;
+      for (const recipient of job.target.recipients) users.set(userKey({ tenantId: job.tenantId, userId: recipient.userId }), { tenantId: job.tenantId, userId: recipient.userId });
+    }
+    if (users.size === 0) return Promise.resolve({ connections: [] });
+    return this.deps.directory.connectionsOf([...users.values()]).then(
+      (connections) => ({ connections }),
+      (error: unknown) => ({ error }),
+    );
   }
 
   /**
@@ -173,7 +189,8 @@ export class LiveDelivery {
     return inputs.filter((input) => !dropped.has(input));
   }
 
-  private async deliverToRecipients(allInputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport): Promise<void> {
+  /** `lookup`: the connections of (at least) these jobs' recipients, read with the erasure check. */
+  private async deliverToRecipients(allInputs: readonly DeliveryInput[], mode: Priority, report: DeliveryReport, lookup: ReturnType<LiveDelivery['lookUpConnections']>): Promise<void> {
     if (allInputs.length === 0) return;
     let inputs: DeliveryInput[];
     try {
@@ -189,22 +206,22 @@ export class LiveDelivery {
       if (job.target.kind !== 'recipients') continue;
       for (const recipient of job.target.recipients) users.set(userKey({ tenantId: job.tenantId, userId: recipient.userId }), { tenantId: job.tenantId, userId: recipient.userId });
     }
-    let connections: ConnectionTarget[];
-    try {
-      connections = await this.deps.directory.connectionsOf([...users.values()]);
-    } catch (error) {
-      this.onError('connection lookup failed', error, { records: inputs.length });
+    const found = await lookup;
+    if ('error' in found) {
+      this.onError('connection lookup failed', found.error, { records: inputs.length });
       for (const input of inputs) report.failedRecordIds.add(input.recordId);
       return;
     }
+    // Only the users still in the batch (an erased recipient's connections were read, never pushed to).
+    const connections = found.connections.filter((connection) => users.has(userKey(connection)));
     const connectionsByUser = new Map<string, ConnectionTarget[]>();
     for (const connection of connections) {
       const key = userKey(connection);
       connectionsByUser.set(key, [...(connectionsByUser.get(key) ?? []), connection]);
     }
+    // The gate's records go with the delivery's, in one trace write after the pushes (off the push's path).
     const gateTrace: TraceEntry[] = [];
     const admitted = await this.admitRecipients(inputs, connectionsByUser, report, gateTrace);
-    await this.deps.trace?.record(gateTrace);
     const observed: PushObservation = { claimed: new Map(), failed: new Set() };
     const queues = new Map<string, { target: ConnectionTarget; pushes: PendingPush<string>[] }>();
     for (const { recordId, job } of inputs) {
@@ -223,7 +240,7 @@ export class LiveDelivery {
       }
     }
     await forEachBounded(queues.values(), this.parallelism, ({ target, pushes }) => this.pushToConnection(target, pushes, report, observed));
-    if (this.deps.trace) await this.deps.trace.record(this.deliveryTrace(inputs, connectionsByUser, admitted, observed));
+    if (this.deps.trace) await this.deps.trace.record([...gateTrace, ...this.deliveryTrace(inputs, connectionsByUser, admitted, observed)]);
   }
 
   /** The delivery stage's record per recipient: offline, delivered live, deduplicated or failed (retried). */

@@ -5,7 +5,7 @@
  * the queue body is the EventBridge event, as a rule target delivers it.
  *
  * Answers like AWS, per entry: every entry is checked first (event-entry.ts), the good ones are
- * queued (one journal write and sync per intake queue per call) and the bad ones fail individually
+ * queued (one journal write per intake queue per call, answered after the journal's group commit) and the bad ones fail individually
  * with ErrorCode/ErrorMessage and FailedEntryCount; a bad entry never fails its neighbours and
  * nothing answers 500. An entry without EventBusName (or naming `default`) goes to the default bus,
  * which has no rules: accepted, not delivered (a WARN says so); an unknown bus name is a
@@ -122,7 +122,7 @@ function archiveOperation(target: string, input: unknown, options: LocalEventBus
 }
 
 export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
-  const putEvents = (entries: readonly unknown[]): { FailedEntryCount: number; Entries: EntryResult[] } => {
+  const putEvents = async (entries: readonly unknown[]): Promise<{ FailedEntryCount: number; Entries: EntryResult[] }> => {
     const results: EntryResult[] = new Array<EntryResult>(entries.length);
     const byQueue = new Map<LocalQueue, Array<{ index: number; id: string; body: string }>>();
     const archived: ArchivedEvent[] = [];
@@ -159,18 +159,20 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       group.push({ index, id: checked.id, body: checked.body });
       byQueue.set(queue, group);
     });
-    for (const [queue, group] of byQueue) {
-      try {
-        // One journal write and one sync for every entry of this call bound to this queue.
-        queue.sendBatch(group.map((item) => item.body));
-        for (const item of group) archived.push({ id: item.id, detailType: entryDetailType(item.body), archivedAtMs, body: item.body });
-      } catch (error) {
-        const failure: EntryError =
-          error instanceof QueueClosedError ? { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' } : { ErrorCode: 'InternalFailure', ErrorMessage: 'the event could not be queued; retry' };
-        if (!(error instanceof QueueClosedError)) options.logger?.error('local PutEvents could not queue entries', { error: error as Error });
-        for (const item of group) results[item.index] = failure;
-      }
-    }
+    // One journal write per intake queue, answered once its group commit has synced (the queues in parallel).
+    await Promise.all(
+      Array.from(byQueue, async ([queue, group]) => {
+        try {
+          await queue.sendBatchDurable(group.map((item) => item.body));
+          for (const item of group) archived.push({ id: item.id, detailType: entryDetailType(item.body), archivedAtMs, body: item.body });
+        } catch (error) {
+          const failure: EntryError =
+            error instanceof QueueClosedError ? { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' } : { ErrorCode: 'InternalFailure', ErrorMessage: 'the event could not be queued; retry' };
+          if (!(error instanceof QueueClosedError)) options.logger?.error('local PutEvents could not queue entries', { error: error as Error });
+          for (const item of group) results[item.index] = failure;
+        }
+      }),
+    );
     try {
       options.archive?.append(archived);
     } catch (error) {
@@ -195,7 +197,7 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
       if (typeof input !== 'object' || input === null || !('Entries' in input) || !Array.isArray(input.Entries) || input.Entries.length === 0 || input.Entries.length > MAX_ENTRIES) {
         return eventsError('ValidationException', `Entries: must hold 1 to ${MAX_ENTRIES} entries`);
       }
-      return { status: 200, headers: EVENTS_JSON, body: JSON.stringify(putEvents(input.Entries)) };
+      return { status: 200, headers: EVENTS_JSON, body: JSON.stringify(await putEvents(input.Entries)) };
     },
   };
 }

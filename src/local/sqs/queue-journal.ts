@@ -10,10 +10,13 @@
  * Durability promise: a send is acknowledged only after its sync. Every record is written with a
  * synchronous write(2) before the queue operation returns, so it survives the process ending at any
  * point (Ctrl+C, crash, kill -9). `sent` records are also fdatasync'd before the sender is answered,
- * with ONE sync per call (SendMessage, SendMessageBatch, or the entries of one PutEvents call that go
- * to this queue), so an accepted message survives a power loss too; `received` / `deleted` / `dlq`
- * records are not synced (losing one means a redelivery or a lower receive count: at-least-once, as
- * on AWS).
+ * so an accepted message survives a power loss too. The sync is a GROUP COMMIT (`appendDurable`):
+ * the writes of every call that arrives while a sync runs wait for the next one, which starts as
+ * soon as the running one ends, so one fdatasync (on libuv's thread pool, off the event loop) covers
+ * the sends of many calls, and each call is answered only once a sync that started after its write
+ * has completed. The rare synchronous path (`append(records, true)`: DLQ moves, scheduler
+ * deliveries) syncs at once. `received` / `deleted` / `dlq` records are not synced (losing one means
+ * a redelivery or a lower receive count: at-least-once, as on AWS).
  *
  * Compaction: on open (which also drops a torn last line left by a crash mid-write), and when the
  * journal holds more than COMPACT_MIN_RECORDS records and more than COMPACT_RATIO times the live
@@ -21,7 +24,7 @@
  * journal. Reading is streamed too (fixed-size chunks, one line at a time), so a journal of
  * hundreds of thousands of messages never becomes one giant string.
  */
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** A message as the journal keeps it (visibility is not kept: it is derived on open). */
@@ -182,12 +185,23 @@ function writeAll(fd: number, text: string): void {
   while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
 }
 
+interface SyncWaiter {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
 export class QueueJournal {
   private fd: number | undefined;
   /** Records in the journal file (compaction threshold). */
   private records = 0;
   /** fdatasync calls made (tests and benchmarks check the batching). */
   syncCount = 0;
+  /** Durable appends written since the running sync started: the next sync covers them. */
+  private waiting: SyncWaiter[] = [];
+  /** The fd an asynchronous fdatasync is running on (at most one at a time). */
+  private syncingFd: number | undefined;
+  /** An fd replaced (compaction) or closed while its sync ran: closed when that sync ends. */
+  private closeWhenSynced = false;
 
   private constructor(readonly file: string) {}
 
@@ -209,8 +223,55 @@ export class QueueJournal {
     if (sync) {
       fdatasyncSync(this.fd);
       this.syncCount += 1;
+      // This sync also covers every durable append written before it.
+      this.settle(this.waiting.splice(0));
     }
     this.records += records.length;
+  }
+
+  /**
+   * Appends records with one write(2) now, and resolves once an fdatasync that started after the
+   * write has completed (group commit: one sync for the appends of every call made meanwhile).
+   * Rejects if that sync fails. Resolves at once when closed (nothing written, as `append`).
+   */
+  appendDurable(records: readonly JournalRecord[]): Promise<void> {
+    if (this.fd === undefined || records.length === 0) return Promise.resolve();
+    this.append(records);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.startSync();
+    });
+  }
+
+  /** Starts a sync for the waiting appends unless one is running (its end starts the next). */
+  private startSync(): void {
+    if (this.syncingFd !== undefined || this.fd === undefined || this.waiting.length === 0) return;
+    const fd = this.fd;
+    const group = this.waiting.splice(0);
+    this.syncingFd = fd;
+    fdatasync(fd, (error) => {
+      this.syncingFd = undefined;
+      this.syncCount += 1;
+      if (this.closeWhenSynced) {
+        this.closeWhenSynced = false;
+        closeSync(fd);
+      }
+      this.settle(group, error ?? undefined);
+      this.startSync();
+    });
+  }
+
+  private settle(group: readonly SyncWaiter[], error?: Error): void {
+    for (const waiter of group) {
+      if (error) waiter.reject(error);
+      else waiter.resolve();
+    }
+  }
+
+  /** Closes `fd` now, or when the sync running on it ends (closing it under a running fdatasync could sync a reused fd). */
+  private retire(fd: number): void {
+    if (this.syncingFd === fd) this.closeWhenSynced = true;
+    else closeSync(fd);
   }
 
   /** Compacts when the journal has grown well past the live messages. */
@@ -219,9 +280,15 @@ export class QueueJournal {
     this.compact(live(), liveCount);
   }
 
+  /** Syncs what waits for a sync (its callers are answered), then closes the journal. */
   close(): void {
     if (this.fd === undefined) return;
-    closeSync(this.fd);
+    if (this.waiting.length > 0) {
+      fdatasyncSync(this.fd);
+      this.syncCount += 1;
+      this.settle(this.waiting.splice(0));
+    }
+    this.retire(this.fd);
     this.fd = undefined;
   }
 
@@ -243,11 +310,13 @@ export class QueueJournal {
     } finally {
       closeSync(fd);
     }
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) this.retire(this.fd);
     renameSync(temporary, this.file);
     syncDirectory(this.file);
     this.fd = openSync(this.file, 'a');
     this.records = liveCount;
+    // The new file holds every live message and is synced: the appends waiting for a sync are durable.
+    this.settle(this.waiting.splice(0));
   }
 }
 

@@ -7,8 +7,8 @@
  * ones by visible-at, so a receive costs O(log n) per message, never a copy or sort of the queue.
  * Heap entries are invalidated lazily (a message's `generation` changes whenever it moves).
  *
- * With `journalDir` a queue is durable: sends are journaled and synced (one fdatasync per call)
- * before they are answered; receives, deletes and DLQ moves are journaled; on open every message
+ * With `journalDir` a queue is durable: sends are journaled and synced before they are answered
+ * (a group commit: one fdatasync for the sends of many calls, queue-journal.ts); receives, deletes and DLQ moves are journaled; on open every message
  * not deleted is visible again with its receive count (in-flight ones are redelivered:
  * at-least-once), except that a message received by a run that may still hold its idempotency
  * record (received less than `functionTimeoutMs` ago) stays invisible until that run would have
@@ -129,15 +129,32 @@ export class LocalQueue {
     return sent!;
   }
 
-  /** Sends several messages; a durable queue journals them with one write and one sync before returning. */
+  /** Sends several messages; a durable queue journals them with one write and one sync before returning (DLQ moves, scheduler deliveries). */
   sendBatch(bodies: readonly string[]): Array<SentMessage & { md5OfBody: string }> {
+    return this.accept(bodies, (records) => this.journal?.append(records, true));
+  }
+
+  /**
+   * Sends several messages (SendMessage, SendMessageBatch, PutEvents): journaled with one write now,
+   * visible to the consumer at once, and answered once the journal's group commit has synced them
+   * (one fdatasync for the sends of every call made meanwhile, off the event loop). A kill -9
+   * after the write loses nothing (the kernel has it); a power loss before the sync can lose a
+   * message its sender was never answered for, and the sender retries it.
+   */
+  async sendBatchDurable(bodies: readonly string[]): Promise<Array<SentMessage & { md5OfBody: string }>> {
+    let synced: Promise<void> | undefined;
+    const answers = this.accept(bodies, (records) => {
+      synced = this.journal?.appendDurable(records);
+    });
+    await synced;
+    return answers;
+  }
+
+  private accept(bodies: readonly string[], journal: (records: JournalRecord[]) => void): Array<SentMessage & { md5OfBody: string }> {
     if (this.closed) throw new QueueClosedError(`queue ${this.name} is closed`);
     const now = Date.now();
     const sent = bodies.map((body) => ({ messageId: randomUUID(), body, sentAt: now, receiveCount: 0 }));
-    this.journal?.append(
-      sent.map((message): JournalRecord => ({ op: 'sent', id: message.messageId, body: message.body, sentAt: message.sentAt })),
-      true,
-    );
+    journal(sent.map((message): JournalRecord => ({ op: 'sent', id: message.messageId, body: message.body, sentAt: message.sentAt })));
     const exhausted: StoredMessage[] = [];
     const answers = sent.map((journaled) => {
       const message = this.store(journaled, now);

@@ -56,15 +56,15 @@ function batchEntries(input: Input): Input[] {
 const actions = new Map<string, SqsAction>([
   [
     'SendMessage',
-    (queues, input) => {
+    async (queues, input) => {
       if (typeof input.MessageBody !== 'string' || input.MessageBody === '') throw new InvalidParameterError('MessageBody is required');
-      const sent = queues.byUrl(input.QueueUrl).send(input.MessageBody);
-      return { MessageId: sent.messageId, MD5OfMessageBody: sent.md5OfBody };
+      const [sent] = await queues.byUrl(input.QueueUrl).sendBatchDurable([input.MessageBody]);
+      return { MessageId: sent!.messageId, MD5OfMessageBody: sent!.md5OfBody };
     },
   ],
   [
     'SendMessageBatch',
-    (queues, input) => {
+    async (queues, input) => {
       const queue = queues.byUrl(input.QueueUrl);
       const entries = batchEntries(input);
       const valid: Array<{ Id: unknown; MessageBody: string }> = [];
@@ -73,8 +73,8 @@ const actions = new Map<string, SqsAction>([
         if (typeof entry.MessageBody === 'string' && entry.MessageBody !== '') valid.push({ Id: entry.Id, MessageBody: entry.MessageBody });
         else failed.push({ Id: entry.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'MessageBody is required' });
       }
-      // One journal write and one sync for the whole batch on a durable queue.
-      const sent = valid.length > 0 ? queue.sendBatch(valid.map((entry) => entry.MessageBody)) : [];
+      // One journal write for the whole batch on a durable queue, answered after the group commit's sync.
+      const sent = valid.length > 0 ? await queue.sendBatchDurable(valid.map((entry) => entry.MessageBody)) : [];
       const successful = valid.map((entry, i) => ({ Id: entry.Id, MessageId: sent[i]!.messageId, MD5OfMessageBody: sent[i]!.md5OfBody }));
       return { Successful: successful, Failed: failed };
     },
@@ -176,7 +176,7 @@ export function createSqsRoute(queues: LocalQueueRegistry, options: SqsRouteOpti
       }
       if (!isObject(input)) return sqsError(400, 'SerializationException', 'request body must be a JSON object');
       try {
-        return { status: 200, headers: SQS_JSON, body: JSON.stringify(action(queues, input)) };
+        return { status: 200, headers: SQS_JSON, body: JSON.stringify(await action(queues, input)) };
       } catch (error) {
         if (error instanceof QueueDoesNotExistError) return sqsError(400, 'QueueDoesNotExist', error.message);
         if (error instanceof InvalidParameterError) return sqsError(400, error.type, error.message);
