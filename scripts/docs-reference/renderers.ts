@@ -192,6 +192,7 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   LOG_LEVEL: { meaning: "log level of the local runtime's logger", unset: '`WARN`' },
   CHANNEL_BATCH_WINDOW_MS: { meaning: "the email queue's batching window: a burst becomes one digest email (60 s on AWS)" },
   CHANNEL_RATE_LIMIT_PER_WINDOW: { meaning: 'push / email messages per user per minute before the rest wait for one digest' },
+  ESCALATION_DELAY_SECONDS: { meaning: "replaces every type's escalation delay in seconds (0: the catalog's, e.g. 900 for `mention.created`), so a demo or test sees an escalation without waiting" },
   CATALOG_ENTRY: { meaning: "a team's catalog module (the construct's `catalogEntry`, e.g. `./notifications/index.ts`): bundled, checked and served by every local function, the demo page and the contract files", unset: "the package's catalog" },
   CORS_ALLOW_ORIGINS: { meaning: 'comma-separated origins allowed to call the REST API; `/dev/token` answers the origins named here (with `*`: pages on `localhost` / `127.0.0.1` only)' },
 };

@@ -9,6 +9,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod';
 import { ChannelRepository } from '../adapters/dynamo/channel-repository.js';
 import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
+import { DynamoEscalationState } from '../adapters/dynamo/escalation-state.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
@@ -54,6 +55,8 @@ export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   parallelism: number;
   push?: PushProviderConfig;
   email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+  /** Escalations to this channel read the marks and exceptions (ReadMarks) and the retraction records (Inbox); without both, an escalation job is skipped. */
+  escalation?: { inboxTable: string; readMarksTable: string };
 }
 
 export const CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT = 5;
@@ -87,6 +90,8 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
+      INBOX_TABLE: optionalString,
+      READ_MARKS_TABLE: optionalString,
       ...pushProviderShape,
       SES_FROM_ADDRESS: optionalString,
       SES_IDENTITY_ARN: optionalString,
@@ -108,6 +113,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
     parallelism: parsed.CHANNEL_PARALLELISM,
+    ...(parsed.INBOX_TABLE && parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
   if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
@@ -157,6 +163,7 @@ export function channelTypeInfo(type: string): ChannelTypeInfo | undefined {
     ...(found.channels ? { channels: found.channels } : {}),
     ...(found.sensitive !== undefined ? { sensitive: found.sensitive } : {}),
     ...(found.urgentBypassesQuietHours !== undefined ? { urgentBypassesQuietHours: found.urgentBypassesQuietHours } : {}),
+    ...(found.escalation ? { escalation: found.escalation } : {}),
   };
 }
 
@@ -178,6 +185,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
     trace: observability(parts, config.idempotencyTable).trace,
+    ...(config.escalation ? { escalationState: new DynamoEscalationState(documentClient(parts), { inbox: config.escalation.inboxTable, readMarks: config.escalation.readMarksTable }) } : {}),
   });
 }
 

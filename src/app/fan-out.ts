@@ -55,6 +55,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   queueUrls: { urgent?: string; info?: string; promotion?: string };
   /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
   channelQueueUrls?: { push?: string; email?: string };
+  /** Replaces every type's `escalation.afterSeconds` (`ESCALATION_DELAY_SECONDS`: local runs and tests; unset on AWS). */
+  escalationDelaySeconds?: number;
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
@@ -75,6 +77,7 @@ const fanOutShape = {
   PROMOTION_QUEUE_URL: optionalString,
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
+  ESCALATION_DELAY_SECONDS: integer(0, 0),
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -97,6 +100,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
     ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
       ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
       : {}),
+    ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
@@ -180,7 +184,7 @@ function retractionService(parts: Parts, config: FanOutConfig, deliveryQueue: De
 function withChannels(parts: Parts, config: FanOutConfig, inApp: DeliveryJobQueue): DeliveryJobQueue {
   const urls = config.channelQueueUrls;
   if (!urls || (!urls.push && !urls.email)) return inApp;
-  return new SqsChannelJobQueue(inApp, sqsClient(parts), urls, config.deliveryJobSecret, findNotificationType);
+  return new SqsChannelJobQueue(inApp, sqsClient(parts), urls, config.deliveryJobSecret, findNotificationType, { clock: parts.clock, ...(config.escalationDelaySeconds !== undefined ? { escalationDelaySeconds: config.escalationDelaySeconds } : {}) });
 }
 
 function deliveryQueueNeverUsed(detailType: string): DeliveryJobQueue {

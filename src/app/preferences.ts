@@ -1,7 +1,7 @@
 /** The preferences function (GET/PUT /preferences and the channel routes): its config and its composition. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import { CHANNELS, type Channel } from '../contract/channels.js';
+import { CHANNELS, type ChannelSwitch } from '../contract/channels.js';
 import { offersChannel } from '../core/model/channel.js';
 import type { Env } from '../env.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
@@ -31,9 +31,10 @@ export function notifyingTypes(): string[] {
   return deployedCatalog().filter((type) => type.audience !== 'none').map((type) => type.detailType);
 }
 
-/** The channels a type offers (its catalog file). */
-export function offeredChannels(type: string): Channel[] {
-  return CHANNELS.filter((channel) => offersChannel(findNotificationType(type), channel));
+/** The channels a type offers (its catalog file), and `escalation` when it escalates. */
+export function offeredChannels(type: string): ChannelSwitch[] {
+  const found = findNotificationType(type);
+  return [...CHANNELS.filter((channel) => offersChannel(found, channel)), ...(found?.escalation ? (['escalation'] as const) : [])];
 }
 
 export function composePreferences(parts: Parts, config: PreferencesApiConfig) {

@@ -4,7 +4,7 @@
  * the runtime knows.
  */
 import * as z from 'zod';
-import { channelSchema, type Channel } from './channels.js';
+import { channelSwitchSchema, type ChannelSwitch } from './channels.js';
 
 /** A local wall-clock time `HH:MM`, 24-hour. */
 export const CLOCK_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -43,7 +43,7 @@ export const timeZoneSchema = z.string().max(64).refine(isValidTimeZone, 'must b
  * The body of `PUT /preferences` (a full replacement). `knownTypes` are the catalog's notification
  * types: muting or switching an unknown type is a 400 naming the field.
  */
-export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly Channel[] = () => []) {
+export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly ChannelSwitch[] = () => []) {
   const known = new Set(knownTypes);
   const notificationType = z.string().refine((type) => known.has(type), `must be one of ${[...known].join(', ')}`);
   return z
@@ -64,7 +64,7 @@ export function preferencesInputSchema(knownTypes: readonly string[], offeredCha
           }
         }),
       channels: z
-        .record(z.string(), z.partialRecord(channelSchema, z.boolean()))
+        .record(z.string(), z.partialRecord(channelSwitchSchema, z.boolean()))
         .superRefine((record, context) => {
           for (const [type, switches] of Object.entries(record)) {
             if (!known.has(type)) {
@@ -73,7 +73,7 @@ export function preferencesInputSchema(knownTypes: readonly string[], offeredCha
             }
             const offered = offeredChannels(type);
             for (const channel of Object.keys(switches)) {
-              if (!offered.includes(channel as Channel)) context.addIssue({ code: 'custom', path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` });
+              if (!offered.includes(channel as ChannelSwitch)) context.addIssue({ code: 'custom', path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` });
             }
           }
         })

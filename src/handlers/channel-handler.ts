@@ -14,7 +14,10 @@ import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signatur
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
 
-const channelJobSchema = deliveryJobSchema.extend({ held: z.literal(true).optional() });
+const channelJobSchema = deliveryJobSchema.extend({
+  held: z.literal(true).optional(),
+  escalation: z.object({ dueAtMs: z.number().int().min(0), when: z.enum(['unseen', 'unread']) }).strict().optional(),
+});
 
 export class InvalidChannelJobError extends Error {
   override readonly name = 'InvalidChannelJobError';
@@ -46,8 +49,8 @@ function parseRecord(record: SQSRecord, secret: string): Parsed {
   const parsed = channelJobSchema.safeParse(body);
   if (!parsed.success) return { invalid: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
   if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid job signature' };
-  const { held, ...job } = parsed.data;
-  return { input: { recordId: record.messageId, job: held ? { ...job, held } : job } };
+  const { held, escalation, ...job } = parsed.data;
+  return { input: { recordId: record.messageId, job: { ...job, ...(held ? { held } : {}), ...(escalation ? { escalation } : {}) } } };
 }
 
 export function createChannelHandler(deps: ChannelHandlerDeps) {

@@ -92,6 +92,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
+      ...(settings.escalationDelaySeconds ? { escalationDelaySeconds: settings.escalationDelaySeconds } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
@@ -128,6 +129,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,
             rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
             parallelism: CHANNEL_PARALLELISM_DEFAULT,
+            escalation: { inboxTable: tables.inbox, readMarksTable: tables.readMarks },
             ...(channel === 'push'
               ? { push }
               : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),

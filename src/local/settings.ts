@@ -32,6 +32,8 @@ export const localSettingsShape = {
   LOG_LEVEL: optionalString,
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+  // Replaces every type's escalation delay (seconds; 0 = the catalog's): a demo or test sees escalations without waiting 15 minutes.
+  ESCALATION_DELAY_SECONDS: integer(0, 0),
   // A team's catalog module (what `NotificationInbox` gets as `catalogEntry`); unset: the package's catalog.
   CATALOG_ENTRY: optionalString,
   // Origins of the pages that call the REST API (and, when named, /dev/token); `*` by default, as the CDK setting.
@@ -72,6 +74,8 @@ export interface LocalSettings {
   channelBatchWindowMs?: number;
   /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
   channelRateLimitPerWindow?: number;
+  /** Replaces every type's `escalation.afterSeconds` (0 or unset: the catalog's). */
+  escalationDelaySeconds?: number;
   /** A team's catalog module (the construct's `catalogEntry`): bundled, checked and served by every function. Default: the package's catalog. */
   catalogEntry?: string;
   /** CORS origins of the REST API; `/dev/token` answers the ones named (with `*`: pages on a loopback host). Default `['*']`. */
@@ -97,6 +101,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
     ...(parsed.CATALOG_ENTRY ? { catalogEntry: parsed.CATALOG_ENTRY } : {}),
     corsAllowOrigins: parsed.CORS_ALLOW_ORIGINS,
   };

@@ -8,6 +8,8 @@ export const mentionCreated = defineNotificationType({
   audience: 'recipients',
   digestible: false,
   channels: { push: true, email: false },
+  // Still unseen 15 minutes after it arrived: one email (off per user with channels["mention.created"].escalation = false).
+  escalation: { channel: 'email', afterSeconds: 900, when: 'unseen' },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} mentioned you`, body: data.excerpt }),
   category: 'mentions',
   tags: ['direct'],

@@ -14,6 +14,13 @@
  *   A process killed between a claim and its send leaves the claim: that send is lost, never
  *   doubled (at-most-once for the crash window; a crash after the send is a skipped duplicate).
  *
+ * An escalation job (`escalation` set: the fan-out delayed it by the type's `escalation.afterSeconds`)
+ * first re-enters the queue if it came early (delays past SQS's 15 minutes), then honours the
+ * user's escalation switch, then reads the marks and the notification's exception once
+ * (`escalation.ts`): seen / read meanwhile skips it, archived / deleted / snoozed / retracted cancels
+ * it; a due one goes through every rule above (a quiet-hours hold keeps it an escalation, so the
+ * release checks the read state again).
+ *
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
  */
@@ -28,13 +35,17 @@ import type { Scheduler } from '../ports/scheduler.js';
 import type { TraceEntry, TraceOutcome, TraceRecorder } from '../ports/trace.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import { scheduleName } from '../jobs/schedules.js';
-import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
+import { channelSwitchedOn, type ChannelOffer, type ChannelSwitches } from '../model/channel.js';
 import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
+import { escalationVerdict, type EscalationCheck, type EscalationMark, type EscalationRule, type EscalationStateReader, type EscalationVerdict } from './escalation.js';
 
-/** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
-export type ChannelJob = DeliveryJob & { held?: true };
+/**
+ * A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's
+ * digest); `escalation` one the fan-out delayed to escalate (sent only if still unseen / unread).
+ */
+export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark };
 
 export interface ChannelInput {
   recordId: string;
@@ -46,6 +57,7 @@ export interface ChannelTypeInfo extends ChannelOffer {
   digestible: boolean;
   sensitive?: boolean;
   urgentBypassesQuietHours?: boolean;
+  escalation?: EscalationRule;
 }
 
 export interface ChannelDeliverySettings {
@@ -76,6 +88,8 @@ export interface ChannelDeliveryDeps {
   onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
   /** The delivery trace and audit trail: one decision per (notification, recipient), one batched write per batch. */
   trace?: TraceRecorder;
+  /** The marks, exceptions and retractions an escalation checks (the consumer of an escalation channel). */
+  escalationState?: EscalationStateReader;
 }
 
 export interface ChannelReport {
@@ -103,6 +117,16 @@ interface Candidate {
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+/** An escalation due within this is due: SQS and the scheduler fire at second precision, never early. */
+const ESCALATION_DUE_SLACK_MS = 1_000;
+const ESCALATION_OUTCOME: Record<Exclude<EscalationVerdict, 'due'>, TraceOutcome> = {
+  seen: 'escalation_seen',
+  read: 'escalation_read',
+  archived: 'escalation_cancelled',
+  deleted: 'escalation_cancelled',
+  snoozed: 'escalation_cancelled',
+  retracted: 'escalation_cancelled',
+};
 /** Hold records outlive their window by this much (rate counters' TTL). */
 const COUNTER_RETENTION_SECONDS = 2 * 86_400;
 
@@ -149,7 +173,8 @@ export class ChannelDelivery {
   private async recordTrace(report: ChannelRun): Promise<void> {
     if (!this.deps.trace) return;
     for (const [candidate, results] of report.sends) {
-      const outcome: TraceOutcome = results.has('sent') ? 'sent' : results.has('failed') ? 'send_failed' : results.has('duplicate') ? 'deduplicated' : results.has('invalid') ? 'invalid_endpoint' : 'provider_rejected';
+      const sentOutcome: TraceOutcome = candidate.job.escalation ? 'escalated' : 'sent';
+      const outcome: TraceOutcome = results.has('sent') ? sentOutcome : results.has('failed') ? 'send_failed' : results.has('duplicate') ? 'deduplicated' : results.has('invalid') ? 'invalid_endpoint' : 'provider_rejected';
       this.traceOf(report, candidate, outcome);
     }
     await this.deps.trace.record(report.traced);
@@ -185,14 +210,17 @@ export class ChannelDelivery {
     }
     const nowMs = this.deps.clock.nowMs();
     const ready: Candidate[] = [];
+    const dueEscalations = await this.dueEscalations(user, candidates, lookup.preferences.channels, report, nowMs);
     for (const candidate of candidates) {
       const type = candidate.job.notification.type;
       const info = this.deps.typeInfo(type);
-      if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
+      if (candidate.job.escalation) {
+        if (!dueEscalations.has(candidate)) continue;
+      } else if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
         this.skip(report, 'channel_off', candidate);
         continue;
       }
-      const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
+      const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info?.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
       if (decision.action === 'skip') this.skip(report, decision.reason, candidate);
       else if (decision.action === 'hold') {
         await this.hold(candidate, decision.untilMs);
@@ -210,6 +238,40 @@ export class ChannelDelivery {
       if (channel === 'push') await this.sendPush(user, message, state, report);
       else await this.sendEmail(user, message, state.emailAddress!, report);
     }
+  }
+
+  /**
+   * The escalation candidates still due: an early one re-enters the queue at its due time; the
+   * user's switches (escalation, or the channel switched off for the type) skip; then ONE read of
+   * the marks, the exceptions and the retractions of the rest decides (seen / read skip; archived,
+   * deleted, snoozed, retracted cancel). Throws when that read fails (the record is retried).
+   */
+  private async dueEscalations(user: UserRef, candidates: readonly Candidate[], switches: ChannelSwitches | undefined, report: ChannelRun, nowMs: number): Promise<Set<Candidate>> {
+    const toCheck: Candidate[] = [];
+    for (const candidate of candidates) {
+      const mark = candidate.job.escalation;
+      if (!mark) continue;
+      const type = candidate.job.notification.type;
+      const rule = this.deps.typeInfo(type)?.escalation;
+      if (!rule || rule.channel !== this.deps.channel || !this.deps.escalationState) this.skip(report, 'channel_off', candidate);
+      else if (mark.dueAtMs > nowMs + ESCALATION_DUE_SLACK_MS) {
+        await this.reenter(candidate, mark.dueAtMs, false);
+        report.held += 1;
+        this.traceOf(report, candidate, 'deferred');
+      } else if (switches?.[type]?.escalation === false) this.skip(report, 'escalation_off', candidate);
+      else if (switches?.[type]?.[this.deps.channel] === false) this.skip(report, 'channel_off', candidate);
+      else toCheck.push(candidate);
+    }
+    const due = new Set<Candidate>();
+    if (toCheck.length === 0) return due;
+    const checks: EscalationCheck[] = toCheck.map((candidate) => ({ notificationId: candidate.notificationId, type: candidate.job.notification.type, eventId: candidate.job.eventId }));
+    const { state, retracted } = await this.deps.escalationState!.escalationState(user, checks);
+    for (const candidate of toCheck) {
+      const verdict = escalationVerdict(candidate.notificationId, state, retracted.has(candidate.notificationId), candidate.job.escalation!.when);
+      if (verdict === 'due') due.add(candidate);
+      else this.skip(report, ESCALATION_OUTCOME[verdict], candidate);
+    }
+    return due;
   }
 
   private allowedByState(ready: readonly Candidate[], state: ChannelState, report: ChannelRun): Candidate[] {
@@ -266,11 +328,16 @@ export class ChannelDelivery {
     return messages.slice(0, allowedCount);
   }
 
-  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). */
+  /** A hold: the job narrowed to this recipient re-enters at `atMs` and joins the user's digest then. */
   private async hold(candidate: Candidate, atMs: number): Promise<void> {
+    await this.reenter(candidate, atMs, true);
+  }
+
+  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). An escalation stays one. */
+  private async reenter(candidate: Candidate, atMs: number, held: boolean): Promise<void> {
     const recipient = { userId: candidate.user.userId, notificationId: candidate.notificationId };
-    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, held: true };
-    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}`);
+    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, ...(held ? { held: true as const } : {}) };
+    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}${held ? '' : '\u0000escalation'}`);
     await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signJob(job) });
   }
 

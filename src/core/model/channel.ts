@@ -3,13 +3,13 @@
  * A catalog type offers a channel by declaring it with its default (on or off); a user's per-type,
  * per-channel switch in `PUT /preferences` overrides that default. Push also needs consent.
  */
-import type { Channel } from '../../contract/channels.js';
+import type { Channel, ChannelSwitch } from '../../contract/channels.js';
 
 /** Per type: the channels it offers and whether each is on for users who never switched it. */
 export type ChannelDefaults = Partial<Record<Channel, boolean>>;
 
 /** A user's switches: type -> channel -> on/off (absent = the type's default). */
-export type ChannelSwitches = Record<string, Partial<Record<Channel, boolean>>>;
+export type ChannelSwitches = Record<string, Partial<Record<ChannelSwitch, boolean>>>;
 
 export interface ChannelOffer {
   channels?: ChannelDefaults;

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Actor } from '../model/notification.js';
 import type { Priority } from '../jobs/delivery-job.js';
 import type { ChannelDefaults } from '../model/channel.js';
+import type { EscalationRule } from '../channels/escalation.js';
 
 export type Audience =
   /** The event's `recipients`. */
@@ -32,6 +33,11 @@ interface NotificationTypeFields<Data> {
    * who never switched it (`{ push: true }`: pushed unless switched off; push still needs consent).
    */
   channels?: ChannelDefaults;
+  /**
+   * After `afterSeconds`, send on `channel` (one the type offers) only if the notification is still
+   * unseen (`when: 'unseen'`) or unread; a user can turn it off per type (`channels.<type>.escalation`).
+   */
+  escalation?: EscalationRule;
   /** Push and email carry a generic text and the notification id, never the content (the app fetches it after authentication). */
   sensitive?: boolean;
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */

@@ -45,6 +45,12 @@ export type TraceOutcome =
   | 'send_failed'
   | 'provider_rejected'
   | 'invalid_endpoint'
+  /** Escalation (core/channels/escalation.ts): sent on the escalation channel; skipped (seen or read meanwhile); cancelled (archived, deleted, snoozed, retracted); off by the user's switch. */
+  | 'escalated'
+  | 'escalation_seen'
+  | 'escalation_read'
+  | 'escalation_cancelled'
+  | 'escalation_off'
   | 'erased';
 
 export interface TraceEntry {

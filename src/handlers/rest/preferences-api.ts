@@ -1,6 +1,6 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Channel } from '../../contract/channels.js';
+import type { ChannelSwitch } from '../../contract/channels.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type Preferences } from '../../core/preferences/preferences.js';
 import type { PreferencesStore } from '../../core/preferences/store.js';
@@ -14,7 +14,7 @@ export interface PreferencesApiDeps {
   /** The catalog's notification types that produce notifications (mutable / switchable). */
   knownTypes: readonly string[];
   /** The channels each type offers (push, email): switching another is a 400. */
-  offeredChannels?: (type: string) => readonly Channel[];
+  offeredChannels?: (type: string) => readonly ChannelSwitch[];
   tenantClaim: string;
   /** Origins allowed to call from a browser (`*` or exact origins). */
   corsAllowOrigins: readonly string[];
