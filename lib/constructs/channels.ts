@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
+import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { offersChannel } from '../../src/core/model/channel.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
@@ -80,7 +81,8 @@ export class Channels extends Construct {
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
     super(scope, id);
-    const { graph, idempotency } = props.tables.tables;
+    const { graph, idempotency, inbox, readMarks } = props.tables.tables;
+    const escalatesTo = (channel: Channel) => props.fanOuts.some(({ type }) => type.escalation?.channel === channel);
     const rateLimit = String(props.rateLimitPerMinute ?? 5);
 
     const consumer = (channel: Channel, queue: QueueWithDlq, environment: Record<string, string>, consume: { batchSize: number; maxConcurrency: number; maxBatchingWindow?: Duration }) => {
@@ -100,18 +102,24 @@ export class Channels extends Construct {
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);
       props.scheduling.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queue.queueArn] }));
+      // A type's escalation channel is one it offers: its fan-out already sends there (the delayed escalation message too).
       for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, channel === 'push' ? ENV.PUSH_QUEUE_URL : ENV.EMAIL_QUEUE_URL);
+      if (escalatesTo(channel)) {
+        // Escalations at fire time: ONE BatchGetItem of the marks item and the exceptions (ReadMarks) and of the events' retraction records (Inbox, the tenants' retraction partitions only).
+        fn.readTable(readMarks, ['dynamodb:BatchGetItem']).readTableKeys(inbox, ['dynamodb:BatchGetItem'], [RETRACTIONS_KEY_PATTERN]);
+      }
       return fn;
     };
 
-    const queueOf = (queueId: string, purpose: string) =>
-      new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(15), purpose });
+    // An escalation waits on its queue up to SQS's 15-minute DelaySeconds: the age alarm allows for it.
+    const queueOf = (queueId: string, purpose: string, channel: Channel) =>
+      new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(escalatesTo(channel) ? 30 : 15), purpose });
 
     if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
       const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
       const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
-      const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
+      const queue = queueOf('PushQueue', 'mobile push jobs (SNS)', 'push');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
         // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).
         .writeTable(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
@@ -134,7 +142,7 @@ export class Channels extends Construct {
       });
       acknowledge(unsubscribeSecret, 'AwsSolutions-SMG4', 'Rotating the unsubscribe key invalidates the links in emails already sent; it is rotated by updating the secret and redeploying.');
       const secret = unsubscribeSecret.secretValue.unsafeUnwrap();
-      const queue = queueOf('EmailQueue', 'email jobs (SES v2)');
+      const queue = queueOf('EmailQueue', 'email jobs (SES v2)', 'email');
       const window = props.email.batchWindowSeconds ?? 60;
       const fn = consumer(
         'email',

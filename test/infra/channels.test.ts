@@ -55,6 +55,19 @@ describe('When push and email are configured', () => {
     expect(preferences.has('sns:Publish')).toBe(false);
   });
 
+  it('escalation (mention.created to email): the email consumer reads the marks and exceptions and the retraction records only (BatchGetItem), the push consumer neither', () => {
+    const email = grantsOf(json, inbox.channels!.email!.consumer);
+    const push = grantsOf(json, inbox.channels!.push!.consumer);
+    const tableOf = (name: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId(inbox.tables.tables[name as 'inbox'].table), 'Arn'] });
+    expect(email.get('dynamodb:BatchGetItem')!.sort()).toEqual([tableOf('graph'), tableOf('inbox'), tableOf('readMarks')].sort());
+    expect(push.get('dynamodb:BatchGetItem')).toEqual([tableOf('graph')]);
+    const statements = Object.values(json.Resources).filter((resource) => resource.Type === 'AWS::IAM::Policy').flatMap((policy) => (policy.Properties!.PolicyDocument as { Statement: { Action: unknown; Resource: unknown; Condition?: unknown }[] }).Statement);
+    const inboxRead = statements.find((statement) => JSON.stringify(statement.Resource) === tableOf('inbox') && JSON.stringify(statement.Action) === JSON.stringify('dynamodb:BatchGetItem') && statement.Condition !== undefined);
+    expect(inboxRead?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
+    const emailEnv = json.Resources[logicalId(inbox.channels!.email!.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(emailEnv)).toEqual(expect.arrayContaining(['INBOX_TABLE', 'READ_MARKS_TABLE']));
+  });
+
   it('builds the unsubscribe route without a token, every other route behind the authorizer', () => {
     const methods = Object.values(json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties!.HttpMethod !== 'OPTIONS');
     const open = methods.filter((method) => method.Properties!.AuthorizationType === 'NONE');
