@@ -13,7 +13,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { channelDelivery, channelRepository, type ChannelConsumerConfig } from '../../src/app/channels.js';
 import { createParts, documentClient } from '../../src/app/parts.js';
 import { RequestMeter } from '../../src/adapters/dynamo/request-meter.js';
-import type { ChannelDelivery, ChannelInput } from '../../src/core/channels/channel-delivery.js';
+import type { ChannelDelivery, ChannelInput, ChannelJob } from '../../src/core/channels/channel-delivery.js';
 import { deviceIdOf } from '../../src/core/channels/devices.js';
 import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { notificationId } from '../../src/core/model/ids.js';
@@ -23,11 +23,17 @@ import { createRequestListener } from '../../src/local/http/router.js';
 import { LocalSesV2, createLocalSesRoute, LOCAL_SES_PATH } from '../../src/local/ses/ses-v2.js';
 import { LocalMobilePush, createLocalSnsRoute, LOCAL_SNS_PATH } from '../../src/local/sns/mobile-push.js';
 import { round, type BenchResult, type BenchSuite } from '../harness.js';
+import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
+import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
+import { keys } from '../../src/core/model/keys.js';
+import { markAt } from '../../src/core/model/read-state.js';
 
 const TENANT = 'bench';
 const USERS = 400;
 const BATCH = 10;
 const DIGEST_SIZE = 10;
+const BIG_INBOX = 2_000;
+const BIG_EXCEPTIONS = 300;
 
 function jobOf(type: string, userId: string, n: number, priority: 'urgent' | 'info'): DeliveryJob {
   return {
@@ -50,7 +56,10 @@ stand-in; the email consumer sends one mail per user, then a digest of ${DIGEST_
 batch, through the real \`@aws-sdk/client-sesv2\`. DynamoDB requests and capacity units are counted by
 the RequestMeter middleware (exact). Baseline: the same consumer with the dedup record and the rate
 counter switched off (what "effectively once" and the digest cost). The push rate is wall clock on this
-machine against the local stand-in, so it measures the consumer's own overhead, not APNs or FCM.`,
+machine against the local stand-in, so it measures the consumer's own overhead, not APNs or FCM.
+Escalation: ${USERS} \`mention.created\` escalation jobs reach the email consumer due (the fan-out's delayed
+message); half the users had read everything (one read-all each) before, half had not. Then one
+escalation each for a user with an empty inbox and one with ${BIG_INBOX} items and ${BIG_EXCEPTIONS} exceptions.`,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-channels-'));
     const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
@@ -95,7 +104,7 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
         await store.putEmailAddress(user, `u${i}@example.test`);
       }
 
-      const run = async (delivery: ChannelDelivery, jobs: DeliveryJob[], batch: number) => {
+      const run = async (delivery: ChannelDelivery, jobs: ChannelJob[], batch: number) => {
         meter.reset();
         const started = performance.now();
         for (let i = 0; i < jobs.length; i += batch) {
@@ -126,6 +135,27 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
       const digestRun = await run(email, digestJobs, DIGEST_SIZE);
       const digests = ses.mailbox().length - mailsBefore;
 
+      // Escalation at fire time (mention.created -> email when unseen): half the users read everything
+      // (one read-all each) before it fires, half did not; one more user has a big inbox (items and exceptions).
+      const escalation = channelDelivery(parts, { ...emailConfig, escalation: { inboxTable: dynamo.tableNames.inbox, readMarksTable: dynamo.tableNames.readMarks } }, scheduler);
+      const readState = new ReadStateRepository(documentClient(parts), dynamo.tableNames.readMarks);
+      const escalationJobs = (round: number, users: number) => Array.from({ length: users }, (_, i): ChannelJob => ({ ...jobOf('mention.created', `u${i}`, round, 'urgent'), escalation: { dueAtMs: Date.now(), when: 'unseen' } }));
+      const jobsToCheck = escalationJobs(300, USERS);
+      const readAllAt = Date.now() + 5;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < USERS / 2; i += 1) await readState.advanceReadMark({ tenantId: TENANT, userId: `u${i}` }, markAt(readAllAt), new Date(readAllAt).toISOString());
+      const mailsBeforeEscalation = ses.mailbox().length;
+      const escalationRun = await run(escalation, jobsToCheck, BATCH);
+      const escalationMails = ses.mailbox().length - mailsBeforeEscalation;
+      // The same check for a user with an empty inbox and one with BIG_INBOX items and BIG_EXCEPTIONS exceptions: one request each.
+      const big = { tenantId: TENANT, userId: 'big' };
+      await batchPutAll(documentClient(parts), dynamo.tableNames.inbox, Array.from({ length: BIG_INBOX }, (_, n) => ({ ...keys.inboxItem(TENANT, 'big', notificationId({ tenantId: TENANT, type: 'mention.created', eventId: `old-${n}`, recipient: 'big', timeMs: Date.now() - 86_400_000 + n })), type: 'mention.created' })));
+      const exceptionIds = Array.from({ length: BIG_EXCEPTIONS }, (_, n) => notificationId({ tenantId: TENANT, type: 'mention.created', eventId: `old-${n}`, recipient: 'big', timeMs: Date.now() - 86_400_000 + n }));
+      await readState.putExceptions(big, new Map(exceptionIds.map((id) => [id, { type: 'mention.created', basis: 0, read: true, seen: true, archived: false, deleted: false, expiresAt: Math.floor(Date.now() / 1000) + 86_400 }])));
+      const oneCheck = async (userId: string) => run(escalation, [{ ...jobOf('mention.created', userId, 400, 'urgent'), escalation: { dueAtMs: Date.now(), when: 'unseen' } }], 1);
+      const emptyInbox = await oneCheck('small');
+      const bigInbox = await oneCheck('big');
+
       const per = (value: number, count: number) => round(value / count, 2);
       // Published us-east-1 prices (BENCHMARKS.md): SNS mobile push $0.50 per million publishes, SES
       // $0.10 per 1,000 emails, DynamoDB on-demand $0.625 per million WRU and $0.125 per million RRU.
@@ -154,6 +184,13 @@ machine against the local stand-in, so it measures the consumer's own overhead, 
         { name: 'email.digest.emails', value: digests, unit: `emails for ${digestJobs.length} comments` },
         { name: 'email.digest.wcu.perEmail', value: per(digestRun.totals.writeCapacityUnits, digests), unit: 'WCU', note: `${DIGEST_SIZE} dedup claims + 1 counter per digest` },
         { name: 'email.digest.requests.perEmail', value: per(digestRun.totals.requests, digests), unit: 'requests' },
+        { name: 'escalation.emails', value: escalationMails, unit: `emails for ${USERS} escalations`, note: `${USERS / 2} users read all before it fired (skipped), ${USERS / 2} unseen (sent)` },
+        { name: 'escalation.requests.perNotification', value: per(escalationRun.totals.requests, USERS), unit: 'requests', note: `half skipped, half sent; ${JSON.stringify(escalationRun.totals.byCommand)}` },
+        { name: 'escalation.rcu.perNotification', value: per(escalationRun.totals.readCapacityUnits, USERS), unit: 'RCU', note: 'the fire-time check (marks, exception, retraction record: eventually consistent) + preferences + channel state' },
+        { name: 'escalation.wcu.perNotification', value: per(escalationRun.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'a sent one: dedup claim + rate counter; a skipped one: trace only' },
+        { name: 'escalation.check.requests.emptyInbox', value: emptyInbox.totals.byCommand.BatchGetItemCommand ?? 0, unit: 'BatchGetItem', note: `one escalation of a user with an empty inbox: preferences + the check (${emptyInbox.totals.requests} requests, ${round(emptyInbox.totals.readCapacityUnits, 2)} RCU in all; nothing to send: no email address)` },
+        { name: 'escalation.check.requests.bigInbox', value: bigInbox.totals.byCommand.BatchGetItemCommand ?? 0, unit: 'BatchGetItem', note: `the same for a user with ${BIG_INBOX} items and ${BIG_EXCEPTIONS} exceptions (${bigInbox.totals.requests} requests, ${round(bigInbox.totals.readCapacityUnits, 2)} RCU in all): the inbox is never read` },
+        { name: 'escalation.cancel.writes', value: 0, unit: 'writes per pending escalation', note: 'read-all, archive, delete and retraction write nothing for the escalations pending: the check at fire time decides' },
       ];
     } finally {
       parts.destroyClients();
