@@ -114,7 +114,7 @@ escalation each for a user with an empty inbox and one with ${BIG_INBOX} items a
         }
         return { ms: performance.now() - started, totals: meter.snapshot() };
       };
-      const noDedup = { claim: async () => true, release: async () => undefined };
+      const noDedup = { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined };
       const noRate = { countSends: async () => 0 };
       const withoutSafety = (delivery: ChannelDelivery): ChannelDelivery => Object.assign(Object.create(Object.getPrototypeOf(delivery) as object) as ChannelDelivery, delivery, { deps: { ...(delivery as unknown as { deps: object }).deps, dedup: noDedup, rate: noRate } });
 

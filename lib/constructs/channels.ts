@@ -104,6 +104,10 @@ export class Channels extends Construct {
       props.scheduling.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queue.queueArn] }));
       // A type's escalation channel is one it offers: its fan-out already sends there (the delayed escalation message too).
       for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, channel === 'push' ? ENV.PUSH_QUEUE_URL : ENV.EMAIL_QUEUE_URL);
+      if (props.fanOuts.some(({ type }) => type.deliveryGuarantee === 'at-least-once' && (offersChannel(type, channel) || type.escalation?.channel === channel))) {
+        // At-least-once types: a refused `sending` claim is read back (GetItem) to tell a live attempt from a sent one.
+        fn.readTable(idempotency, ['dynamodb:GetItem']);
+      }
       if (escalatesTo(channel)) {
         // Escalations at fire time: ONE BatchGetItem of the marks item and the exceptions (ReadMarks) and of the events' retraction records (Inbox, the tenants' retraction partitions only).
         fn.readTable(readMarks, ['dynamodb:BatchGetItem']).readTableKeys(inbox, ['dynamodb:BatchGetItem'], [RETRACTIONS_KEY_PATTERN]);

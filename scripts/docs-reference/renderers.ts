@@ -129,6 +129,7 @@ function effectsOf(type: NotificationType): string {
   if (type.links) effects.push('action links');
   if (type.urgentBypassesQuietHours === false) effects.push('urgent pushes wait for quiet hours');
   if (type.sensitive) effects.push('push and email say only "New notification"');
+  if (type.deliveryGuarantee === 'at-least-once') effects.push('push / email at least once (a crash mid-send sends again)');
   if (type.escalation) effects.push(`escalates to ${type.escalation.channel} when still ${type.escalation.when} after ${type.escalation.afterSeconds % 60 === 0 ? `${type.escalation.afterSeconds / 60} min` : `${type.escalation.afterSeconds} s`}`);
   return effects.join('; ');
 }

@@ -12,7 +12,7 @@ import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { DynamoEscalationState } from '../adapters/dynamo/escalation-state.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
-import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
+import { ChannelDelivery, SENDING_TIMEOUT_MS_DEFAULT, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
 import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
@@ -53,6 +53,8 @@ export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   rateLimitPerWindow: number;
   rateLimitWindowMs: number;
   parallelism: number;
+  /** At-least-once types: a `sending` claim older than this is taken over (default 2 min: 4x the consumer's 30 s timeout, under its queue's 180 s visibility). */
+  sendingTimeoutMs?: number;
   push?: PushProviderConfig;
   email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
   /** Escalations to this channel read the marks and exceptions (ReadMarks) and the retraction records (Inbox); without both, an escalation job is skipped. */
@@ -90,6 +92,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
+      CHANNEL_SENDING_TIMEOUT_MS: integer(SENDING_TIMEOUT_MS_DEFAULT, 1),
       INBOX_TABLE: optionalString,
       READ_MARKS_TABLE: optionalString,
       ...pushProviderShape,
@@ -113,6 +116,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
     parallelism: parsed.CHANNEL_PARALLELISM,
+    sendingTimeoutMs: parsed.CHANNEL_SENDING_TIMEOUT_MS,
     ...(parsed.INBOX_TABLE && parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
@@ -164,6 +168,7 @@ export function channelTypeInfo(type: string): ChannelTypeInfo | undefined {
     ...(found.sensitive !== undefined ? { sensitive: found.sensitive } : {}),
     ...(found.urgentBypassesQuietHours !== undefined ? { urgentBypassesQuietHours: found.urgentBypassesQuietHours } : {}),
     ...(found.escalation ? { escalation: found.escalation } : {}),
+    ...(found.deliveryGuarantee ? { deliveryGuarantee: found.deliveryGuarantee } : {}),
   };
 }
 
@@ -182,7 +187,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     signJob: (job) => signedDeliveryJobBody(job, config.deliveryJobSecret),
     typeInfo: channelTypeInfo,
     clock: parts.clock,
-    settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
+    settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism, ...(config.sendingTimeoutMs !== undefined ? { sendingTimeoutMs: config.sendingTimeoutMs } : {}) },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
     trace: observability(parts, config.idempotencyTable).trace,
     ...(config.escalation ? { escalationState: new DynamoEscalationState(documentClient(parts), { inbox: config.escalation.inboxTable, readMarks: config.escalation.readMarksTable }) } : {}),

@@ -5,7 +5,8 @@
  *
  * - `GET /_dev/push` -> `{"devices": [{endpointArn, platform, token, enabled, received: [...]}]}`
  * - `POST /_dev/push/invalid-token` `{"token": "..."}` -> the provider now reports the token invalid
- * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}]}`
+ * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}], "stalled": n}`
+ * - `POST /_dev/mail/stall` `{"count": n}` -> the next n SendEmail calls are never answered (kill tests)
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
@@ -39,6 +40,14 @@ export function createLocalChannels(options: { http: string; serverHost: string;
   const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const ses = new LocalSesV2();
   const invalidTokenSchema = z.object({ token: z.string().min(1).max(4_096) }).strict();
+  const stallSchema = z.object({ count: z.number().int().min(1).max(100) }).strict();
+  const parseJson = (body: Buffer): unknown => {
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  };
   const devRoute: LocalRoute = {
     async handle(request) {
       const path = request.url.pathname;
@@ -47,7 +56,13 @@ export function createLocalChannels(options: { http: string; serverHost: string;
       if (!isLoopbackCaller(request)) return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden', message: 'dev routes answer loopback callers only' } }) };
       const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) });
       if (request.method === 'GET' && path === '/_dev/push') return json(200, { devices: sns.devices() });
-      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox() });
+      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox(), stalled: ses.stalled });
+      if (request.method === 'POST' && path === '/_dev/mail/stall') {
+        const parsed = stallSchema.safeParse(parseJson(request.body));
+        if (!parsed.success) return json(400, { error: { code: 'validation_error', message: 'body must be {"count": integer 1..100}' } });
+        ses.stall(parsed.data.count);
+        return json(204, undefined);
+      }
       if (request.method === 'POST' && path === '/_dev/push/invalid-token') {
         let body: unknown;
         try {

@@ -21,7 +21,7 @@ import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preference
 import { SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
 import type { TableName } from '../table-specs.js';
 import { CONNECTIONS_PER_JOB } from '../core/jobs/delivery-job.js';
-import type { LocalSettings } from './settings.js';
+import { LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 
 export interface LocalFunctionInputs {
   settings: LocalSettings;
@@ -129,6 +129,8 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,
             rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
             parallelism: CHANNEL_PARALLELISM_DEFAULT,
+            // As on AWS: longer than a consumer run (the function timeout), shorter than the visibility timeout (6x it), so the retry of a killed run takes the claim over.
+            sendingTimeoutMs: 2 * (settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT),
             escalation: { inboxTable: tables.inbox, readMarksTable: tables.readMarks },
             ...(channel === 'push'
               ? { push }

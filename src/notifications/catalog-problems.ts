@@ -53,6 +53,7 @@ export function catalogProblems(types: readonly NotificationType[]): string[] {
       if (!Number.isInteger(escalation.afterSeconds) || escalation.afterSeconds < 1 || escalation.afterSeconds > MAX_ESCALATION_SECONDS) problems.push(`type ${label}: escalation.afterSeconds must be an integer from 1 to ${MAX_ESCALATION_SECONDS}`);
       if (escalation.when !== 'unseen' && escalation.when !== 'unread') problems.push(`type ${label}: escalation.when must be 'unseen' or 'unread'`);
     }
+    if (type.deliveryGuarantee !== undefined && type.deliveryGuarantee !== 'at-most-once' && type.deliveryGuarantee !== 'at-least-once') problems.push(`type ${label}: deliveryGuarantee must be 'at-most-once' or 'at-least-once'`);
     if (type.graphEffect !== undefined && (!GRAPH_EFFECTS.includes(type.graphEffect) || typeof type.followeeOf !== 'function')) {
       problems.push(`type ${label}: graphEffect must be one of ${GRAPH_EFFECTS.join(', ')} with a followeeOf function`);
     }

@@ -4,12 +4,16 @@
  * ses:SendEmail on the identity and configuration set only), the unsubscribe route without a token,
  * and no cdk-nag finding.
  */
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { NotificationInbox } from '../../lib/index.js';
 import { logicalId, grantsOf, type CfnTemplate } from './synth.js';
+import { catalog as alertsCatalog } from '../e2e/fixtures/alerts-catalog.js';
+
+const ALERTS_ENTRY = join(import.meta.dirname, '..', 'e2e', 'fixtures', 'alerts-catalog.ts');
 
 const APNS = 'arn:aws:sns:eu-west-1:111122223333:app/APNS/acme-ios';
 const FCM = 'arn:aws:sns:eu-west-1:111122223333:app/GCM/acme-android';
@@ -27,6 +31,23 @@ function build(withChannels: boolean) {
   const template = Template.fromStack(stack);
   return { app, stack, inbox, template, json: template.toJSON() as CfnTemplate };
 }
+
+describe('When a catalog type is at-least-once (security.alert, email)', () => {
+  it('the email consumer may read a send claim back (GetItem on the idempotency table), the push consumer not', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
+      catalog: alertsCatalog,
+      catalogEntry: ALERTS_ENTRY,
+      channels: { push: { platformApplicationArns: { apns: APNS } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>' } },
+    });
+    const json = Template.fromStack(stack).toJSON() as CfnTemplate;
+    const idempotency = JSON.stringify({ 'Fn::GetAtt': [logicalId(inbox.tables.tables.idempotency.table), 'Arn'] });
+    expect(grantsOf(json, inbox.channels!.email!.consumer).get('dynamodb:GetItem')).toEqual([idempotency]);
+    expect(grantsOf(json, inbox.channels!.push!.consumer).has('dynamodb:GetItem')).toBe(false);
+  });
+});
 
 describe('When push and email are configured', () => {
   const built = build(true);
@@ -66,6 +87,10 @@ describe('When push and email are configured', () => {
     expect(inboxRead?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
     const emailEnv = json.Resources[logicalId(inbox.channels!.email!.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(emailEnv)).toEqual(expect.arrayContaining(['INBOX_TABLE', 'READ_MARKS_TABLE']));
+  });
+
+  it('at-most-once types only: no GetItem on the send ledger', () => {
+    expect(grantsOf(json, inbox.channels!.email!.consumer).has('dynamodb:GetItem')).toBe(false);
   });
 
   it('builds the unsubscribe route without a token, every other route behind the authorizer', () => {

@@ -43,6 +43,8 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
     dedup: {
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),
+      claimSending: async () => 'claimed',
+      markSent: async () => undefined,
     },
     rate: { countSends: async (_user, _channel, _window, count) => (sends += count) },
     push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
@@ -69,7 +71,7 @@ describe('ChannelDelivery (push)', () => {
   });
 
   it('fails closed when the dedup store cannot be read: nothing sent, the record retried', async () => {
-    const { delivery, published } = harness({ dedup: { claim: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')), release: async () => undefined } });
+    const { delivery, published } = harness({ dedup: { claim: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')), release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined } });
     const report = await delivery.deliver([aJob(1)]);
     expect(published).toEqual([]);
     expect([...report.failedRecordIds]).toEqual(['r1']);

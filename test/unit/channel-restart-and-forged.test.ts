@@ -18,7 +18,7 @@ const input: ChannelInput = { recordId: 'r1', job };
 function durableDedup(): ChannelDedupStore {
   const claims = new Set<string>();
   const keyOf = (key: ChannelSendKey) => `${key.userId}/${key.notificationId}/${key.deviceId ?? ''}`;
-  return { claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)), release: async (key) => void claims.delete(keyOf(key)) };
+  return { claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)), release: async (key) => void claims.delete(keyOf(key)), claimSending: async () => 'claimed' as const, markSent: async () => undefined };
 }
 
 function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): ChannelDelivery {
@@ -86,7 +86,7 @@ describe('dedup store failing part-way through a digest', () => {
   it('gives back the claims it made, so the retry sends every notification (none lost to a half-claimed digest)', async () => {
     const dedup = durableDedup();
     let failNext = true;
-    const flaky: ChannelDedupStore = { claim: async (key) => (key.notificationId.endsWith('2') && failNext ? ((failNext = false), Promise.reject(new Error('ProvisionedThroughputExceeded'))) : dedup.claim(key)), release: dedup.release };
+    const flaky: ChannelDedupStore = { claim: async (key) => (key.notificationId.endsWith('2') && failNext ? ((failNext = false), Promise.reject(new Error('ProvisionedThroughputExceeded'))) : dedup.claim(key)), release: dedup.release, claimSending: dedup.claimSending, markSent: dedup.markSent };
     const second: DeliveryJob = { ...job, eventId: 'e2', target: { kind: 'recipients', recipients: [{ userId: 'alice', notificationId: NOTIFICATION_ID.replace(/1$/, '2') }] } };
     const digest: ChannelInput[] = [{ recordId: 'r1', job: { ...job, held: true } }, { recordId: 'r2', job: { ...second, held: true } }];
     const counts: number[] = [];

@@ -98,7 +98,7 @@ function harness(options: { states?: Record<string, ReadState>; retracted?: stri
       deleteEmailAddress: async () => undefined,
       unsubscribeEmail: async () => undefined,
     },
-    dedup: { claim: async () => true, release: async () => undefined },
+    dedup: { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined },
     rate: { countSends: async (_user, _channel, _window, count) => count },
     email: { send: async (message) => (emails.push(message), { status: 'sent', messageId: 'm' }), unsubscribeBaseUrl: 'http://localhost', unsubscribeSecret: 'k' },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },

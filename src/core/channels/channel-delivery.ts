@@ -11,8 +11,10 @@
  *   window ends and then go out together as ONE digest;
  * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
  *   before every send. A dedup store that cannot be read fails the record (no send, retried).
- *   A process killed between a claim and its send leaves the claim: that send is lost, never
- *   doubled (at-most-once for the crash window; a crash after the send is a skipped duplicate).
+ *   A process killed between a claim and its send leaves the claim: for an at-most-once type (the
+ *   default) that send is lost, never doubled; for an at-least-once type the claim says `sending`
+ *   until the provider answered (`sent`), and one left `sending` past `sendingTimeoutMs` is taken
+ *   over by the retry and sent (a crash after the provider accepted it sends it twice).
  *
  * An escalation job (`escalation` set: the fan-out delayed it by the type's `escalation.afterSeconds`)
  * first re-enters the queue if it came early (delays past SQS's 15 minutes), then honours the
@@ -28,7 +30,7 @@ import { forEachBounded } from '../model/bounded-parallel.js';
 import type { DeliveryJob } from '../jobs/delivery-job.js';
 import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, DeliveryGuarantee, EmailProvider, PushProvider } from './ports.js';
 import type { UserRef } from '../model/user.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
@@ -58,6 +60,7 @@ export interface ChannelTypeInfo extends ChannelOffer {
   sensitive?: boolean;
   urgentBypassesQuietHours?: boolean;
   escalation?: EscalationRule;
+  deliveryGuarantee?: DeliveryGuarantee;
 }
 
 export interface ChannelDeliverySettings {
@@ -66,7 +69,15 @@ export interface ChannelDeliverySettings {
   rateLimitWindowMs?: number;
   /** Users handled in parallel in one batch (the consumer's concurrency within an invocation). */
   parallelism: number;
+  /**
+   * At-least-once types: a claim `sending` for longer is taken over (its sender crashed). Longer
+   * than the consumer's timeout, so a live attempt is never doubled. Default 2 minutes.
+   */
+  sendingTimeoutMs?: number;
 }
+
+/** Twice the consumers' 30 s timeout and more: a live sender is dead by then (Lambda stops it at its timeout). */
+export const SENDING_TIMEOUT_MS_DEFAULT = 120_000;
 
 export interface ChannelDeliveryDeps {
   channel: Channel;
@@ -355,17 +366,47 @@ export class ChannelDelivery {
     return { ...candidate.user, notificationId: candidate.notificationId, channel: this.deps.channel, ...(deviceId ? { deviceId } : {}) };
   }
 
-  /** Claims every notification of the message for one destination; the claimed ones (none: all sent before). */
-  private async claimAll(message: readonly Candidate[], deviceId?: string): Promise<Candidate[]> {
-    const outcomes = await Promise.allSettled(message.map((candidate) => this.deps.dedup.claim(this.keyOf(candidate, deviceId))));
-    const claimed = message.filter((_candidate, index) => outcomes[index]!.status === 'fulfilled' && (outcomes[index] as PromiseFulfilledResult<boolean>).value);
+  private atLeastOnce(candidate: Candidate): boolean {
+    return this.deps.typeInfo(candidate.job.notification.type)?.deliveryGuarantee === 'at-least-once';
+  }
+
+  /** One claim: at-least-once types record `sending` (a stale one is taken over); `in_flight`: another attempt holds it. */
+  private async claimOne(candidate: Candidate, deviceId?: string): Promise<'claimed' | 'duplicate' | 'in_flight'> {
+    const key = this.keyOf(candidate, deviceId);
+    if (!this.atLeastOnce(candidate)) return (await this.deps.dedup.claim(key)) ? 'claimed' : 'duplicate';
+    const claim = await this.deps.dedup.claimSending(key, this.deps.settings.sendingTimeoutMs ?? SENDING_TIMEOUT_MS_DEFAULT);
+    return claim === 'claimed' ? 'claimed' : claim === 'sent' ? 'duplicate' : 'in_flight';
+  }
+
+  /**
+   * Claims every notification of the message for one destination; the claimed ones (none: all sent
+   * before). An at-least-once claim another attempt holds fails its record (retried after the
+   * visibility timeout, by when a crashed sender's claim is stale).
+   */
+  private async claimAll(message: readonly Candidate[], report: ChannelRun, deviceId?: string): Promise<Candidate[]> {
+    const outcomes = await Promise.allSettled(message.map((candidate) => this.claimOne(candidate, deviceId)));
+    const answer = (index: number) => (outcomes[index]!.status === 'fulfilled' ? (outcomes[index] as PromiseFulfilledResult<'claimed' | 'duplicate' | 'in_flight'>).value : undefined);
+    const claimed = message.filter((_candidate, index) => answer(index) === 'claimed');
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) {
       // Claims kept after a failed one would make the retry skip those notifications unsent: give them back first.
       await this.releaseAll(claimed, deviceId);
       throw failure.reason;
     }
+    message.forEach((candidate, index) => {
+      if (answer(index) !== 'in_flight') return;
+      report.failedRecordIds.add(candidate.recordId);
+      this.sent(report, [candidate], 'failed');
+      this.deps.onEvent('warn', `${this.deps.channel} send held by an earlier attempt (sending); retried once its claim is stale`, { tenantId: candidate.user.tenantId, userId: candidate.user.userId, notificationId: candidate.notificationId, ...(deviceId ? { deviceId } : {}) });
+    });
     return claimed;
+  }
+
+  /** At-least-once claims are done once the provider answered (sent, or a final refusal); a failure to say so is only logged (no resend comes: the job is acknowledged). */
+  private async markDone(claimed: readonly Candidate[], deviceId?: string): Promise<void> {
+    for (const candidate of claimed.filter((one) => this.atLeastOnce(one))) {
+      await this.deps.dedup.markSent(this.keyOf(candidate, deviceId)).catch((error: unknown) => this.deps.onEvent('warn', `${this.deps.channel} sent, but its claim could not be marked sent: it stays "sending"`, { tenantId: candidate.user.tenantId, userId: candidate.user.userId, notificationId: candidate.notificationId, error: String(error) }));
+    }
   }
 
   private async releaseAll(message: readonly Candidate[], deviceId?: string): Promise<void> {
@@ -375,9 +416,10 @@ export class ChannelDelivery {
   private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelRun): Promise<void> {
     const push = this.deps.push!;
     for (const device of state.devices) {
-      const claimed = await this.claimAll(message, device.id);
-      report.duplicatesSkipped += message.length - claimed.length;
-      this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
+      const claimed = await this.claimAll(message, report, device.id);
+      const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
+      report.duplicatesSkipped += duplicates.length;
+      this.sent(report, duplicates, 'duplicate');
       if (claimed.length === 0) continue;
       let outcome;
       try {
@@ -388,8 +430,10 @@ export class ChannelDelivery {
       if (outcome.status === 'sent') {
         report.messagesSent += 1;
         this.sent(report, claimed, 'sent');
+        await this.markDone(claimed, device.id);
       } else if (outcome.status === 'invalid_endpoint') {
         this.sent(report, claimed, 'invalid');
+        await this.markDone(claimed, device.id);
         // Never sent to again: the device and its endpoint go; the claims stay (nothing to retry).
         await this.deps.state.deleteDevice(user, device.id);
         await push.deleteEndpoint(device.endpointArn).catch(() => undefined);
@@ -406,9 +450,10 @@ export class ChannelDelivery {
 
   private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelRun): Promise<void> {
     const email = this.deps.email!;
-    const claimed = await this.claimAll(message);
-    report.duplicatesSkipped += message.length - claimed.length;
-    this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
+    const claimed = await this.claimAll(message, report);
+    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
+    report.duplicatesSkipped += duplicates.length;
+    this.sent(report, duplicates, 'duplicate');
     if (claimed.length === 0) return;
     const types = new Set(claimed.map((candidate) => candidate.job.notification.type));
     const type = types.size === 1 ? [...types][0]! : ALL_TYPES;
@@ -422,8 +467,10 @@ export class ChannelDelivery {
     if (outcome.status === 'sent') {
       report.messagesSent += 1;
       this.sent(report, claimed, 'sent');
+      await this.markDone(claimed);
     } else if (outcome.status === 'rejected') {
       this.sent(report, claimed, 'rejected');
+      await this.markDone(claimed);
       this.deps.onEvent('warn', 'email rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     } else {
       await this.releaseAll(claimed);

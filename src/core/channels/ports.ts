@@ -79,7 +79,20 @@ export interface ChannelDedupStore {
   claim(key: ChannelSendKey): Promise<boolean>;
   /** Gives a claim back after a send that did not happen (throttled), so the retry sends it. */
   release(key: ChannelSendKey): Promise<void>;
+  /**
+   * At-least-once types: claims the send as `sending`. `sent`: done before (or an at-most-once claim);
+   * `sending`: another attempt holds it and is not yet `staleAfterMs` old (retry later). A claim left
+   * `sending` longer than that is taken over: its sender crashed between the claim and the answer.
+   */
+  claimSending(key: ChannelSendKey, staleAfterMs: number): Promise<SendingClaim>;
+  /** At-least-once: the provider answered; the claim is done (`sent`). */
+  markSent(key: ChannelSendKey): Promise<void>;
 }
+
+export type SendingClaim = 'claimed' | 'sent' | 'sending';
+
+/** At-most-once (a crash between claim and send loses that send) or at-least-once (it is sent again after the claim goes stale). */
+export type DeliveryGuarantee = 'at-most-once' | 'at-least-once';
 
 export interface ChannelSendKey extends UserRef {
   notificationId: string;

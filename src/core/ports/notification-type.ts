@@ -38,6 +38,12 @@ interface NotificationTypeFields<Data> {
    * unseen (`when: 'unseen'`) or unread; a user can turn it off per type (`channels.<type>.escalation`).
    */
   escalation?: EscalationRule;
+  /**
+   * Push / email when the consumer crashes between the dedup claim and the provider's answer:
+   * `at-most-once` (default: that send is lost, never doubled) or `at-least-once` (the claim records
+   * `sending` then `sent`; one left `sending` past the timeout is sent again: a duplicate is possible).
+   */
+  deliveryGuarantee?: 'at-most-once' | 'at-least-once';
   /** Push and email carry a generic text and the notification id, never the content (the app fetches it after authentication). */
   sensitive?: boolean;
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */
