@@ -18,6 +18,7 @@ const ENV_NAMES = [
   'RELEASE_QUEUE_ARN',
   'PUSH_QUEUE_URL',
   'EMAIL_QUEUE_URL',
+  'ALERTS_QUEUE_URL',
   'CHANNEL_QUEUE_ARN',
   // Channels (push: SNS mobile push; email: SES v2).
   'CHANNEL',

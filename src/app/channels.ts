@@ -8,6 +8,7 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod';
 import { ChannelRepository } from '../adapters/dynamo/channel-repository.js';
+import { AlertSubscriptionRepository } from '../adapters/dynamo/alert-subscriptions.js';
 import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
 import { DynamoEscalationState } from '../adapters/dynamo/escalation-state.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
@@ -18,11 +19,14 @@ import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
-import { createChannelHandler } from '../handlers/channel-handler.js';
+import { createChannelHandler, type AlertPages } from '../handlers/channel-handler.js';
+import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
+import { alertPage } from '../core/channels/post-alerts.js';
+import { followGraphRepository } from './follow-graph.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
-import { eventBridgeScheduler } from './parts-queues.js';
+import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
@@ -57,6 +61,8 @@ export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   sendingTimeoutMs?: number;
   push?: PushProviderConfig;
   email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+  /** Push: the post alerts queue (`ALERTS_QUEUE_URL`), where each page's job enqueues the next. */
+  alertsQueueUrl?: string;
   /** Escalations to this channel read the marks and exceptions (ReadMarks) and the retraction records (Inbox); without both, an escalation job is skipped. */
   escalation?: { inboxTable: string; readMarksTable: string };
 }
@@ -95,6 +101,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL_SENDING_TIMEOUT_MS: integer(SENDING_TIMEOUT_MS_DEFAULT, 1),
       INBOX_TABLE: optionalString,
       READ_MARKS_TABLE: optionalString,
+      ALERTS_QUEUE_URL: optionalString,
       ...pushProviderShape,
       SES_FROM_ADDRESS: optionalString,
       SES_IDENTITY_ARN: optionalString,
@@ -117,6 +124,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
     parallelism: parsed.CHANNEL_PARALLELISM,
     sendingTimeoutMs: parsed.CHANNEL_SENDING_TIMEOUT_MS,
+    ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),
     ...(parsed.INBOX_TABLE && parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
@@ -133,6 +141,10 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     },
     scheduler: schedulerOf(parsed),
   };
+}
+
+export function alertSubscriptions(parts: Parts, graphTable: string): AlertSubscriptionRepository {
+  return parts.shared(alertSubscriptions, [graphTable], () => new AlertSubscriptionRepository(documentClient(parts), graphTable));
 }
 
 export function channelRepository(parts: Parts, graphTable: string): ChannelRepository {
@@ -169,6 +181,7 @@ export function channelTypeInfo(type: string): ChannelTypeInfo | undefined {
     ...(found.urgentBypassesQuietHours !== undefined ? { urgentBypassesQuietHours: found.urgentBypassesQuietHours } : {}),
     ...(found.escalation ? { escalation: found.escalation } : {}),
     ...(found.deliveryGuarantee ? { deliveryGuarantee: found.deliveryGuarantee } : {}),
+    ...(found.followerAlerts ? { followerAlerts: true } : {}),
   };
 }
 
@@ -198,6 +211,12 @@ function channelSendLedger(parts: Parts, idempotencyTable: string): ChannelSendL
   return parts.shared(channelSendLedger, [idempotencyTable], () => new ChannelSendLedger(documentClient(parts), idempotencyTable, parts.clock));
 }
 
+/** Post alerts on the push consumer: the subscribers (Query) and follow pairs (BatchGetItem) of the Graph table, the next page on the alerts queue. */
+function alertPages(parts: Parts, config: ChannelConsumerConfig, queueUrl: string): AlertPages {
+  const deps = { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable), queue: new SqsAlertJobQueue(sqsClient(parts), queueUrl, config.deliveryJobSecret) };
+  return { page: (recordId, job) => alertPage(deps, recordId, job), enqueue: (job) => deps.queue.enqueue(job) };
+}
+
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   return withAuditBarrier(parts, createChannelHandler({
     delivery: channelDelivery(parts, config, scheduler),
@@ -205,6 +224,7 @@ export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConf
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
     trace: observability(parts, config.idempotencyTable).trace,
+    ...(config.channel === 'push' && config.alertsQueueUrl ? { alerts: alertPages(parts, config, config.alertsQueueUrl) } : {}),
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
   }));
 }

@@ -10,6 +10,7 @@ import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
 import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
+import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
@@ -55,6 +56,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   queueUrls: { urgent?: string; info?: string; promotion?: string };
   /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
   channelQueueUrls?: { push?: string; email?: string };
+  /** The post alerts queue (`ALERTS_QUEUE_URL`): types with `followerAlerts` put one job per post there. */
+  alertsQueueUrl?: string;
   /** Replaces every type's `escalation.afterSeconds` (`ESCALATION_DELAY_SECONDS`: local runs and tests; unset on AWS). */
   escalationDelaySeconds?: number;
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
@@ -78,6 +81,7 @@ const fanOutShape = {
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
   ESCALATION_DELAY_SECONDS: integer(0, 0),
+  ALERTS_QUEUE_URL: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -101,6 +105,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
       : {}),
     ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
+    ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
@@ -136,6 +141,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     trace,
     erased: erasedUsers(parts, config.idempotencyTable),
     ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
+    ...(type.followerAlerts && config.alertsQueueUrl ? { alertQueue: new SqsAlertJobQueue(sqsClient(parts), config.alertsQueueUrl, config.deliveryJobSecret) } : {}),
   });
 }
 

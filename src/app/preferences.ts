@@ -6,7 +6,8 @@ import { offersChannel } from '../core/model/channel.js';
 import type { Env } from '../env.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
 import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
-import { channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
+import { followGraphRepository } from './follow-graph.js';
+import { alertSubscriptions, channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
 import { optionalString, parseEnv, required } from './config-parsing.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
 import { restOf, restShape, type RestConfig } from './shared-config.js';
@@ -52,6 +53,7 @@ export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
       ...(push && Object.keys(push.platformApplications).length > 0 ? { endpoints: snsPushProvider(parts, push) } : {}),
       ...(config.channels?.unsubscribeSecret ? { unsubscribeSecret: config.channels.unsubscribeSecret } : {}),
     },
+    alerts: { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable) },
   });
 }
 

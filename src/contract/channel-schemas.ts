@@ -24,6 +24,9 @@ export type DeviceInput = z.infer<typeof deviceInputSchema>;
 
 export const DEVICE_ID_PATTERN = /^d_[A-Za-z0-9_-]{22}$/;
 
+/** `PUT / DELETE /alerts/{accountId}`: the followed account (a user id: 1-256 characters, no control characters). */
+export const alertPathSchema = z.object({ accountId: z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, 'must be a user id') }).strict();
+
 export const devicePathSchema = z.object({ id: z.string().regex(DEVICE_ID_PATTERN, 'must be a device id from GET /devices') }).strict();
 
 export const pushConsentInputSchema = z.object({ version: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be a consent text version such as 2026-11') }).strict();

@@ -37,6 +37,9 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'DELETE', resource: '/push-consent', function: 'preferences' },
   { method: 'PUT', resource: '/email-address', function: 'preferences' },
   { method: 'DELETE', resource: '/email-address', function: 'preferences' },
+  // Post alerts: src/handlers/rest/alerts-api.ts.
+  { method: 'PUT', resource: '/alerts/{accountId}', function: 'preferences' },
+  { method: 'DELETE', resource: '/alerts/{accountId}', function: 'preferences' },
 ];
 
 /**

@@ -94,4 +94,6 @@ export function attachChannelConsumers(queues: LocalPipelineQueues, parts: Parts
     const queue = queues[channel];
     queue.attachConsumer(LOCAL_FUNCTIONS.channel(parts, configs.channel(channel), scheduler, { maxReceiveCount: queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
   }
+  // Post alerts: the push function consumes the alerts queue too (a second event source, as on AWS).
+  queues.alerts.attachConsumer(LOCAL_FUNCTIONS.channel(parts, configs.channel('push'), scheduler, { maxReceiveCount: queues.alerts.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
 }

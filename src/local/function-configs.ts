@@ -31,7 +31,7 @@ export interface LocalFunctionInputs {
   deliveryJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
-  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }> };
+  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }>; alertsUrl?: string };
   /** The local SNS / SES stand-ins and the base URL of unsubscribe links; without them the channels are off. */
   channels?: { snsEndpoint: string; sesEndpoint: string; unsubscribeSecret: string; unsubscribeBaseUrl: string };
 }
@@ -93,6 +93,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
       ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
       ...(settings.escalationDelaySeconds ? { escalationDelaySeconds: settings.escalationDelaySeconds } : {}),
+      ...(channels && queues.alertsUrl ? { alertsQueueUrl: queues.alertsUrl } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
@@ -132,6 +133,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             // As on AWS: longer than a consumer run (the function timeout), shorter than the visibility timeout (6x it), so the retry of a killed run takes the claim over.
             sendingTimeoutMs: 2 * (settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT),
             escalation: { inboxTable: tables.inbox, readMarksTable: tables.readMarks },
+            ...(channel === 'push' && queues.alertsUrl ? { alertsQueueUrl: queues.alertsUrl } : {}),
             ...(channel === 'push'
               ? { push }
               : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),

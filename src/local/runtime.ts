@@ -138,6 +138,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       promotionUrl: queues.promotion.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
       channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
+      alertsUrl: queues.alerts.url,
     },
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });

@@ -5,7 +5,7 @@
  */
 import type { NotificationType } from '../core/ports/notification-type.js';
 import { resourceNameOf } from './notification-type.js';
-import { MAX_ESCALATION_SECONDS } from '../core/channels/escalation.js';
+import { MAX_ESCALATION_SECONDS } from '../core/model/channel.js';
 
 /**
  * EventBridge detail types of the catalog: lowercase words joined by `.`, `-` or `_`
@@ -54,6 +54,7 @@ export function catalogProblems(types: readonly NotificationType[]): string[] {
       if (escalation.when !== 'unseen' && escalation.when !== 'unread') problems.push(`type ${label}: escalation.when must be 'unseen' or 'unread'`);
     }
     if (type.deliveryGuarantee !== undefined && type.deliveryGuarantee !== 'at-most-once' && type.deliveryGuarantee !== 'at-least-once') problems.push(`type ${label}: deliveryGuarantee must be 'at-most-once' or 'at-least-once'`);
+    if (type.followerAlerts !== undefined && (type.followerAlerts !== true || type.audience !== 'followersOfActor' || type.channels?.push === undefined)) problems.push(`type ${label}: followerAlerts needs audience 'followersOfActor' and the push channel offered`);
     if (type.graphEffect !== undefined && (!GRAPH_EFFECTS.includes(type.graphEffect) || typeof type.followeeOf !== 'function')) {
       problems.push(`type ${label}: graphEffect must be one of ${GRAPH_EFFECTS.join(', ')} with a followeeOf function`);
     }

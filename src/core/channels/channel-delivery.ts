@@ -45,9 +45,10 @@ import { escalationVerdict, type EscalationCheck, type EscalationMark, type Esca
 
 /**
  * A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's
- * digest); `escalation` one the fan-out delayed to escalate (sent only if still unseen / unread).
+ * digest); `escalation` one the fan-out delayed to escalate (sent only if still unseen / unread);
+ * `alert` a post alert for a follower who turned them on (pushed whatever the type's push default).
  */
-export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark };
+export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark; alert?: true };
 
 export interface ChannelInput {
   recordId: string;
@@ -61,6 +62,7 @@ export interface ChannelTypeInfo extends ChannelOffer {
   urgentBypassesQuietHours?: boolean;
   escalation?: EscalationRule;
   deliveryGuarantee?: DeliveryGuarantee;
+  followerAlerts?: boolean;
 }
 
 export interface ChannelDeliverySettings {
@@ -227,6 +229,12 @@ export class ChannelDelivery {
       const info = this.deps.typeInfo(type);
       if (candidate.job.escalation) {
         if (!dueEscalations.has(candidate)) continue;
+      } else if (candidate.job.alert) {
+        // A post alert the follower asked for: only their own switch of the channel for the type stops it.
+        if (!info?.followerAlerts || lookup.preferences.channels?.[type]?.[channel] === false) {
+          this.skip(report, 'channel_off', candidate);
+          continue;
+        }
       } else if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
         this.skip(report, 'channel_off', candidate);
         continue;

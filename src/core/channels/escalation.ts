@@ -6,22 +6,12 @@
  * and decides here. Nothing is written when the user reads, archives or deletes meanwhile, nor on
  * read-all or a retraction: the check at fire time sees it (docs/channels.md#escalation).
  */
-import type { Channel } from '../../contract/channels.js';
+import type { EscalationRule } from '../model/channel.js';
 import { timeOfId } from '../model/ids.js';
 import { isArchived, isHidden, isRead, isSeen, type ReadState } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
 
-/** What a catalog type declares. */
-export interface EscalationRule {
-  /** The channel it escalates to (the type must offer it). */
-  channel: Channel;
-  /** After how long (from the notification's arrival); 1 s to 7 days. */
-  afterSeconds: number;
-  /** `unseen`: send unless it was seen (the bell opened, seen-all, read); `unread`: send unless it was read. */
-  when: 'unseen' | 'unread';
-}
-
-export const MAX_ESCALATION_SECONDS = 7 * 86_400;
+export { MAX_ESCALATION_SECONDS, type EscalationRule } from '../model/channel.js';
 
 /** What a delayed escalation job carries (signed with the job): when it is due and the condition. */
 export interface EscalationMark {

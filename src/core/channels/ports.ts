@@ -105,3 +105,11 @@ export interface ChannelSendKey extends UserRef {
 export interface ChannelRateCounter {
   countSends(user: UserRef, channel: Channel, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
 }
+
+/** Post alerts: the followers of an account who turned them on (the bell on a profile). */
+export interface AlertSubscriptions {
+  subscribe(tenantId: string, accountId: string, followerId: string, atIso: string): Promise<void>;
+  unsubscribe(tenantId: string, accountId: string, followerId: string): Promise<void>;
+  /** One page of subscribers after `after` (exclusive), in id order; `next` when there are more. */
+  listSubscribers(tenantId: string, accountId: string, after: string | undefined, limit: number): Promise<{ followerIds: string[]; next?: string }>;
+}

@@ -7,13 +7,14 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DeliveryJob } from './delivery-job.js';
+import type { AlertJob } from './alert-job.js';
 
 export const DELIVERY_JOB_SIGNATURE_FIELD = 'sig';
 
 const hmacOf = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest();
 
 /** The queue body of a job: its JSON with `sig` added last (so the verifier can strip it and re-serialise). */
-export function signedDeliveryJobBody<Job extends DeliveryJob>(job: Job, secret: string): string {
+export function signedDeliveryJobBody<Job extends DeliveryJob | AlertJob>(job: Job, secret: string): string {
   return JSON.stringify({ ...job, [DELIVERY_JOB_SIGNATURE_FIELD]: hmacOf(JSON.stringify(job), secret).toString('base64url') });
 }
 

@@ -24,3 +24,15 @@ export function channelSwitchedOn(type: ChannelOffer | undefined, switches: Chan
   if (!offersChannel(type, channel)) return false;
   return switches?.[typeName]?.[channel] ?? type!.channels![channel]!;
 }
+
+/** What a catalog type declares to escalate (core/channels/escalation.ts decides at fire time). */
+export interface EscalationRule {
+  /** The channel it escalates to (the type must offer it). */
+  channel: Channel;
+  /** After how long (from the notification's arrival); 1 s to 7 days. */
+  afterSeconds: number;
+  /** `unseen`: send unless it was seen (the bell opened, seen-all, read); `unread`: send unless it was read. */
+  when: 'unseen' | 'unread';
+}
+
+export const MAX_ESCALATION_SECONDS = 7 * 86_400;

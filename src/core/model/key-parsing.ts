@@ -84,6 +84,8 @@ export type ParsedKey =
   | ({ kind: 'onlineSubscription'; actorId: KeyId; shard: number; connectionId: string } & Tenanted)
   // Graph table
   | ({ kind: 'follower'; followeeId: KeyId; followerId: string } & Tenanted)
+  /** A follower who turned post alerts on for the account. */
+  | ({ kind: 'alertSubscriber'; accountId: KeyId; followerId: string } & Tenanted)
   | ({ kind: 'followingCeleb'; userId: KeyId; celebrityId: string } & Tenanted)
   | ({ kind: 'followedCelebsPack'; userId: KeyId; chunk: number } & Tenanted)
   | ({ kind: 'profile' | 'preferences'; userId: KeyId } & Tenanted)
@@ -192,6 +194,8 @@ function parseUserPartitionKey(tenantId: KeyId, rest: string[], sk: string): Par
     }
     case 'FOLLOWERS':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'follower', tenantId, followeeId: userId, followerId: sk } : undefined;
+    case 'ALERTS':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertSubscriber', tenantId, accountId: userId, followerId: sk } : undefined;
     case FOLLOWING_CELEBS_SUFFIX.slice(1):
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'followingCeleb', ...base, celebrityId: sk } : undefined;
     case FOLLOWED_CELEBS_PACK_SUFFIX.slice(1): {

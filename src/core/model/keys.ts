@@ -300,6 +300,13 @@ export const keys = {
   liveHoldId: (tenantId: string, userId: string, releaseAtMs: number): string =>
     `${userPartition(tenantId, userId)}#HOLD#${releaseAtMs}`,
 
+  /** Graph: the followers of `accountId` who turned post alerts on (sk = follower id): paged by a post's alert jobs. */
+  alertSubscribersPartition: (tenantId: string, accountId: string): string => `${userPartition(tenantId, accountId)}#ALERTS`,
+  alertSubscriber: (tenantId: string, accountId: string, followerId: string): TableKey => ({
+    pk: keys.alertSubscribersPartition(tenantId, accountId),
+    sk: assertIdentifierMatching('userId', followerId, IDENTIFIER_PATTERN),
+  }),
+
   /** Graph: a user's push devices, push consent, email address and email unsubscribes (one Query reads them all). */
   channelStatePartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#CHANNELS`,
   deviceSortKey: (deviceId: string): string => `DEVICE#${assertIdentifierMatching('deviceId', deviceId, /^d_[A-Za-z0-9_-]{22}$/)}`,

@@ -58,6 +58,7 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   profile: 'graph',
   preferences: 'graph',
   device: 'graph',
+  alertSubscriber: 'graph',
   channelState: 'graph',
   migrationMarker: 'graph',
   deliveryRecord: 'idempotency',
@@ -132,6 +133,9 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'follower':
       if (isUser(parsed.followeeId)) return remove('followerEdge');
       return parsed.followerId === userId ? remove('followingEdge', { followeeProfile: keys.profileOfFollowersPartition(item.pk as string)! }) : keep(parsed.kind);
+    case 'alertSubscriber':
+      // The erased account's alert list goes whole; an erased follower's subscription in another account's list goes too.
+      return isUser(parsed.accountId) || parsed.followerId === userId ? remove('alertSubscription') : keep(parsed.kind);
     case 'followingCeleb':
       return isUser(parsed.userId) ? remove('followedCelebrity') : parsed.celebrityId === userId ? remove('followerOfCelebrity') : keep(parsed.kind);
     case 'followedCelebsPack':

@@ -6,6 +6,7 @@ import { type Preferences } from '../../core/preferences/preferences.js';
 import type { PreferencesStore } from '../../core/preferences/store.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
+import { alertsRoutes, type AlertsApiDeps } from './alerts-api.js';
 import { noQuerySchema } from '../../contract/rest-schemas.js';
 import { preferencesInputSchema } from '../../contract/preferences-schemas.js';
 
@@ -22,6 +23,8 @@ export interface PreferencesApiDeps {
   logger: Logger;
   /** The channels' routes (devices, consent, email address, unsubscribe), served by this function. */
   channels?: Omit<ChannelsApiDeps, 'knownTypes' | 'tenantClaim' | 'clock'>;
+  /** Post alerts (`PUT / DELETE /alerts/{accountId}`), served by this function. */
+  alerts?: Omit<AlertsApiDeps, 'tenantClaim' | 'clock'>;
 }
 
 type Handler = RestHandler;
@@ -35,6 +38,7 @@ export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
   const inputSchema = preferencesInputSchema(deps.knownTypes, deps.offeredChannels);
   const routes: Record<string, Handler> = {
     ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
+    ...(deps.alerts ? alertsRoutes({ ...deps.alerts, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
     'GET /preferences': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);
       noQuerySchema.parse(event.queryStringParameters ?? {});
