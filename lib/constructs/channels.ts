@@ -76,7 +76,7 @@ function endpointsOf(scope: Construct, applicationArn: string): string {
  * are created here: the platform applications are yours.
  */
 export class Channels extends Construct {
-  readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction };
+  readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction; alertsQueue?: QueueWithDlq };
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
@@ -136,7 +136,15 @@ export class Channels extends Construct {
         acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
         acknowledgeWildcardResource(props.preferences.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
       }
-      this.push = { queue, consumer: fn };
+      const alertTypes = props.fanOuts.filter(({ type }) => type.followerAlerts);
+      let alertsQueue: QueueWithDlq | undefined;
+      if (alertTypes.length > 0) {
+        // Post alerts: one job per post, then one per page of <= 50 subscribers (<= 1,000 devices); batch size 1 keeps an invocation at one page.
+        alertsQueue = queueOf('AlertsQueue', 'post alert jobs (one page of alert subscribers each)', 'push');
+        fn.consume(alertsQueue, { batchSize: 1, maxConcurrency: props.push.maxConcurrency ?? 5 }).sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
+        for (const { fanOut } of alertTypes) fanOut.sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
+      }
+      this.push = { queue, consumer: fn, ...(alertsQueue ? { alertsQueue } : {}) };
     }
 
     if (props.email) {

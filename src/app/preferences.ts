@@ -53,7 +53,8 @@ export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
       ...(push && Object.keys(push.platformApplications).length > 0 ? { endpoints: snsPushProvider(parts, push) } : {}),
       ...(config.channels?.unsubscribeSecret ? { unsubscribeSecret: config.channels.unsubscribeSecret } : {}),
     },
-    alerts: { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable) },
+    // Post alerts push: served where push is configured (the construct grants their writes with the channels').
+    ...(push && Object.keys(push.platformApplications).length > 0 ? { alerts: { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable) } } : {}),
   });
 }
 

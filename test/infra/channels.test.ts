@@ -89,6 +89,16 @@ describe('When push and email are configured', () => {
     expect(Object.keys(emailEnv)).toEqual(expect.arrayContaining(['INBOX_TABLE', 'READ_MARKS_TABLE']));
   });
 
+  it('post alerts: an alerts queue consumed by the push consumer one job per invocation; post.published enqueues there, the consumer its next pages; nothing else sends there', () => {
+    const alerts = inbox.channels!.push!.alertsQueue!;
+    const alertsArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(alerts.queue), 'Arn'] });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [logicalId(alerts.queue), 'Arn'] }, BatchSize: 1, FunctionName: { Ref: logicalId(inbox.channels!.push!.consumer) } });
+    const senders = inbox.pipeline.types.filter((type) => (grantsOf(json, type.fanOut).get('sqs:SendMessage') ?? []).includes(alertsArn)).map((type) => type.detailType);
+    expect(senders).toEqual(['post.published']);
+    expect(grantsOf(json, inbox.channels!.push!.consumer).get('sqs:SendMessage')).toContain(alertsArn);
+    expect(grantsOf(json, inbox.channels!.email!.consumer).get('sqs:SendMessage') ?? []).not.toContain(alertsArn);
+  });
+
   it('at-most-once types only: no GetItem on the send ledger', () => {
     expect(grantsOf(json, inbox.channels!.email!.consumer).has('dynamodb:GetItem')).toBe(false);
   });
