@@ -25,7 +25,7 @@ export type DeviceInput = z.infer<typeof deviceInputSchema>;
 export const DEVICE_ID_PATTERN = /^d_[A-Za-z0-9_-]{22}$/;
 
 /** `PUT / DELETE /alerts/{accountId}`: the followed account (a user id: 1-256 characters, no control characters). */
-export const alertPathSchema = z.object({ accountId: z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, 'must be a user id') }).strict();
+export const alertPathSchema = z.object({ accountId: z.string().min(1).max(256).refine((id) => ![...id].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f), 'must be a user id (no control characters)') }).strict();
 
 export const devicePathSchema = z.object({ id: z.string().regex(DEVICE_ID_PATTERN, 'must be a device id from GET /devices') }).strict();
 

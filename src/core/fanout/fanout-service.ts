@@ -10,7 +10,7 @@
  */
 import type { AlertJobQueue } from '../jobs/alert-job.js';
 import type { CelebrityPostsIndexWriter } from '../ports/celebrity-posts.js';
-import type { GraphEffect, NotificationType } from '../ports/notification-type.js';
+import type { NotificationType } from '../ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from '../jobs/delivery-job.js';
 import type { DeliveryJobQueue } from '../ports/queues.js';
 import type { NotificationEvent } from './events.js';
