@@ -16,8 +16,12 @@ import type { Channel } from '../../src/contract/channels.js';
 
 /** Mobile push through Amazon SNS: the platform applications you created with your APNs / FCM credentials. */
 export interface PushChannelProps {
-  /** `arn:aws:sns:<region>:<account>:app/APNS/<name>` etc.; a platform left out cannot register devices. */
-  platformApplicationArns: Partial<Record<Platform, string>>;
+  /**
+   * `arn:aws:sns:<region>:<account>:app/APNS/<name>` etc.; a platform left out cannot register devices.
+   * A list of K applications per platform (one FCM project each: FCM allows about 600,000 messages
+   * per minute per project) spreads the load: a user's devices stick to one by a hash of their id.
+   */
+  platformApplicationArns: Partial<Record<Platform, string | string[]>>;
   /** Concurrent push consumer invocations (the SQS event source's maxConcurrency, 2..1000). Default 5. */
   maxConcurrency?: number;
 }
@@ -119,10 +123,13 @@ export class Channels extends Construct {
     const queueOf = (queueId: string, purpose: string, channel: Channel) =>
       new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(escalatesTo(channel) ? 30 : 15), purpose });
 
-    if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
-      const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
+    const arnsOf = (arns: string | string[] | undefined) => (arns === undefined ? [] : typeof arns === 'string' ? [arns] : arns).filter(Boolean);
+    if (props.push && Object.values(props.push.platformApplicationArns).some((arns) => arnsOf(arns).length > 0)) {
+      const perPlatform = (Object.entries(props.push.platformApplicationArns) as [Platform, string | string[] | undefined][]).map(([platform, arns]) => [platform, arnsOf(arns)] as const).filter(([, arns]) => arns.length > 0);
+      const applications = perPlatform.flatMap(([platform, arns]) => arns.map((arn) => [platform, arn] as const));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
-      const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
+      // K applications of a platform: one comma-separated variable (ARNs hold no comma).
+      const platformEnv = Object.fromEntries(perPlatform.map(([platform, arns]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arns.join(',')]));
       const queue = queueOf('PushQueue', 'mobile push jobs (SNS)', 'push');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
         // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).

@@ -34,7 +34,8 @@ import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type Schedule
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
 export interface PushProviderConfig {
-  platformApplications: { apns?: string; apns_sandbox?: string; fcm?: string };
+  /** One ARN or K per platform (`SNS_PLATFORM_APPLICATION_FCM=arn1,arn2`): a user's devices stick to one by a hash of their id. */
+  platformApplications: { apns?: string | string[]; apns_sandbox?: string | string[]; fcm?: string | string[] };
   /** The local SNS stand-in (unset on AWS). */
   endpoint?: string;
 }
@@ -76,11 +77,16 @@ export const pushProviderShape = {
   SNS_PLATFORM_APPLICATION_FCM: optionalString,
   SNS_ENDPOINT: optionalString,
 };
+/** `arn` or `arn1,arn2,...` (ARNs hold no comma). */
+const arnsOf = (value: string) => {
+  const arns = value.split(',').map((arn) => arn.trim()).filter(Boolean);
+  return arns.length === 1 ? arns[0]! : arns;
+};
 export const pushProviderOf = (env: z.output<z.ZodObject<typeof pushProviderShape>>): PushProviderConfig => ({
   platformApplications: {
-    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: env.SNS_PLATFORM_APPLICATION_APNS } : {}),
-    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX } : {}),
-    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: env.SNS_PLATFORM_APPLICATION_FCM } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: arnsOf(env.SNS_PLATFORM_APPLICATION_APNS) } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: arnsOf(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX) } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: arnsOf(env.SNS_PLATFORM_APPLICATION_FCM) } : {}),
   },
   ...(env.SNS_ENDPOINT ? { endpoint: env.SNS_ENDPOINT } : {}),
 });

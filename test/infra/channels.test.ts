@@ -32,6 +32,24 @@ function build(withChannels: boolean) {
   return { app, stack, inbox, template, json: template.toJSON() as CfnTemplate };
 }
 
+describe('When FCM has K = 4 platform applications', () => {
+  it('the push consumer publishes to the endpoints of all four, the preferences function creates endpoints under all four; one comma-separated variable', () => {
+    const fcm = [0, 1, 2, 3].map((n) => `arn:aws:sns:eu-west-1:111122223333:app/GCM/acme-android-${n}`);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
+      channels: { push: { platformApplicationArns: { apns: APNS, fcm } } },
+    });
+    const json = Template.fromStack(stack).toJSON() as CfnTemplate;
+    const push = grantsOf(json, inbox.channels!.push!.consumer);
+    expect(push.get('sns:Publish')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual(['arn:aws:sns:eu-west-1:111122223333:endpoint/APNS/acme-ios/*', ...fcm.map((arn) => `${arn.replace(':app/', ':endpoint/')}/*`)].sort());
+    expect(grantsOf(json, inbox.restFunctions.preferences).get('sns:CreatePlatformEndpoint')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual([APNS, ...fcm].sort());
+    const env = json.Resources[logicalId(inbox.channels!.push!.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(env.SNS_PLATFORM_APPLICATION_FCM).toBe(fcm.join(','));
+  });
+});
+
 describe('When a catalog type is at-least-once (security.alert, email)', () => {
   it('the email consumer may read a send claim back (GetItem on the idempotency table), the push consumer not', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });

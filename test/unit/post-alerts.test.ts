@@ -1,7 +1,8 @@
-/** Post alert pages: bounded (<= 1,000 devices), only current followers, the id each follower sees, the next page's job; forged jobs dropped. */
+/** Post alert pages: bounded (<= 1,000 devices), only current followers, the id each follower sees, the next page's job; forged jobs dropped; K platform applications. */
 import { describe, expect, it } from 'vitest';
 import { ALERT_DEVICES_PER_JOB, ALERT_SUBSCRIBERS_PER_JOB, alertPage } from '../../src/core/channels/post-alerts.js';
-import { MAX_DEVICES_PER_USER } from '../../src/core/channels/devices.js';
+import { MAX_DEVICES_PER_USER, platformApplicationIndex } from '../../src/core/channels/devices.js';
+import { SnsPushProvider } from '../../src/adapters/sns/sns-push-provider.js';
 import type { AlertJob } from '../../src/core/jobs/alert-job.js';
 import { signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signature.js';
 import { idOfEventFor } from '../../src/core/model/recipient-ids.js';
@@ -83,5 +84,27 @@ describe('the push consumer and alert jobs', () => {
     expect(delivered).toHaveLength(50);
     expect(new Set(delivered)).toEqual(new Set(['m1']));
     expect(enqueued.map((next) => next.alerts.page)).toEqual([1]);
+  });
+});
+
+describe('K platform applications per platform', () => {
+  it('a user sticks to one application; 10,000 users spread within 10% of even over 4', () => {
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 10_000; i += 1) counts[platformApplicationIndex('acme', `user-${i}`, 4)]! += 1;
+    expect(platformApplicationIndex('acme', 'alice', 4)).toBe(platformApplicationIndex('acme', 'alice', 4));
+    expect(platformApplicationIndex('acme', 'alice', 1)).toBe(0);
+    for (const count of counts) expect(Math.abs(count - 2_500)).toBeLessThan(250);
+  });
+
+  it('SnsPushProvider registers a device under its owner\'s application (CreatePlatformEndpoint names it)', async () => {
+    const apps = ['arn:aws:sns:eu-west-1:1:app/GCM/p0', 'arn:aws:sns:eu-west-1:1:app/GCM/p1', 'arn:aws:sns:eu-west-1:1:app/GCM/p2'];
+    const created: string[] = [];
+    const client = { send: async (command: { input: { PlatformApplicationArn?: string } }) => (command.input.PlatformApplicationArn ? (created.push(command.input.PlatformApplicationArn), { EndpointArn: 'arn:e' }) : { Attributes: { Enabled: 'true', Token: 't' } }) };
+    const provider = new SnsPushProvider(client as never, { fcm: apps });
+    const owner = { tenantId: 'acme', userId: 'alice' };
+    await provider.upsertEndpoint('fcm', 't', '{}', owner);
+    await provider.upsertEndpoint('fcm', 't2', '{}', owner);
+    expect(created).toEqual([apps[platformApplicationIndex('acme', 'alice', 3)], apps[platformApplicationIndex('acme', 'alice', 3)]]);
+    expect(provider.platforms()).toEqual(['fcm']);
   });
 });

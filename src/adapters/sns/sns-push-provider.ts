@@ -1,6 +1,7 @@
 /**
- * PushProvider on Amazon SNS mobile push: one platform application per platform (APNs, APNs
- * sandbox, FCM), one platform endpoint per device token, `Publish` to the endpoint ARN.
+ * PushProvider on Amazon SNS mobile push: K platform applications per platform (APNs, APNs
+ * sandbox, FCM; each its own provider quota, e.g. one FCM project each), a user's devices on the one
+ * their id hashes to, one platform endpoint per device token, `Publish` to the endpoint ARN.
  */
 import {
   CreatePlatformEndpointCommand,
@@ -14,8 +15,12 @@ import {
 } from '@aws-sdk/client-sns';
 import type { Platform } from '../../contract/channel-schemas.js';
 import type { PushMessage, PushOutcome, PushProvider } from '../../core/channels/ports.js';
+import { platformApplicationIndex } from '../../core/channels/devices.js';
 
-export type PlatformApplicationArns = Partial<Record<Platform, string>>;
+/** One ARN, or K of them (a user's devices stick to one by a hash of their id). */
+export type PlatformApplicationArns = Partial<Record<Platform, string | readonly string[]>>;
+
+const listOf = (arns: string | readonly string[] | undefined): readonly string[] => (arns === undefined ? [] : typeof arns === 'string' ? [arns] : arns);
 
 export class PlatformNotConfiguredError extends Error {
   override readonly name = 'PlatformNotConfiguredError';
@@ -40,12 +45,13 @@ export class SnsPushProvider implements PushProvider {
   ) {}
 
   platforms(): Platform[] {
-    return (Object.keys(this.applications) as Platform[]).filter((platform) => Boolean(this.applications[platform]));
+    return (Object.keys(this.applications) as Platform[]).filter((platform) => listOf(this.applications[platform]).length > 0);
   }
 
   /** CreatePlatformEndpoint (SNS answers the existing ARN for a known token), then re-enable / fix the token if SNS had disabled it. */
-  async upsertEndpoint(platform: Platform, token: string, userData: string): Promise<string> {
-    const application = this.applications[platform];
+  async upsertEndpoint(platform: Platform, token: string, userData: string, owner?: { tenantId: string; userId: string }): Promise<string> {
+    const applications = listOf(this.applications[platform]);
+    const application = applications[owner ? platformApplicationIndex(owner.tenantId, owner.userId, applications.length) : 0];
     if (!application) throw new PlatformNotConfiguredError(`push platform ${platform} is not configured`);
     let endpointArn: string | undefined;
     try {

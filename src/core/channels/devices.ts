@@ -30,3 +30,13 @@ export interface PushConsent {
   /** The version of the consent text the user agreed to. */
   version: string;
 }
+
+/**
+ * Which of a platform's K platform applications (one per FCM project or APNs key: each has its own
+ * provider quota) holds a user's devices: a hash of (tenant, user), so a user's devices stay on one
+ * application and the load spreads evenly. Registering again picks the same one.
+ */
+export function platformApplicationIndex(tenantId: string, userId: string, applications: number): number {
+  if (applications <= 1) return 0;
+  return createHash('sha256').update(`${tenantId}\u0000${userId}`).digest().readUInt32BE(0) % applications;
+}

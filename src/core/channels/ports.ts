@@ -39,7 +39,7 @@ export type PushOutcome =
 /** SNS mobile push: platform endpoints and Publish to an endpoint. */
 export interface PushProvider {
   /** CreatePlatformEndpoint (idempotent per token) and SetEndpointAttributes (re-enable, user data); the endpoint ARN. */
-  upsertEndpoint(platform: Platform, token: string, userData: string): Promise<string>;
+  upsertEndpoint(platform: Platform, token: string, userData: string, owner?: UserRef): Promise<string>;
   deleteEndpoint(endpointArn: string): Promise<void>;
   publish(endpointArn: string, platform: Platform, message: PushMessage): Promise<PushOutcome>;
 }

@@ -18,7 +18,8 @@ import { deviceInputSchema, devicePathSchema, pushConsentInputSchema, unsubscrib
 export interface DeviceEndpoints {
   /** Platforms with an SNS platform application (the others answer 400). */
   platforms(): Platform[];
-  upsertEndpoint(platform: Platform, token: string, userData: string): Promise<string>;
+  /** `owner`: the platform application (of K) the user's devices stick to. */
+  upsertEndpoint(platform: Platform, token: string, userData: string, owner?: { tenantId: string; userId: string }): Promise<string>;
   deleteEndpoint(endpointArn: string): Promise<void>;
 }
 
@@ -78,7 +79,7 @@ export function channelsRoutes(deps: ChannelsApiDeps): Record<string, RestHandle
       const now = new Date(deps.clock.nowMs()).toISOString();
       const existing = (await deps.store.listDevices(user)).find((device) => device.id === id);
       // CustomUserData names the owner, so an operator looking at an endpoint in SNS can tell whose it is.
-      const endpointArn = await deps.endpoints.upsertEndpoint(input.platform, input.token, JSON.stringify({ tenantId: user.tenantId, userId: user.userId }).slice(0, 2_048));
+      const endpointArn = await deps.endpoints.upsertEndpoint(input.platform, input.token, JSON.stringify({ tenantId: user.tenantId, userId: user.userId }).slice(0, 2_048), user);
       const device: Device = { id, platform: input.platform, token: input.token, ...(input.locale ? { locale: input.locale } : {}), endpointArn, createdAt: existing?.createdAt ?? now, updatedAt: now };
       if (!(await deps.store.putDevice(user, device, MAX_DEVICES_PER_USER))) {
         return json(409, errorBody('too_many_devices', `at most ${MAX_DEVICES_PER_USER} devices per user; DELETE /devices/{id} one first`));
