@@ -23,6 +23,11 @@ import { createRequestListener } from '../../src/local/http/router.js';
 import { LocalSesV2, createLocalSesRoute, LOCAL_SES_PATH } from '../../src/local/ses/ses-v2.js';
 import { LocalMobilePush, createLocalSnsRoute, LOCAL_SNS_PATH } from '../../src/local/sns/mobile-push.js';
 import { round, type BenchResult, type BenchSuite } from '../harness.js';
+import { AlertSubscriptionRepository } from '../../src/adapters/dynamo/alert-subscriptions.js';
+import { FollowGraphRepository } from '../../src/adapters/dynamo/follow-graph-repository.js';
+import { ALERT_DEVICES_PER_JOB, ALERT_SUBSCRIBERS_PER_JOB, alertPage } from '../../src/core/channels/post-alerts.js';
+import { MAX_DEVICES_PER_USER } from '../../src/core/channels/devices.js';
+import type { AlertJob } from '../../src/core/jobs/alert-job.js';
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { keys } from '../../src/core/model/keys.js';
@@ -33,6 +38,26 @@ const USERS = 400;
 const BATCH = 10;
 const DIGEST_SIZE = 10;
 const BIG_INBOX = 2_000;
+const ALERT_SUBSCRIBER_COUNTS = [1_000, 10_000, 100_000];
+/** The drain-time table's audience: 10 million alert subscribers, one device each. */
+const DRAIN_DEVICES = 10_000_000;
+/** FCM: about 600,000 messages per minute per project (one platform application each). */
+const FCM_PER_APP_PER_SECOND = 10_000;
+/** SNS Publish: 30,000 per second in us-east-1 by default (9,000 in us-west-2 and eu-west-1; adjustable). */
+const SNS_PUBLISH_PER_SECOND = 30_000;
+
+/** Drain time of DRAIN_DEVICES pushes at K platform applications: the lowest of K x FCM's quota and SNS's (default, then raised to match); the push consumers needed at the measured rate. */
+function drainTable(pushRatePerConsumer: number): BenchResult[] {
+  return [1, 4, 16].flatMap((k) => {
+    const providers = k * FCM_PER_APP_PER_SECOND;
+    const atDefault = Math.min(providers, SNS_PUBLISH_PER_SECOND);
+    const minutes = (rate: number) => round(DRAIN_DEVICES / rate / 60, 1);
+    return [
+      { name: `alerts.drain10M.k${k}.minutes`, value: minutes(atDefault), unit: 'minutes', note: `${atDefault.toLocaleString('en-US')} pushes/s = min(K x 10,000 FCM, 30,000 SNS Publish default); ${Math.ceil(atDefault / pushRatePerConsumer)} push consumers at the measured ${Math.round(pushRatePerConsumer)} pushes/s each` },
+      { name: `alerts.drain10M.k${k}.snsRaised.minutes`, value: minutes(providers), unit: 'minutes', note: `SNS Publish quota raised to ${providers.toLocaleString('en-US')}/s: FCM-bound; ${Math.ceil(providers / pushRatePerConsumer)} push consumers (maxConcurrency)` },
+    ];
+  });
+}
 const BIG_EXCEPTIONS = 300;
 
 function jobOf(type: string, userId: string, n: number, priority: 'urgent' | 'info'): DeliveryJob {
@@ -59,7 +84,13 @@ counter switched off (what "effectively once" and the digest cost). The push rat
 machine against the local stand-in, so it measures the consumer's own overhead, not APNs or FCM.
 Escalation: ${USERS} \`mention.created\` escalation jobs reach the email consumer due (the fan-out's delayed
 message); half the users had read everything (one read-all each) before, half had not. Then one
-escalation each for a user with an empty inbox and one with ${BIG_INBOX} items and ${BIG_EXCEPTIONS} exceptions.`,
+escalation each for a user with an empty inbox and one with ${BIG_INBOX} items and ${BIG_EXCEPTIONS} exceptions.
+Post alerts: accounts with ${ALERT_SUBSCRIBER_COUNTS.join(' / ')} alert subscribers (current followers) paged by the push
+consumer's own code (\`alertPage\`: Query of the ALERTS partition, consistent BatchGetItem of the follow pairs). The
+drain time of ${DRAIN_DEVICES.toLocaleString('en-US')} alert pushes at K = 1, 4, 16 platform applications takes the provider and AWS limits
+(FCM about 600,000 messages per minute per project; SNS Publish 30,000 per second by default in us-east-1)
+and the push rate of one consumer measured above; cost per million alerts from the measured requests and
+published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambda $0.20 per million requests).`,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-channels-'));
     const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
@@ -156,6 +187,36 @@ escalation each for a user with an empty inbox and one with ${BIG_INBOX} items a
       const emptyInbox = await oneCheck('small');
       const bigInbox = await oneCheck('big');
 
+      // Post alerts: an account with N alert subscribers (each a current follower), paged by the real
+      // adapters the push consumer uses (Query of the ALERTS partition, consistent BatchGetItem of the follow pairs).
+      const graphTable = dynamo.tableNames.graph;
+      const alertDeps = { subscriptions: new AlertSubscriptionRepository(documentClient(parts), graphTable), graph: new FollowGraphRepository(documentClient(parts), graphTable), queue: { enqueue: async () => undefined } };
+      const alertRuns: { subscribers: number; jobs: number; largest: number; requests: number; rcu: number }[] = [];
+      for (const subscribers of ALERT_SUBSCRIBER_COUNTS) {
+        const actor = `star${subscribers}`;
+        const ids = Array.from({ length: subscribers }, (_, i) => `f${String(i).padStart(6, '0')}`);
+        const followedAt = new Date().toISOString();
+        await batchPutAll(documentClient(parts), graphTable, ids.flatMap((id) => [{ ...keys.alertSubscriber(TENANT, actor, id), subscribedAt: followedAt }, { ...keys.follower(TENANT, actor, id), followedAt }]), { parallelism: 8 });
+        meter.reset();
+        let job: AlertJob | undefined = { v: 1, tenantId: TENANT, eventId: `post-${actor}`, priority: 'info', notification: { type: 'post.published', createdAt: followedAt, actor: { id: actor }, title: 't', body: 'b', data: {} }, alerts: { actorId: actor, arrivalMs: Date.now(), mode: 'celebrity', page: 0 } };
+        let jobs = 0;
+        let largest = 0;
+        let pushed = 0;
+        while (job) {
+          const page = await alertPage(alertDeps, 'r', job);
+          jobs += 1;
+          largest = Math.max(largest, page.inputs.length);
+          pushed += page.inputs.length;
+          job = page.next;
+        }
+        if (pushed !== subscribers) throw new Error(`alert pages reached ${pushed} of ${subscribers} subscribers`);
+        const totals = meter.snapshot();
+        alertRuns.push({ subscribers, jobs, largest, requests: totals.requests, rcu: totals.readCapacityUnits });
+      }
+      const perAlert = alertRuns[alertRuns.length - 1]!;
+      const pagingRcuPerAlert = perAlert.rcu / perAlert.subscribers;
+      const pushRate = (USERS / pushRun.ms) * 1000;
+
       const per = (value: number, count: number) => round(value / count, 2);
       // Published us-east-1 prices (BENCHMARKS.md): SNS mobile push $0.50 per million publishes, SES
       // $0.10 per 1,000 emails, DynamoDB on-demand $0.625 per million WRU and $0.125 per million RRU.
@@ -163,7 +224,12 @@ escalation each for a user with an empty inbox and one with ${BIG_INBOX} items a
       const pushDynamo = dynamoPerMillion(pushRun.totals.writeCapacityUnits / USERS, pushRun.totals.readCapacityUnits / USERS);
       const emailDynamo = dynamoPerMillion(emailRun.totals.writeCapacityUnits / USERS, emailRun.totals.readCapacityUnits / USERS);
       const digestDynamo = dynamoPerMillion(digestRun.totals.writeCapacityUnits / digests, digestRun.totals.readCapacityUnits / digests);
+      // Alerts: a push (SNS + its DynamoDB, measured above) + the paging reads + the SQS messages of the jobs (send, receive, delete) + Lambda requests.
+      const jobsPerMillion = (perAlert.jobs / perAlert.subscribers) * 1_000_000;
+      const alertCost = 0.5 + pushDynamo + pagingRcuPerAlert * 0.125 + (jobsPerMillion * 3 * 0.4) / 1_000_000 + (jobsPerMillion * 0.2) / 1_000_000;
+      const drain = drainTable(pushRate);
       const cost = [
+        { name: 'cost.perMillionAlerts.usd', value: round(alertCost, 2), unit: 'USD', note: `SNS $0.50 + push DynamoDB $${round(pushDynamo, 2)} + paging $${round(pagingRcuPerAlert * 0.125, 2)} (${round(pagingRcuPerAlert, 2)} RCU/alert) + SQS and Lambda requests of ${Math.round(jobsPerMillion)} jobs $${round((jobsPerMillion * 1.4) / 1_000_000, 3)} (Lambda GB-seconds not included)` },
         { name: 'cost.perMillionPushes.usd', value: round(0.5 + pushDynamo, 2), unit: 'USD', note: `SNS $0.50 + DynamoDB $${round(pushDynamo, 2)} (SQS and Lambda not included)` },
         { name: 'cost.perMillionEmails.usd', value: round(100 + emailDynamo, 2), unit: 'USD', note: `SES $100 + DynamoDB $${round(emailDynamo, 2)}` },
         { name: 'cost.perMillionDigestEmails.usd', value: round(100 + digestDynamo, 2), unit: 'USD', note: `digests of ${DIGEST_SIZE}: SES $100 + DynamoDB $${round(digestDynamo, 2)} (= ${DIGEST_SIZE} million notifications)` },
@@ -184,6 +250,11 @@ escalation each for a user with an empty inbox and one with ${BIG_INBOX} items a
         { name: 'email.digest.emails', value: digests, unit: `emails for ${digestJobs.length} comments` },
         { name: 'email.digest.wcu.perEmail', value: per(digestRun.totals.writeCapacityUnits, digests), unit: 'WCU', note: `${DIGEST_SIZE} dedup claims + 1 counter per digest` },
         { name: 'email.digest.requests.perEmail', value: per(digestRun.totals.requests, digests), unit: 'requests' },
+        ...alertRuns.flatMap((run) => [
+          { name: `alerts.jobs.${run.subscribers}`, value: run.jobs, unit: 'jobs', note: `${run.subscribers} alert subscribers: one job (one invocation) per page of ${ALERT_SUBSCRIBERS_PER_JOB}; ${run.requests} DynamoDB requests, ${round(run.rcu, 1)} RCU in all` },
+          { name: `alerts.largestJob.${run.subscribers}`, value: run.largest, unit: 'subscribers', note: `<= ${run.largest * MAX_DEVICES_PER_USER} devices (${MAX_DEVICES_PER_USER} per user at most): under ${ALERT_DEVICES_PER_JOB}` },
+        ]),
+        ...drain,
         { name: 'escalation.emails', value: escalationMails, unit: `emails for ${USERS} escalations`, note: `${USERS / 2} users read all before it fired (skipped), ${USERS / 2} unseen (sent)` },
         { name: 'escalation.requests.perNotification', value: per(escalationRun.totals.requests, USERS), unit: 'requests', note: `half skipped, half sent; ${JSON.stringify(escalationRun.totals.byCommand)}` },
         { name: 'escalation.rcu.perNotification', value: per(escalationRun.totals.readCapacityUnits, USERS), unit: 'RCU', note: 'the fire-time check (marks, exception, retraction record: eventually consistent) + preferences + channel state' },
