@@ -26,6 +26,8 @@ import { keys } from '../../src/core/model/keys.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startSeparateDynamo } from '../separate-dynamo.js';
 import { postPublished } from '../../src/notifications/post-published.js';
+import { followCreated } from '../../src/notifications/follow-created.js';
+import { followDeleted } from '../../src/notifications/follow-deleted.js';
 import { percentile, round, timed, type BenchResult, type BenchSuite } from '../harness.js';
 
 const TENANT = 'bench';
@@ -67,6 +69,10 @@ function postEvent(actorId: string, eventId: string): NotificationEvent {
   };
 }
 
+function graphEvent(type: 'follow.created' | 'follow.deleted', followerId: string, followeeId: string, eventId: string, intakeMs: number): NotificationEvent {
+  return { type, eventId, tenantId: TENANT, actor: { id: followerId }, recipients: type === 'follow.created' ? [followeeId] : [], priority: 'info', timeMs: intakeMs, intakeMs, data: { followeeId } };
+}
+
 export const suite: BenchSuite = {
   id: 'fanout',
   title: 'Two-tier fan-out',
@@ -99,6 +105,18 @@ author's recent posts log (one PutItem).
   preferences BatchGetItem is served in series with the BatchWrites, whereas DynamoDB serves the
   Graph and Inbox partitions in parallel. Without mutes (before preferences existed) the same
   suite measured 1.22 at F = 9,999 and 1.23 at F = 1,000.
+- \`follow.*\` / \`unfollow.*\` (issue 26): one \`follow.created\` (it also notifies the followee: one
+  inbox item and its job) for an ordinary account with no logged posts, the same for an account
+  whose recent posts log holds 3 posts that arrived after the follow's intake (the follow was
+  processed after them: it backfills all 3), and one \`follow.deleted\` of a counted pair; requests
+  and consumed WCU, Powertools idempotency records not included (the service is called directly).
+  Before issue 26 (commit 9d45525, the same scenario through that commit's FanOutService, measured
+  in the same session): a follow cost 7 requests / 5 WCU with or without posts to backfill, because
+  a follow processed after the posts it preceded delivered none of them (0 backfilled); an unfollow
+  4 requests / 3 WCU. The new follow pays one UpdateItem more (the count claim on the PROFILE item
+  that keeps the count exact under a kill), the backfill a BatchGetItem per post probe and one
+  BatchWriteItem of the copies; the unfollow writes its record and keeps a marker instead of
+  deleting the edge.
 - \`celebrityPost.writes.f100000\`: a celebrity (PROFILE says tier = celebrity, 100,000 followers;
   no follower items are seeded because the celebrity path never reads the follower list) publishes;
   consumed WCU (target: 3S + 2 = ${3 * DEFAULT_FEED_SHARDS + 2}: feed, celebrity posts log and count index shards, arrival stamp, feed head; independent of F), with the request count.
@@ -210,6 +228,25 @@ author's recent posts log (one PutItem).
         unit: 'requests',
         note: Object.entries(celebrityTotals.byCommand).map(([command, count]) => `${command} ${count}`).join(', '),
       });
+      // Follow and unfollow (issue 26): a plain follow, a follow that backfills 3 posts, an unfollow.
+      const followCost = async (name: string, note: string, run: () => Promise<unknown>) => {
+        meter.reset();
+        await run();
+        const totals = meter.snapshot();
+        results.push({ name: `${name}.requests`, value: totals.requests, unit: 'requests', note: `${note}: ${Object.entries(totals.byCommand).map(([command, count]) => `${command} ${count}`).join(', ')}` });
+        results.push({ name: `${name}.wcu`, value: totals.writeCapacityUnits, unit: 'WCU', note: 'consumed write capacity' });
+        results.push({ name: `${name}.rcu`, value: totals.readCapacityUnits, unit: 'RCU', note: 'consumed read capacity' });
+      };
+      const now = Date.now();
+      await followCost('follow.noBackfill', 'follow of an ordinary account with no logged posts', () => service.process(graphEvent('follow.created', 'fan-a', 'quiet-account', 'follow-a', now), followCreated));
+      for (let post = 0; post < 3; post += 1) await service.process({ ...postEvent('busy-account', `raced-post-${post}`), timeMs: now + 10 + post }, postPublished);
+      let backfilled = 0;
+      await followCost('follow.backfill3', 'follow processed after 3 posts it preceded (backfills them)', async () => {
+        backfilled = (await service.process(graphEvent('follow.created', 'fan-b', 'busy-account', 'follow-b', now), followCreated)).backfilled ?? 0;
+      });
+      results.push({ name: 'follow.backfill3.backfilled', value: backfilled, unit: 'items', note: 'posts copied into the follower\'s inbox by the follow (target 3)' });
+      await followCost('unfollow', 'unfollow of a counted ordinary pair', () => service.process(graphEvent('follow.deleted', 'fan-a', 'quiet-account', 'unfollow-a', now + 100), followDeleted));
+
       // The arrival clock alone, per event: a first stamp, then a retry / duplicate publish of it.
       const key = { tenantId: TENANT, type: 'mention.created', eventId: 'clock-bench' };
       const expiresAt = Math.floor(Date.now() / 1000) + 90 * 86_400;
@@ -225,7 +262,7 @@ author's recent posts log (one PutItem).
         name: 'arrivalClock.duplicate.requests',
         value: duplicate.requests,
         unit: 'requests',
-        note: `retry or duplicate publish: ${again === first ? 'same stamp' : 'DIFFERENT STAMP'}; 1 on DynamoDB (ALL_OLD on the failed condition), dynalite adds a GetItem`,
+        note: `retry or duplicate publish: ${again.arrivalMs === first.arrivalMs ? 'same stamp' : 'DIFFERENT STAMP'}; 1 on DynamoDB (ALL_OLD on the failed condition), dynalite adds a GetItem`,
       });
       results.push({ name: `celebrityPost.naiveWrites.f${CELEBRITY_FOLLOWERS}`, value: CELEBRITY_FOLLOWERS, unit: 'items', note: 'baseline: write fan-out = one item per follower (not run)' });
     } finally {

@@ -143,6 +143,29 @@ describe('The demo inbox page', () => {
     await Promise.all([page.close(), other.close()]);
   });
 
+  it('fits a phone: at 390 px the bell\'s panel opens inside the screen, its list and actions reachable', async () => {
+    // Prepare: a mention for pia, on a 390 x 844 page
+    const page = await openInbox('acme', 'pia');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Publish mention.created' }).click();
+    await expect.poll(() => badge(page).textContent()).toBe('1');
+
+    // Act
+    await bell(page).click();
+    await expect.poll(() => page.locator('#list .item').count()).toBe(1);
+
+    // Assess: the panel lies within the viewport, and its buttons can be used
+    const box = await page.locator('#inbox-panel').boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    expect(box!.width).toBeGreaterThan(300);
+    await shot(page, '06-phone-390');
+    await page.getByRole('button', { name: 'Mark all as read' }).click();
+    await expect.poll(() => page.locator('#list .item.read').count()).toBe(1);
+    await page.close();
+  });
+
   it('archive and mark unread from a row, with its action link; the second page follows', async () => {
     // Prepare: a read mention for ann, on two pages
     const page = await openInbox('acme', 'ann');

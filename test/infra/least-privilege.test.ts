@@ -30,10 +30,10 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  *   type may carry one) = GetItem of PROFILE + Query of follower pages; inbox / feed writes =
  *   BatchWriteItem; a celebrity post's newest feed id = UpdateItem of PROFILE; delivery jobs to both priority queues (the event may override the priority).
  *   A type with audience `none` returns before any of it: no inbox write, no delivery queue.
- * - follow: UpdateItem of the edge, count and tier, GetItem of PROFILE on a retried edge,
- *   BatchWriteItem of a celebrity's new FOLLOWING_CELEBS item (UpdateItem of its pack chunk), a promotion job.
- * - unfollow: DeleteItem of the edge and FOLLOWING_CELEBS item, UpdateItem of count, tier and pack chunk, GetItem
- *   of PROFILE; a promotion job when the count is still over the threshold on a stale tier.
+ * - follow and unfollow, one set for both (either record may move or end the pair's follow run on a
+ *   retry): UpdateItem of the follower item's history, count claim, count and tier; GetItem of PROFILE
+ *   and of a pack chunk; BatchWriteItem of a celebrity's FOLLOWING_CELEBS item (UpdateItem of its pack
+ *   chunk) or DeleteItem of it; a promotion job. A follow also Queries the followee's recent posts log.
  * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
  *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem), erasure tombstones (BatchGetItem).
@@ -50,8 +50,8 @@ function fanOutAccess(detailType: string): string[] {
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
   }
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
-  if (type.graphEffect === 'follow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem'), ...on('Inbox', 'Query'), 'sqs:SendMessage queue:promotion');
-  if (type.graphEffect === 'unfollow') access.push(...on('Graph', 'GetItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
+  if (type.graphEffect) access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
+  if (type.graphEffect === 'follow') access.push(...on('Inbox', 'Query'));
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
   // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
   if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), 'sqs:SendMessage queue:urgent');
@@ -102,8 +102,9 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     // Verifies JWTs against the JWKS over HTTPS: no AWS call.
     Authorizer: () => [],
     // listFollowersPage (Query), putFollowedCelebrities (BatchWriteItem edges, UpdateItem pack chunks), next page job.
-    // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages.
-    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchWriteItem', 'UpdateItem'), 'sqs:SendMessage queue:promotion'],
+    // First page: PROFILE GetItem and the pending flip's UpdateItem, then follower pages; each page is read
+    // again (BatchGetItem) to correct the entries a concurrent follow record made stale (DeleteItem of one).
+    CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchGetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
     InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
     // Per-item actions: ONE BatchGetItem over Inbox (own item, celebrity posts log item), ReadMarks

@@ -10,7 +10,8 @@
  * from the eraser's classifier) says what every table holds afterwards: the erased user's items and
  * the items naming them in a role are gone, shared items lost only the user's part, every other item
  * is byte for byte what it was except the documented effects (follower counts lowered by the user's
- * counted edges, the recipients' read state of notifications the user authored). A second run
+ * counted edges, the recipients' read state of notifications the user authored, other users' follow
+ * traces naming them as followee). A second run
  * removes nothing.
  */
 import { randomUUID } from 'node:crypto';
@@ -292,6 +293,8 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         const { f: _f, ...rest } = item;
         change(elements.length > 0 ? { ...rest, f: { SS: elements } } : rest);
       } else if (table === 'idempotency' && id?.startsWith(`${tenantKeyPrefix(TENANT)}#E#TRACE#`) && item.trace?.M?.actorId?.S === erased) drop();
+      // Another user's follow trace whose followee they were (the role attribute, not the detail text).
+      else if (table === 'idempotency' && id?.includes('#TRACE#') && item.trace?.M?.followeeId?.S === erased) drop();
       else if (table === 'idempotency' && id !== undefined && holdOf.some((prefix) => id.startsWith(prefix)) && item.held?.L) {
         change({ ...item, held: { L: item.held.L.filter((push) => push.M?.notification?.M?.actor?.M?.id?.S !== erased) } });
       } else if (table === 'idempotency' && id?.startsWith('fanout#') && item.data?.M?.tierChange?.M?.userId?.S === erased) {

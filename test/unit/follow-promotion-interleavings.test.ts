@@ -81,6 +81,7 @@ class World implements FollowGraph, RecentPostsLog {
   async recordFollowChange(change: PairChange): Promise<PairState> {
     await this.step(`edge ${change.followerId}`);
     const edge = this.edges.get(change.followerId) ?? { history: [], counted: false };
+    if (edge.heldBy !== undefined && edge.heldBy !== change.owner) return { history: [], counted: false, heldBy: edge.heldBy, recordWasNew: false, resumed: false };
     this.edges.set(change.followerId, edge);
     const element = encodeFollowRecord(change.record);
     const recordWasNew = !edge.history.some((record) => encodeFollowRecord(record) === element);

@@ -44,30 +44,40 @@ export class FollowPairs {
   ) {}
 
   /**
-   * recordFollowChange: ONE UpdateItem of the follower item: `ADD h :record` (idempotent), the holder
-   * set only if none (`if_not_exists`), ALL_OLD: the state after is the state before plus the record.
+   * recordFollowChange: ONE UpdateItem of the follower item, `ADD h :record` (idempotent) and the
+   * holder, guarded by "held by nobody or by this owner", ALL_OLD: the state after is the state
+   * before plus the record. Held by another event: nothing is written (the record waits for its
+   * retry, so a history only ever grows under its holder) and `heldBy` names the holder.
    */
   async recordFollowChange(change: PairChange): Promise<PairState> {
     const element = encodeFollowRecord(change.record);
-    const output = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.follower(change.tenantId, change.followeeId, change.followerId),
-        UpdateExpression: 'ADD #h :record SET heldBy = if_not_exists(heldBy, :owner)',
-        ExpressionAttributeNames: { '#h': FOLLOW_HISTORY_ATTRIBUTE },
-        ExpressionAttributeValues: { ':record': new Set([element]), ':owner': change.owner },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const before = output.Attributes;
+    let before: Record<string, unknown> | undefined;
+    try {
+      const output = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.follower(change.tenantId, change.followeeId, change.followerId),
+          UpdateExpression: 'ADD #h :record SET heldBy = :owner',
+          ConditionExpression: 'attribute_not_exists(heldBy) OR heldBy = :owner',
+          ExpressionAttributeNames: { '#h': FOLLOW_HISTORY_ATTRIBUTE },
+          ExpressionAttributeValues: { ':record': new Set([element]), ':owner': change.owner },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      before = output.Attributes;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // dynalite does not return the item: the holder is then unnamed.
+      const holder = error.Item?.heldBy?.S;
+      return { history: [], counted: false, heldBy: holder ?? 'another event', recordWasNew: false, resumed: false };
+    }
     const known = followHistoryOf(before?.[FOLLOW_HISTORY_ATTRIBUTE] as Iterable<unknown> | undefined, before?.followedAt);
-    const recordWasNew = !known.some((record) => encodeFollowRecord(record) === element);
-    const heldBy = typeof before?.heldBy === 'string' ? before.heldBy : change.owner;
     return {
       history: followHistoryOf([...known.map(encodeFollowRecord), element]),
       counted: before?.counted === true,
-      heldBy,
-      recordWasNew,
+      heldBy: change.owner,
+      recordWasNew: !known.some((record) => encodeFollowRecord(record) === element),
       resumed: before?.heldBy === change.owner,
     };
   }

@@ -18,6 +18,7 @@ import type { ArrivalLedger, ArrivalStamp, RecentPostsLog } from '../ports/fan-o
 import type { FollowGraph } from '../ports/follow-graph.js';
 import type { PromotionJobQueue } from '../ports/queues.js';
 import { FollowEffect } from './follow-effect.js';
+import type { FanOutSummary } from './fanout-summary.js';
 import { followingAt } from '../model/follow-history.js';
 import {
   expiresAtOf,
@@ -77,18 +78,6 @@ export interface FanOutDeps {
   logger?: { warn(message: string, details: Record<string, unknown>): void };
 }
 
-/** What one event did; JSON, stored as the idempotency record's result. */
-export interface FanOutSummary {
-  inboxItems: number;
-  feedItems: number;
-  deliveryJobs: number;
-  audienceTier?: Tier;
-  tierChange?: { userId: string; from: Tier; to: Tier };
-  /** Posts a follow copied into the new follower's inbox (they raced the follow). */
-  backfilled?: number;
-  /** Users of the event who were erased (tombstone): dropped from it, or the whole event dropped when they were its actor, audience or followee. */
-  erasedSkipped?: number;
-}
 
 const DEFAULT_FOLLOWER_PAGE_SIZE = 1_000;
 /** The first follower page is small so the first writes start after a short Query. */

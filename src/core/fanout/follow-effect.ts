@@ -19,7 +19,7 @@
  * unfollow: long enough that no older record can still arrive (see `MAX_RECORD_DELAY_DAYS`).
  */
 import { planBackfill } from './fanout-plan.js';
-import type { FanOutSummary } from './fanout-service.js';
+import type { FanOutSummary } from './fanout-summary.js';
 import type { NotificationEvent } from './events.js';
 import { compactableRecords, currentRun, followingAt, followRecordRetentionDays, lastUnfollowAt, windowOf, type FollowRecord, type FollowRecordKind, type FollowRun } from '../model/follow-history.js';
 import { tierChangeFor, type Tier } from '../model/tier.js';
@@ -111,7 +111,7 @@ export class FollowEffect {
       compact: compactableRecords(state.history, nowMs - retentionMs),
     });
     if (claimed) await graph.forgetCountClaim(pair.tenantId, followeeId, owner);
-    await this.deps.trace?.record([{ tenantId: pair.tenantId, eventId: event.eventId, userId: pair.followerId, stage: 'fanout', outcome: 'graph_updated', atMs: Date.now(), detail: describe(kind, record, before, run, backfilled, followeeId) }]);
+    await this.deps.trace?.record([{ tenantId: pair.tenantId, eventId: event.eventId, userId: pair.followerId, followeeId, stage: 'fanout', outcome: 'graph_updated', atMs: Date.now(), detail: describe(kind, record, before, run, backfilled, followeeId) }]);
   }
 
   /** The pair's pack entry: the current run's start (replacing an earlier one), or none. */

@@ -73,9 +73,10 @@ export interface FollowGraph {
   /** Follower count and tier (an unknown account is an ordinary account with 0 followers). */
   getProfile(tenantId: string, userId: string): Promise<AccountProfile>;
   /**
-   * Adds a follow or unfollow record to the pair's history (idempotent, any order) and takes the pair
-   * for `owner` unless another event holds it (`heldBy` says who). The pair stays held until
-   * `releasePair`, so the count, the pack and the backfill of one record never interleave another's.
+   * Takes the pair for `owner` and adds a follow or unfollow record to its history (idempotent, any
+   * order), unless another event holds it: then nothing is written and `heldBy` names the holder. The
+   * pair stays held until `releasePair`, so a history only grows under its holder and the count, the
+   * pack and the backfill of one record never interleave another's.
    */
   recordFollowChange(change: PairChange): Promise<PairState>;
   /**

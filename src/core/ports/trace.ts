@@ -60,6 +60,8 @@ export interface TraceEntry {
   userId?: string;
   /** An event-wide record about one account (the celebrity whose feed got the post): the erasure finds it by this, never by `detail`. */
   actorId?: string;
+  /** A follow or unfollow's record (kept under the follower): the account followed, so the erasure of either side removes it. */
+  followeeId?: string;
   stage: TraceStage;
   outcome: TraceOutcome;
   atMs: number;

@@ -7,7 +7,7 @@
  * - belongs to the user (their partition, or a record keyed by their id): deleted;
  * - names the user in a role: the recipient's copy of a notification the user authored (its actor),
  *   a follow edge or subscription where they are follower or followee, a celebrity post they
- *   authored, an event trace about their feed: deleted; a shared item (another user's followed-
+ *   authored, an event trace about their feed, a follow's trace where they are the followee: deleted; a shared item (another user's followed-
  *   celebrities pack, a posts count index slot, a connection's list of followed celebrities, another
  *   user's held live pushes, the fan-out's result of a tier change): only the user's part goes;
  * - does not name them (another user's item, tenant-level records, arrival stamps, delivery dedup
@@ -142,9 +142,12 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
       return isUser(parsed.userId) ? remove('followedCelebritiesPack') : packParts(item, userId);
     case 'liveHold':
       return isUser(parsed.userId) ? remove('liveHold') : heldPushParts(item, userId);
-    case 'traceRecord':
-      if (parsed.userId !== undefined) return isUser(parsed.userId) ? remove('traceRecord') : keep('traceRecord');
-      return (item.trace as { actorId?: unknown } | undefined)?.actorId === userId ? remove('eventTrace') : keep('eventTrace');
+    case 'traceRecord': {
+      const trace = item.trace as { actorId?: unknown; followeeId?: unknown } | undefined;
+      // A follow's record, kept under the follower, names the followee by role.
+      if (parsed.userId !== undefined) return isUser(parsed.userId) || trace?.followeeId === userId ? remove('traceRecord') : keep('traceRecord');
+      return trace?.actorId === userId ? remove('eventTrace') : keep('eventTrace');
+    }
     case 'fanOutIdempotencyRecord':
       return fanOutResultParts(item, userId);
     case 'retraction':
