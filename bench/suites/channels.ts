@@ -237,7 +237,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
       return [
         ...cost,
         { name: 'push.requests.perPush', value: per(pushRun.totals.requests, USERS), unit: 'requests', note: `${JSON.stringify(pushRun.totals.byCommand)}` },
-        { name: 'push.wcu.perPush', value: per(pushRun.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'dedup PutItem + rate counter UpdateItem' },
+        { name: 'push.wcu.perPush', value: per(pushRun.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'dedup PutItem + rate counter UpdateItem + the delivery-trace record (BatchWriteItem, audit trail)' },
         { name: 'push.rcu.perPush', value: per(pushRun.totals.readCapacityUnits, USERS), unit: 'RCU' },
         { name: 'push.requests.perPush.baseline', value: per(pushBaseline.totals.requests, USERS), unit: 'requests', note: 'no dedup, no rate counter' },
         { name: 'push.wcu.perPush.baseline', value: per(pushBaseline.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'no dedup, no rate counter' },
