@@ -72,7 +72,7 @@ async function api(who: UserRef, method: string, path: string, body?: unknown) {
 /** Every queue consumed to the end (each batch's audit barrier passed before its messages were deleted). */
 async function drained(): Promise<void> {
   const { urgent, info, promotion, intake, push, email, auditBacklog } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake)].every((queue) => queue.peek().length === 0), POLL, 'queues empty');
+  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
 }
 
 async function why(query: WhyQuery): Promise<WhyResult> {
