@@ -1,4 +1,5 @@
 /** ChannelDelivery with in-memory ports: fail closed, dedup per device, sensitive texts, rate-limit holds, consent. */
+import { channelStateStub } from '../support/channel-fakes.js';
 import { describe, expect, it } from 'vitest';
 import { ChannelDelivery, type ChannelDeliveryDeps, type ChannelInput, type ChannelTypeInfo } from '../../src/core/channels/channel-delivery.js';
 import { pushMessageOf } from '../../src/core/channels/channel-messages.js';
@@ -29,17 +30,7 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: {
-      channelState: async () => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: channelStateStub(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state })),
     dedup: {
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),

@@ -1,4 +1,5 @@
 /** Channel consumer: a job redelivered after a kill -9 (before or after the send), and forged jobs on the channel queue. */
+import { channelStateStub } from '../support/channel-fakes.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
@@ -26,17 +27,7 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: {
-      channelState: async () => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: channelStateStub(() => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
     dedup,
     rate: { countSends: async () => 1 },
     push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish },

@@ -4,6 +4,7 @@ import { ChannelDelivery, type ChannelInput, type ChannelTypeInfo } from '../../
 import type { ChannelDedupStore, ChannelSendKey, EmailMessage, SendingClaim } from '../../src/core/channels/ports.js';
 import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
+import { channelStateStub } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-26T09:00:00.000Z');
 const types: Record<string, ChannelTypeInfo> = {
@@ -30,17 +31,7 @@ function harness(sending: SendingClaim = 'claimed', markSentFails = false) {
   const delivery = new ChannelDelivery({
     channel: 'email',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: {
-      channelState: async () => ({ devices: [], pushConsent: null, emailAddress: 'alice@example.test', emailUnsubscribed: [] }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: channelStateStub(() => ({ devices: [], pushConsent: null, emailAddress: 'alice@example.test', emailUnsubscribed: [] })),
     dedup,
     rate: { countSends: async (_user, _channel, _window, count) => count },
     email: { send: async (message) => (emails.push(message), { status: 'sent', messageId: 'm' }), unsubscribeBaseUrl: 'http://localhost', unsubscribeSecret: 'k' },

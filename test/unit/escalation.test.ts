@@ -15,6 +15,7 @@ import type { EmailMessage } from '../../src/core/channels/ports.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
 import type { TraceEntry } from '../../src/core/ports/trace.js';
 import { DEFAULT_PREFERENCES, type Preferences } from '../../src/core/preferences/preferences.js';
+import { channelStateStub } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:30:00.000Z');
 const ARRIVED = NOW - 15 * 60_000;
@@ -87,17 +88,7 @@ function harness(options: { states?: Record<string, ReadState>; retracted?: stri
   const deps: ChannelDeliveryDeps = {
     channel: 'email',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {}, ...options.preferences } }])) },
-    state: {
-      channelState: async (user) => ({ devices: [], pushConsent: null, emailAddress: `${user.userId}@example.test`, emailUnsubscribed: [] }),
-      listDevices: async () => [],
-      putDevice: async () => true,
-      deleteDevice: async () => undefined,
-      putPushConsent: async () => undefined,
-      deletePushConsent: async () => undefined,
-      putEmailAddress: async () => undefined,
-      deleteEmailAddress: async () => undefined,
-      unsubscribeEmail: async () => undefined,
-    },
+    state: channelStateStub((user) => ({ devices: [], pushConsent: null, emailAddress: `${user.userId}@example.test`, emailUnsubscribed: [] })),
     dedup: { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined },
     rate: { countSends: async (_user, _channel, _window, count) => count },
     email: { send: async (message) => (emails.push(message), { status: 'sent', messageId: 'm' }), unsubscribeBaseUrl: 'http://localhost', unsubscribeSecret: 'k' },

@@ -8,11 +8,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EscalationCheck, EscalationStateReader } from '../../core/channels/escalation.js';
 import { timeOfId } from '../../core/model/ids.js';
-import { keys, READ_MARK_SK } from '../../core/model/keys.js';
-import type { ItemException, ReadState } from '../../core/model/read-state.js';
+import { keys } from '../../core/model/keys.js';
+import type { ReadState } from '../../core/model/read-state.js';
 import type { UserRef } from '../../core/model/user.js';
 import { batchGetTables, type TableItemKey } from './batch.js';
-import { exceptionOf, marksOf } from './read-state-repository.js';
+import { readStateOfItems } from './read-state-repository.js';
 
 export class DynamoEscalationState implements EscalationStateReader {
   constructor(
@@ -37,21 +37,10 @@ export class DynamoEscalationState implements EscalationStateReader {
       ...[...retractionKeys.values()].map((entry) => entry.key),
     ];
     const found = await batchGetTables(this.client, requests);
-    let marksItem: Record<string, unknown> | undefined;
-    const exceptions = new Map<string, ItemException>();
-    for (const item of found.get(this.tables.readMarks) ?? []) {
-      if (item.sk === READ_MARK_SK) {
-        marksItem = item;
-        continue;
-      }
-      const id = keys.notificationIdFromItemState(item.sk as string);
-      const exception = exceptionOf(item);
-      if (id !== undefined && exception) exceptions.set(id, exception);
-    }
     const retracted = new Set<string>();
     for (const item of found.get(this.tables.inbox) ?? []) {
       for (const id of retractionKeys.get(`${String(item.pk)}\u0000${String(item.sk)}`)?.ids ?? []) retracted.add(id);
     }
-    return { state: { ...marksOf(marksItem), exceptions }, retracted };
+    return { state: readStateOfItems(found.get(this.tables.readMarks) ?? []), retracted };
   }
 }

@@ -1,0 +1,17 @@
+/** A ChannelStateStore whose reads answer `state` and whose writes do nothing (channel consumer unit tests). */
+import type { ChannelState, ChannelStateStore } from '../../src/core/channels/ports.js';
+import type { UserRef } from '../../src/core/model/user.js';
+
+export function channelStateStub(state: (user: UserRef) => ChannelState): ChannelStateStore {
+  return {
+    channelState: async (user) => state(user),
+    listDevices: async () => [],
+    putDevice: async () => true,
+    deleteDevice: async () => undefined,
+    putPushConsent: async () => undefined,
+    deletePushConsent: async () => undefined,
+    putEmailAddress: async () => undefined,
+    deleteEmailAddress: async () => undefined,
+    unsubscribeEmail: async () => undefined,
+  };
+}
