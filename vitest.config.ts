@@ -1,8 +1,14 @@
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Every local runtime the system tests start records its functions' AWS calls here; the
+// least-privilege check (its own project, run after the others) evaluates them (docs/least-privilege.md).
+process.env.RECORD_AWS_CALLS ??= resolve('.local', 'aws-calls');
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/aws-calls-global-setup.ts'],
     // The AWS SDK warns once per process on Node 20 (CI's Node); the warning is documented in README.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
@@ -22,7 +28,17 @@ export default defineConfig({
         extends: true,
         // LocalStack tests run only through `npm run test:localstack`, chaos tests through `npm run test:chaos`,
         // the packed-tarball test through `npm run test:package`.
-        test: { name: 'system', include: ['test/**/*.test.ts'], exclude: ['test/unit/**', 'test/localstack/**', 'test/chaos/**', 'test/package/**', 'node_modules/**'] },
+        test: {
+          name: 'system',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', 'test/localstack/**', 'test/chaos/**', 'test/package/**', 'test/least-privilege/**', 'test/deployed/**', 'node_modules/**'],
+          setupFiles: ['test/support/aws-calls-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        // After every other project (groupOrder): it evaluates the AWS calls the system tests recorded in this run.
+        test: { name: 'least-privilege', include: ['test/least-privilege/**/*.test.ts'], sequence: { groupOrder: 1 } },
       },
     ],
   },

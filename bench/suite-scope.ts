@@ -21,6 +21,7 @@ export const SUITE_SCOPE: Record<string, { measures: readonly string[]; long?: t
   channels: { measures: ['src/core/channels', 'src/adapters', 'src/app'] },
   erase: { measures: ['src/core/privacy', 'src/ops', ...DYNAMO], long: true },
   fanout: { measures: ['src/core/fanout', 'src/core/preferences', ...DYNAMO] },
+  'inbox-view': { measures: ['src/core/actions', 'src/core/read', ...DYNAMO] },
   intake: { measures: ['src'], long: true },
   'live-delivery': { measures: ['src'] },
   'read-scale': { measures: ['src/core/read', 'bench/celebrity-delivery-sim.ts', ...DYNAMO], long: true },

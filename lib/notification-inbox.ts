@@ -18,6 +18,7 @@ import type { InboxTables } from './constructs/inbox-tables.js';
 import type { LiveDelivery } from './constructs/live-delivery.js';
 import type { NotificationPipeline } from './constructs/notification-pipeline.js';
 import type { Operations } from './constructs/operations.js';
+import type { PrivacyJobs } from './constructs/privacy-jobs.js';
 import type { Scheduling } from './constructs/scheduling.js';
 import type { Channels, ChannelsSettings } from './constructs/channels.js';
 import type { AuditTrail } from './constructs/audit-trail.js';
@@ -108,6 +109,8 @@ export class NotificationInbox extends Construct {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The erase and export job (queue, function, encrypted export bucket). */
+  readonly privacyJobs: PrivacyJobs;
   /** The customer-managed key of tables and queues, when one is used. */
   readonly encryptionKey?: IKey;
   /** The push and email queues and consumers (when configured). */
@@ -151,6 +154,7 @@ export class NotificationInbox extends Construct {
     if (stateless.authorizer) this.authorizer = stateless.authorizer;
     this.restFunctions = stateless.restFunctions;
     this.operations = stateless.operations;
+    this.privacyJobs = stateless.privacyJobs;
     if (stateless.channels) this.channels = stateless.channels;
     if (stateless.audit) this.audit = stateless.audit;
   }

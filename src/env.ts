@@ -33,6 +33,11 @@ const ENV_NAMES = [
   'CHANNEL_RATE_LIMIT_PER_WINDOW',
   'CHANNEL_PARALLELISM',
   'SNOOZE_QUEUE_ARN',
+  // Privacy jobs (erase and export).
+  'PRIVACY_JOB_QUEUE_URL',
+  'EXPORT_BUCKET',
+  'ERASURE_GRACE_MS',
+  'TOMBSTONE_TTL_DAYS',
   // Scheduler.
   'SCHEDULE_GROUP_NAME',
   'SCHEDULER_ROLE_ARN',
@@ -42,6 +47,7 @@ const ENV_NAMES = [
   // Auth and REST.
   'CURSOR_SECRET',
   'DELIVERY_JOB_SECRET',
+  'SNOOZE_JOB_SECRET',
   'TENANT_CLAIM',
   'FIXED_TENANT',
   'CORS_ALLOW_ORIGINS',
@@ -82,6 +88,10 @@ const ENV_NAMES = [
   'CHANNEL_BATCH_WINDOW_MS',
   'SNS_ENDPOINT',
   'SES_ENDPOINT',
+  'LOCAL_FUNCTIONS',
+  // The least-privilege check's recording (src/local/aws-calls/): the directory, and what names this runtime in it.
+  'RECORD_AWS_CALLS',
+  'RECORD_AWS_CALLS_LABEL',
 ] as const;
 
 export type EnvName = (typeof ENV_NAMES)[number];

@@ -3,10 +3,19 @@
  * their definitions from here, so infrastructure and code cannot drift.
  */
 import { ENV } from './env.js';
+import { AUTHOR_INDEX, OWNER_INDEX } from './core/model/keys.js';
 
 export interface AttributeSpec {
   name: string;
   type: 'S' | 'N';
+}
+
+/** A sparse global secondary index: only items holding its partition key attribute are in it (keys only). */
+export interface IndexSpec {
+  name: string;
+  partitionKey: AttributeSpec;
+  sortKey: AttributeSpec;
+  projection: 'KEYS_ONLY';
 }
 
 export interface TableSpec {
@@ -18,6 +27,7 @@ export interface TableSpec {
   sortKey?: AttributeSpec;
   /** Attribute holding an epoch-seconds expiry; DynamoDB deletes lazily, reads filter too. */
   timeToLiveAttribute?: string;
+  indexes?: readonly IndexSpec[];
   description: string;
 }
 
@@ -28,6 +38,8 @@ export const tableSpecs = {
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     timeToLiveAttribute: 'expiresAt',
+    // Notifications in other users' inboxes by author, for the author's erasure (sparse: items the author's recent posts log cannot find).
+    indexes: [{ name: AUTHOR_INDEX.name, partitionKey: { name: AUTHOR_INDEX.attribute, type: 'S' }, sortKey: { name: 'sk', type: 'S' }, projection: 'KEYS_ONLY' }],
     description: 'Per-user inboxes (T#t#U#user / ULID) and sharded celebrity feeds (T#t#F#actor#S<n> / ULID). Write-once.',
   },
   readMarks: {
@@ -61,6 +73,8 @@ export const tableSpecs = {
     // Powertools idempotency's default key and expiry attribute names.
     partitionKey: { name: 'id', type: 'S' },
     timeToLiveAttribute: 'expiration',
+    // The records of one user (rate windows, holds, channel sends, schedule refs), for their erasure (sparse).
+    indexes: [{ name: OWNER_INDEX.name, partitionKey: { name: OWNER_INDEX.attribute, type: 'S' }, sortKey: { name: 'id', type: 'S' }, projection: 'KEYS_ONLY' }],
     description: 'Event-level idempotency records and (notification, connection) delivery dedup, with TTL.',
   },
 } as const satisfies Record<string, TableSpec>;

@@ -108,6 +108,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
     const base = {
       graphTable: dynamo.tableNames.graph,
       idempotencyTable: dynamo.tableNames.idempotency,
+      inboxTable: dynamo.tableNames.inbox,
       cacheTtlMs: 30_000,
       deliveryJobSecret: 'bench',
       rateLimitPerWindow: 1_000,
@@ -129,7 +130,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
       for (let i = 0; i < USERS; i += 1) {
         const user = { tenantId: TENANT, userId: `u${i}` };
         const token = `${i}`.padStart(64, 'a');
-        const endpointArn = await endpoints.upsertEndpoint('apns', token, 'bench');
+        const { endpointArn } = await endpoints.findOrCreateEndpoint('apns', token, user);
         await store.putDevice(user, { id: deviceIdOf('apns', token), platform: 'apns', token, endpointArn, createdAt: '', updatedAt: '' }, 20);
         await store.putPushConsent(user, { grantedAt: new Date().toISOString(), version: '1' });
         await store.putEmailAddress(user, `u${i}@example.test`);
@@ -146,7 +147,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
         return { ms: performance.now() - started, totals: meter.snapshot() };
       };
       const noDedup = { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined };
-      const noRate = { countSends: async () => 0 };
+      const noRate = { admitMessage: async () => 'counted' as const };
       const withoutSafety = (delivery: ChannelDelivery): ChannelDelivery => Object.assign(Object.create(Object.getPrototypeOf(delivery) as object) as ChannelDelivery, delivery, { deps: { ...(delivery as unknown as { deps: object }).deps, dedup: noDedup, rate: noRate } });
 
       const push = channelDelivery(parts, pushConfig, scheduler);

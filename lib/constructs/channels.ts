@@ -3,8 +3,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
-import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import { offersChannel } from '../../src/core/model/channel.js';
+import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
@@ -81,11 +81,13 @@ function endpointsOf(scope: Construct, applicationArn: string): string {
  */
 export class Channels extends Construct {
   readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction; alertsQueue?: QueueWithDlq };
+  /** The platform endpoints of the configured applications (the privacy job deletes an erased user's). */
+  readonly pushEndpoints: string[] = [];
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
     super(scope, id);
-    const { graph, idempotency, inbox, readMarks } = props.tables.tables;
+    const { graph, idempotency, readMarks } = props.tables.tables;
     const escalatesTo = (channel: Channel) => props.fanOuts.some(({ type }) => type.escalation?.channel === channel);
     const rateLimit = String(props.rateLimitPerMinute ?? 5);
 
@@ -98,23 +100,29 @@ export class Channels extends Construct {
         timeout: CHANNEL_CONSUMER_TIMEOUT,
         environment: { [ENV.CHANNEL]: channel, [ENV.CHANNEL_QUEUE_ARN]: queue.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret, [ENV.CHANNEL_RATE_LIMIT_PER_WINDOW]: rateLimit, ...environment },
       })
-        // Preferences (BatchGetItem) and the user's channel state (one Query of T#t#U#u#CHANNELS).
-        .readTable(graph, ['dynamodb:BatchGetItem', 'dynamodb:Query'])
-        // Dedup records (conditional put, delete after a throttled send), rate counters (UpdateItem), delivery-trace records (BatchWriteItem).
+        // Preferences (BatchGetItem of PROFILE partitions) and the user's channel state (one Query of T#t#U#u#CHANNELS).
+        .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+        .readTableKeys(graph, ['dynamodb:Query'], [CHANNEL_STATE_KEY_PATTERN])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
+        // A held message comes back as a reference: its notification read from the recipient's inbox (BatchGetItem).
+        .readTable(props.tables.tables.inbox, ['dynamodb:BatchGetItem'])
+        // The recipients' trace records, in their own trace partitions of the Inbox table.
+        .writeTableKeys(props.tables.tables.inbox, ['dynamodb:BatchWriteItem'], [USER_TRACE_KEY_PATTERN])
+        // Dedup records (conditional put, delete after a throttled send), rate counters (conditional
+        // UpdateItem per message; GetItem when the condition fails, to tell a retry from a message over
+        // the limit), the schedule references of holds and delivery-trace records (BatchWriteItem).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        .readTable(idempotency, ['dynamodb:GetItem'])
         .consume(queue, { ...consume });
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);
       props.scheduling.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queue.queueArn] }));
       // A type's escalation channel is one it offers: its fan-out already sends there (the delayed escalation message too).
       for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, channel === 'push' ? ENV.PUSH_QUEUE_URL : ENV.EMAIL_QUEUE_URL);
-      if (props.fanOuts.some(({ type }) => type.deliveryGuarantee === 'at-least-once' && (offersChannel(type, channel) || type.escalation?.channel === channel))) {
-        // At-least-once types: a refused `sending` claim is read back (GetItem) to tell a live attempt from a sent one.
-        fn.readTable(idempotency, ['dynamodb:GetItem']);
-      }
       if (escalatesTo(channel)) {
-        // Escalations at fire time: ONE BatchGetItem of the marks item and the exceptions (ReadMarks) and of the events' retraction records (Inbox, the tenants' retraction partitions only).
-        fn.readTable(readMarks, ['dynamodb:BatchGetItem']).readTableKeys(inbox, ['dynamodb:BatchGetItem'], [RETRACTIONS_KEY_PATTERN]);
+        // Escalations at fire time: ONE BatchGetItem of the marks item and the exceptions (ReadMarks) and of the events' retraction records (Inbox: its BatchGetItem grant above covers them).
+        fn.readTable(readMarks, ['dynamodb:BatchGetItem']);
       }
       return fn;
     };
@@ -128,20 +136,26 @@ export class Channels extends Construct {
       const perPlatform = (Object.entries(props.push.platformApplicationArns) as [Platform, string | string[] | undefined][]).map(([platform, arns]) => [platform, arnsOf(arns)] as const).filter(([, arns]) => arns.length > 0);
       const applications = perPlatform.flatMap(([platform, arns]) => arns.map((arn) => [platform, arn] as const));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
+      this.pushEndpoints.push(...endpoints);
       // K applications of a platform: one comma-separated variable (ARNs hold no comma).
       const platformEnv = Object.fromEntries(perPlatform.map(([platform, arns]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arns.join(',')]));
       const queue = queueOf('PushQueue', 'mobile push jobs (SNS)', 'push');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
-        // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem).
-        .writeTable(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
-      fn.allow(['sns:Publish', 'sns:DeleteEndpoint'], endpoints);
+        // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem), in the channel state only.
+        .writeTableKeys(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'], [CHANNEL_STATE_KEY_PATTERN]);
+      fn.allow(['sns:Publish'], endpoints);
+      // SNS has no resource-level permissions for the endpoint management actions (the service
+      // authorization reference lists no resource type for them): IAM authorizes them on "*" only,
+      // so a grant naming the applications or endpoints never allowed them (found by the least-privilege check).
+      const endpointManagement = "SNS supports no resource-level permissions for CreatePlatformEndpoint, GetEndpointAttributes, SetEndpointAttributes and DeleteEndpoint: AWS requires Resource '*' for them.";
+      fn.allow(['sns:DeleteEndpoint'], ['*']);
+      acknowledge(fn.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       // Devices: the preferences function creates, refreshes and deletes the endpoints of its users' tokens.
-      props.preferences.allow(['sns:CreatePlatformEndpoint'], applications.map(([, arn]) => arn));
-      props.preferences.allow(['sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], endpoints);
+      props.preferences.allow(['sns:CreatePlatformEndpoint', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], ['*']);
+      acknowledge(props.preferences.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       for (const [name, value] of Object.entries(platformEnv)) props.preferences.addEnvironment(name, value);
       for (const endpoint of endpoints) {
-        acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
-        acknowledgeWildcardResource(props.preferences.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the grant covers only the endpoints of the configured platform applications.');
+        acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the Publish grant covers only the endpoints of the configured platform applications.');
       }
       const alertTypes = props.fanOuts.filter(({ type }) => type.followerAlerts);
       let alertsQueue: QueueWithDlq | undefined;
@@ -184,7 +198,9 @@ export class Channels extends Construct {
       // Unsubscribe and the email address: PutItem on the user's CHANNELS partition.
       this.email = { queue, consumer: fn, unsubscribeSecret };
     }
-    // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition.
-    props.preferences.readTable(graph, ['dynamodb:Query', 'dynamodb:GetItem']).writeTable(graph, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']);
+    // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition, and nothing else of the graph.
+    props.preferences
+      .readTableKeys(graph, ['dynamodb:Query', 'dynamodb:GetItem'], [CHANNEL_STATE_KEY_PATTERN])
+      .writeTableKeys(graph, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [CHANNEL_STATE_KEY_PATTERN]);
   }
 }

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -46,6 +45,9 @@ export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 
 export type TableReadAction = (typeof TABLE_READ_ACTIONS)[number];
 export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 export type TableWriteAction = (typeof TABLE_WRITE_ACTIONS)[number];
+
+/** What the Lambda SQS poller does with the function's role (AWS's AWSLambdaSQSQueueExecutionRole): receive, delete, read attributes. */
+export const SQS_CONSUMER_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
 
 export interface ConsumeOptions {
   batchSize: number;
@@ -129,6 +131,14 @@ export class HandlerFunction extends NodejsFunction {
     return this;
   }
 
+  /**
+   * Item reads on that table only of items whose partition key matches one of the patterns (IAM
+   * `dynamodb:LeadingKeys`, StringLike): e.g. BatchGetItem of feed items, never of an inbox.
+   */
+  readTableKeys(binding: SpecTable, actions: readonly Exclude<TableReadAction, 'dynamodb:Query'>[] | readonly TableReadAction[], leadingKeyPatterns: readonly string[]): this {
+    return this.tableKeys(binding, actions, leadingKeyPatterns, []);
+  }
+
   /** Env var of the table + exactly the item writes the function's code sends, on exactly that table. */
   writeTable(binding: SpecTable, actions: readonly TableWriteAction[]): this {
     this.bindTableName(binding);
@@ -139,31 +149,24 @@ export class HandlerFunction extends NodejsFunction {
 
   /**
    * Item writes on that table only for items whose partition key matches one of the patterns (IAM
-   * `dynamodb:LeadingKeys`, StringLike): e.g. UpdateItem of a count index slot, never of an inbox item.
+   * `dynamodb:LeadingKeys`, StringLike) and none of `exceptKeys` (StringNotLike): e.g. UpdateItem of a
+   * count index slot, never of an inbox item. (ForAllValues over no key at all is true: only item writes, never Scan.)
    */
-  writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[]): this {
-    this.bindTableName(binding);
-    if (actions.length === 0) return this;
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...actions],
-        resources: [binding.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] } },
-      }),
-    );
-    this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
-    return this;
+  writeTableKeys(binding: SpecTable, actions: readonly TableWriteAction[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[] = []): this {
+    return this.tableKeys(binding, actions, leadingKeyPatterns, exceptKeys);
   }
 
-  /** Item reads on that table only of partitions matching one of the patterns (IAM `dynamodb:LeadingKeys`): e.g. the tenants' retraction lists, never an inbox. */
-  readTableKeys(binding: SpecTable, actions: readonly TableReadAction[], leadingKeyPatterns: readonly string[]): this {
+  private tableKeys(binding: SpecTable, actions: readonly string[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[]): this {
     this.bindTableName(binding);
     if (actions.length === 0) return this;
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
         resources: [binding.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] } },
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] },
+          ...(exceptKeys.length > 0 ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...exceptKeys] } } : {}),
+        },
       }),
     );
     this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
@@ -187,14 +190,17 @@ export class HandlerFunction extends NodejsFunction {
     if (source.visibilityTimeout.toSeconds() < QueueWithDlq.VISIBILITY_FACTOR * timeout) {
       throw new Error(`${this.node.path}: queue ${source.node.path} visibility timeout ${source.visibilityTimeout.toSeconds()}s is under ${QueueWithDlq.VISIBILITY_FACTOR}x the function timeout ${timeout}s`);
     }
-    this.addEventSource(
-      new SqsEventSource(source.queue, {
-        batchSize: options.batchSize,
-        ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
-        ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
-        reportBatchItemFailures: true,
-      }),
-    );
+    // The mapping SqsEventSource would make (same id, so the same logical id), with the three actions
+    // the Lambda poller needs instead of its grantConsumeMessages: no ChangeMessageVisibility or
+    // GetQueueUrl, which nothing calls (the least-privilege check found them unused).
+    this.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(source.queue.node)}`, {
+      eventSourceArn: source.queue.queueArn,
+      batchSize: options.batchSize,
+      ...(options.maxBatchingWindow ? { maxBatchingWindow: options.maxBatchingWindow } : {}),
+      ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+      reportBatchItemFailures: true,
+    });
+    this.allow([...SQS_CONSUMER_ACTIONS], [source.queue.queueArn]);
     this.allowKey(source.queue.encryptionMasterKey, KEY_ACTIONS.consumeQueue);
     // The consumer logs a record failing its last receive as dead-lettered (SQS moves it silently).
     this.addEnvironment(ENV.MAX_RECEIVE_COUNT, String(source.maxReceiveCount));

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2, type Attribute, type CfnGlobalTable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2, type Attribute, type CfnGlobalTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { tableSpecs, type AttributeSpec, type TableName, type TableSpec } from '../../src/table-specs.js';
@@ -39,6 +39,10 @@ export class InboxTables extends Construct {
         partitionKey: attribute(spec.partitionKey),
         ...(spec.sortKey ? { sortKey: attribute(spec.sortKey) } : {}),
         ...(spec.timeToLiveAttribute ? { timeToLiveAttribute: spec.timeToLiveAttribute } : {}),
+        // Sparse, keys-only indexes (the erasure's owner and author indexes): only items carrying the attribute are in them.
+        ...(spec.indexes
+          ? { globalSecondaryIndexes: spec.indexes.map((index) => ({ indexName: index.name, partitionKey: attribute(index.partitionKey), sortKey: attribute(index.sortKey), projectionType: ProjectionType.KEYS_ONLY })) }
+          : {}),
         billing: Billing.onDemand(),
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryptionV2.awsManagedKey(),

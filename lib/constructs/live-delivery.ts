@@ -12,6 +12,7 @@ import { RETRACTIONS_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { QueueWithDlq } from './queue-with-dlq.js';
 import type { Scheduling } from './scheduling.js';
 import { ENV } from '../../src/env.js';
+import { FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 
 /** Timeout of the delivery consumers; the delivery queues' visibility timeout is derived from it. */
 export const DELIVERY_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -26,6 +27,8 @@ export interface LiveDeliveryProps {
   infoBatchWindowSeconds: number;
   /** HMAC key the fan-out signs delivery jobs with: delivery pushes only jobs that verify. */
   deliveryJobSecret: string;
+  /** The snooze comebacks' key: the urgent consumer verifies them (they go to the urgent queue only). */
+  snoozeJobSecret?: string;
   /** `maxConcurrency` of each delivery consumer's event source (lib/config.ts). */
   deliveryMaxConcurrency: number;
   /** Quiet hours and rate limits hold pushes and release them through one-time schedules. */
@@ -109,7 +112,7 @@ export class LiveDelivery extends Construct {
     const { connections, graph, idempotency, inbox } = tables.tables;
     // $connect: reads the user's followed celebrities, writes connection, reverse, subscription
     // items (BatchWriteItem) and the presence item (UpdateItem).
-    this.connect.readTable(graph, ['dynamodb:Query']).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
+    this.connect.readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN]).writeTable(connections, ['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
     // $disconnect: GetItem of the reverse item, then presence UpdateItem and BatchWriteItem deletes.
     this.disconnect.readTable(connections, ['dynamodb:GetItem']).writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem']);
     // $default: only answers the caller (pong) through the management API; no table.
@@ -124,23 +127,34 @@ export class LiveDelivery extends Construct {
         timeout: DELIVERY_CONSUMER_TIMEOUT,
         memorySize: 512,
         // Release schedules of held pushes deliver to the urgent queue (pushed at once when they fire).
-        environment: { [ENV.DELIVERY_MODE]: mode, [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret },
+        environment: {
+          [ENV.DELIVERY_MODE]: mode,
+          [ENV.RELEASE_QUEUE_ARN]: props.urgentDelivery.queue.queueArn,
+          [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret,
+          ...(mode === 'urgent' && props.snoozeJobSecret ? { [ENV.SNOOZE_JOB_SECRET]: props.snoozeJobSecret } : {}),
+        },
       })
         // Presence of the recipients (BatchGetItem), a celebrity's online subscribers (Query), the
         // reverse item of a 410 connection (GetItem).
         .readTable(connections, ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:GetItem'])
-        // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table: BatchGetItem.
-        .readTable(graph, ['dynamodb:BatchGetItem'])
+        // Preferences (quiet hours, time zone, per-type live delivery) live in the Graph table: BatchGetItem of PROFILE partitions.
+        .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
         // A snooze comeback is not pushed once its event was retracted: the tenant's retraction list only (Query).
         .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
         // 410 Gone: the stale connection leaves presence (UpdateItem) and its items go (BatchWriteItem).
         .writeTable(connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
+        // Erasure tombstones of the batch's recipients and authors (BatchGetItem): an erased user gets nothing.
+        .readTable(idempotency, ['dynamodb:BatchGetItem'])
+        // A released hold's notifications, read by id (BatchGetItem of the recipient's inbox or the celebrity posts log).
+        .readTable(inbox, ['dynamodb:BatchGetItem'])
+        // The recipients' delivery-trace records: their trace partitions only (BatchWriteItem).
+        .writeTableKeys(inbox, ['dynamodb:BatchWriteItem'], [USER_TRACE_KEY_PATTERN])
         // Delivery ledger (conditional put, delete on a failed push); rate-limit counters and holds (updates); delivery-trace records (batch writes).
         .writeTable(idempotency, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
         .postToConnections(this.stage)
-        // Celebrity posts: the shard jobs, next-page jobs and put-back page jobs (SendMessageBatch).
-        .sendTo(props.urgentDelivery.queue, ENV.URGENT_QUEUE_URL)
-        .sendTo(props.infoDelivery.queue, ENV.INFO_QUEUE_URL);
+        // Celebrity posts: the shard jobs, next-page jobs and put-back page jobs (SendMessageBatch) keep
+        // their priority, so each consumer sends to its own queue only.
+        .sendTo(mode === 'urgent' ? props.urgentDelivery.queue : props.infoDelivery.queue, mode === 'urgent' ? ENV.URGENT_QUEUE_URL : ENV.INFO_QUEUE_URL);
     // Bounded so pushes stay under API Gateway's account-wide 10,000 requests/s (docs/design-notes.md, "Live delivery at scale").
     const maxConcurrency = props.deliveryMaxConcurrency;
     this.urgentDelivery = delivery('UrgentDelivery', 'urgent').consume(props.urgentDelivery, { batchSize: 10, maxConcurrency });

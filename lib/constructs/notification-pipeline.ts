@@ -10,7 +10,7 @@ import type { NotificationType } from '../../src/core/ports/notification-type.js
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN, RETRACTIONS_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -65,6 +65,10 @@ export interface FanOutTableAccess {
   inbox: readonly TableWriteAction[];
   /** Writes allowed only on the celebrity posts count index partitions (dynamodb:LeadingKeys). */
   inboxIndexUpdates: readonly TableWriteAction[];
+  /** A retraction type's one write: its record in the tenant's retractions partition (dynamodb:LeadingKeys), nothing else of the inbox. */
+  retractionPuts: readonly TableWriteAction[];
+  /** A type that writes no inbox item but traces per user (a follow or unfollow, for the follower): user trace partitions only. */
+  traceWrites: readonly TableWriteAction[];
   inboxReads: readonly TableReadAction[];
   graphReads: readonly TableReadAction[];
   graphWrites: readonly TableWriteAction[];
@@ -97,10 +101,13 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
   if (notifies) graphWrites.add('dynamodb:UpdateItem');
   if (type.graphEffect) for (const action of ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'] as const) graphWrites.add(action);
   return {
-    // A retraction writes one tenant-level record in the Inbox table (PutItem), the puts of a notifying type;
-    // a celebrity post adds its key to the count index slots (UpdateItem, on those partitions only).
-    inbox: notifies || type.retraction ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
+    // A celebrity post adds its key to the count index slots (UpdateItem, on those partitions only).
+    inbox: notifies ? ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] : [],
     inboxIndexUpdates: notifies ? ['dynamodb:UpdateItem'] : [],
+    // A retraction writes one tenant-level record (PutItem), in the retractions partition only.
+    retractionPuts: type.retraction && !notifies ? ['dynamodb:PutItem'] : [],
+    // A follow or unfollow's trace record, kept in the follower's trace partition of the Inbox table.
+    traceWrites: type.graphEffect && !notifies ? ['dynamodb:BatchWriteItem'] : [],
     // A retried event probes whether its first attempt's first write landed (BatchGetItem of those
     // items; the author's recent posts log, a Query, for an ordinary-tier post); a follow backfills (Query).
     inboxReads: notifies ? ['dynamodb:BatchGetItem', 'dynamodb:Query'] : type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
@@ -249,6 +256,8 @@ export class NotificationPipeline extends Construct {
         .writeTable(tables.tables.inbox, access.inbox)
         // ...except the count index slots of a celebrity post, updated in place (no other partition).
         .writeTableKeys(tables.tables.inbox, access.inboxIndexUpdates, [CELEBRITY_POSTS_INDEX_KEY_PATTERN])
+        .writeTableKeys(tables.tables.inbox, access.retractionPuts, [RETRACTIONS_KEY_PATTERN])
+        .writeTableKeys(tables.tables.inbox, access.traceWrites, [USER_TRACE_KEY_PATTERN])
         .readTable(tables.tables.inbox, access.inboxReads)
         .readTable(tables.tables.graph, access.graphReads)
         .writeTable(tables.tables.graph, access.graphWrites)

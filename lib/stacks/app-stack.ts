@@ -16,11 +16,13 @@ import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-deli
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
+import { FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, SCHEDULE_REF_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { useEncryptionKey } from '../constructs/data-protection.js';
+import { PrivacyJobs } from '../constructs/privacy-jobs.js';
 import { AuditTrail } from '../constructs/audit-trail.js';
 import type { StatefulAudit } from './data-stack.js';
 
@@ -60,6 +62,8 @@ export class AppStack extends Stack {
   readonly authorizer?: HandlerFunction;
   readonly restFunctions: Record<RestFunction, HandlerFunction>;
   readonly operations: Operations;
+  /** The erase and export job (queue, function, encrypted export bucket). */
+  readonly privacyJobs: PrivacyJobs;
   readonly audit?: AuditTrail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
@@ -72,6 +76,7 @@ export class AppStack extends Stack {
     if (parts.authorizer) this.authorizer = parts.authorizer;
     this.restFunctions = parts.restFunctions;
     this.operations = parts.operations;
+    this.privacyJobs = parts.privacyJobs;
     if (parts.audit) this.audit = parts.audit;
   }
 }
@@ -85,6 +90,8 @@ export interface StatelessParts {
   authorizer?: HandlerFunction;
   restFunctions: Record<RestFunction, HandlerFunction>;
   operations: Operations;
+  /** The erase and export job. */
+  privacyJobs: PrivacyJobs;
   /** Present when a channel is configured. */
   channels?: Channels;
   /** Present when the audit trail is configured. */
@@ -127,6 +134,14 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   });
   acknowledge(jobSecret, 'AwsSolutions-SMG4', 'Rotating the delivery-job key only drops jobs in flight (their recipients catch up over REST); it is rotated by updating the secret and redeploying.');
   const deliveryJobSecret = jobSecret.secretValue.unsafeUnwrap();
+  // The snooze comebacks' own key: REST write (internet-facing) signs, urgent delivery verifies, and
+  // delivery accepts it for a one-recipient urgent comeback only, so REST write never holds the job key.
+  const snoozeSecret = new Secret(scope, 'SnoozeJobSecret', {
+    description: 'HMAC key that signs snooze comeback jobs between REST write and urgent delivery',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+  });
+  acknowledge(snoozeSecret, 'AwsSolutions-SMG4', 'Rotating the snooze key only drops comebacks already scheduled (the comeback item is in the inbox regardless); it is rotated by updating the secret and redeploying.');
+  const snoozeJobSecret = snoozeSecret.secretValue.unsafeUnwrap();
 
   // The JWT REQUEST authorizer: WebSocket $connect in both modes, REST too in `jwt` mode.
   if (config.authMode === 'jwt' || config.liveDelivery) {
@@ -163,6 +178,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
 
   const scheduling = new Scheduling(scope, 'Scheduling', {
     targets: [...pipeline.types.map((type) => type.intake.queue), pipeline.urgentDelivery.queue],
+    snoozeTarget: pipeline.urgentDelivery.queue,
     removalPolicy: config.removalPolicy,
   });
   for (const type of pipeline.types) scheduling.allowScheduling(type.fanOut);
@@ -175,10 +191,16 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
     // Pages and counts: Query of the own inbox and feed shards, of the read state, of the followed
-    // celebrities; muted types are one BatchGetItem of the preferences item.
+    // celebrities; muted types are one BatchGetItem of the preferences item. A page that merges
+    // celebrity feeds gets the feed items its heads place in it with one BatchGetItem (feed shards only).
     .readTable(inbox, ['dynamodb:Query'])
-    .readTable(readMarks, ['dynamodb:Query'])
-    .readTable(graph, ['dynamodb:Query', 'dynamodb:BatchGetItem']);
+    .readTableKeys(inbox, ['dynamodb:BatchGetItem'], [FEED_SHARD_KEY_PATTERN])
+    // The read state: Query of the marks and exceptions; the exceptions of a page's ids (BatchGetItem)
+    // and the marks item (GetItem), as the least-privilege check recorded them (AWS denied both before).
+    .readTable(readMarks, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'])
+    // Graph: the followed celebrities' pack (Query) and the muted types (BatchGetItem of preferences) only.
+    .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
+    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN]);
   const inboxWrite = new HandlerFunction(scope, 'InboxWrite', {
     handler: 'rest-write',
     serviceName: 'inbox-write-api',
@@ -195,17 +217,22 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .readTable(inbox, ['dynamodb:BatchGetItem'])
     .readTableKeys(inbox, ['dynamodb:Query'], [RETRACTIONS_KEY_PATTERN])
     .readTable(readMarks, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'])
+    // Bulk read: the READ# items go as BatchWriteItems of 25 (the ReadMarks table holds user partitions only).
     .writeTable(readMarks, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
     .readTable(graph, ['dynamodb:BatchGetItem']);
   // Snooze (a narrow, deliberate exception to "REST write moves read marks only"): the comeback is
-  // a copy of one item the caller already owns, written into the caller's own partition
-  // (BatchWriteItem puts, key from the verified claims), and one schedule that puts a signed urgent
-  // delivery job for it on the urgent queue at the return time. Routing that one copy through the
-  // bus would add an internal event type, a rule and a fan-out branch for no narrower grant.
+  // a copy of one item the caller already owns, written into the caller's own partition (key from
+  // the verified claims), and one schedule that puts an urgent job for it on the urgent queue at the
+  // return time. This function is internet-facing, so each grant is the narrowest IAM can say: one
+  // PutItem whose partition key is a user partition (no BatchWriteItem, which IAM cannot limit to
+  // puts, no delete, no feed, log or retraction partition), a key that signs one-recipient comebacks
+  // only, and CreateSchedule of snooze-* schedules with a role that sends to the urgent queue only.
   inboxWrite.addEnvironment(ENV.SNOOZE_QUEUE_ARN, pipeline.urgentDelivery.queue.queueArn);
-  inboxWrite.addEnvironment(ENV.DELIVERY_JOB_SECRET, deliveryJobSecret);
-  inboxWrite.writeTable(inbox, ['dynamodb:BatchWriteItem']);
-  scheduling.allowScheduling(inboxWrite);
+  inboxWrite.addEnvironment(ENV.SNOOZE_JOB_SECRET, snoozeJobSecret);
+  inboxWrite.writeTableKeys(inbox, ['dynamodb:PutItem'], [USER_PARTITION_KEY_PATTERN], [FEED_SHARD_KEY_PATTERN]);
+  scheduling.allowSnoozeScheduling(inboxWrite);
+  // The comeback's schedule is referenced for the user's erasure: schedule reference records only (LeadingKeys).
+  inboxWrite.writeTableKeys(tables.tables.idempotency, ['dynamodb:BatchWriteItem'], [SCHEDULE_REF_KEY_PATTERN]);
   // Preferences live in the Graph table: BatchGetItem reads, one PutItem replaces the document.
   const preferences = new HandlerFunction(scope, 'Preferences', {
     handler: 'rest-preferences',
@@ -214,8 +241,9 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     defaults,
     environment: corsEnvironment,
   })
-    .readTable(graph, ['dynamodb:BatchGetItem'])
-    .writeTable(graph, ['dynamodb:PutItem']);
+    // Only the PROFILE partition (the preferences item beside the profile): not the follow graph.
+    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+    .writeTableKeys(graph, ['dynamodb:PutItem'], [PROFILE_PARTITION_KEY_PATTERN]);
   const restFunctions: Record<RestFunction, HandlerFunction> = { inboxRead, inboxWrite, preferences };
 
   const auth: InboxApiAuth = config.authMode === 'cognito' ? { mode: 'cognito', userPool: props.userPool!.userPool } : { mode: 'jwt', authorizer: authorizer! };
@@ -237,6 +265,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
       infoDelivery: pipeline.infoDelivery,
       infoBatchWindowSeconds: config.infoBatchWindowSeconds,
       deliveryJobSecret,
+      snoozeJobSecret,
       deliveryMaxConcurrency: config.deliveryMaxConcurrency,
       scheduling: scheduling,
       logRetention: config.logRetentionDays,
@@ -249,7 +278,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     inboxWrite
       .readTable(inbox, ['dynamodb:Query'])
       .readTable(readMarks, ['dynamodb:Query'])
-      .readTable(graph, ['dynamodb:Query'])
+      .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
       .readTable(tables.tables.connections, ['dynamodb:BatchGetItem', 'dynamodb:GetItem'])
       .writeTable(tables.tables.connections, ['dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'])
       .postToConnections(live.stage);
@@ -274,6 +303,19 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         })
       : undefined;
 
+  // The erase and export job (before Operations, which alarms on its queue and function).
+  const privacyJobs = new PrivacyJobs(scope, 'PrivacyJobs', {
+    tables,
+    defaults,
+    bus: pipeline.bus,
+    ruleDeadLetterQueue: pipeline.ruleDeadLetterQueue,
+    maxReceiveCount: config.maxReceiveCount,
+    scheduling,
+    removalPolicy: config.removalPolicy,
+    ...(live ? { liveStage: live.stage } : {}),
+    ...(channels?.push ? { pushEndpoints: channels.pushEndpoints } : {}),
+    ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
+  });
   // Audit trail hook (lib/constructs/audit-trail.ts): every function that records decisions writes to it; before Operations (it alarms the backlog queue and the drainer).
   const audit = props.audit
     ? new AuditTrail(scope, 'AuditTrail', {
@@ -306,6 +348,8 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   new CfnOutput(scope, 'EventBusName', { value: pipeline.bus.eventBusName, description: 'Producers PutEvents here' });
   new CfnOutput(scope, 'EventBusArn', { value: pipeline.bus.eventBusArn });
   new CfnOutput(scope, 'AuthMode', { value: config.authMode });
+  new CfnOutput(scope, 'PrivacyJobQueueUrl', { value: privacyJobs.queue.queue.queueUrl, description: 'Erase and export jobs: npm run erase|export -- --job-queue <url> (or publish user.erased / user.export.requested on the bus)' });
+  new CfnOutput(scope, 'ExportBucketName', { value: privacyJobs.bucket.bucketName, description: 'Encrypted user exports (presigned links, 7-day expiry)' });
   new CfnOutput(scope, 'ScheduleGroupName', { value: scheduling.group.scheduleGroupName });
   for (const type of pipeline.types) {
     new CfnOutput(scope, `IntakeQueueUrl${resourceNameOf(type.detailType)}`, {
@@ -314,5 +358,5 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     });
   }
 
-  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
+  return { pipeline, api, live, scheduling, authorizer, restFunctions, operations, privacyJobs, ...(channels ? { channels } : {}), ...(audit ? { audit } : {}) };
 }

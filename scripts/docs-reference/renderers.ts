@@ -3,6 +3,8 @@
  * shapes from the OpenAPI document, the WebSocket messages from their JSON Schema, the event
  * envelope and every catalog type's data from the zod schemas validation runs.
  */
+import { resolve } from 'node:path';
+import { readKeptGrants } from '../least-privilege/kept-grants.js';
 import { localEnvFromEnv, localSettingsShape } from '../../src/local/settings.js';
 import { websocketJsonSchema } from '../../src/api-docs/json-schemas.js';
 import { openApiDocument } from '../../src/api-docs/openapi.js';
@@ -195,6 +197,9 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   CHANNEL_BATCH_WINDOW_MS: { meaning: "the email queue's batching window: a burst becomes one digest email (60 s on AWS)" },
   CHANNEL_RATE_LIMIT_PER_WINDOW: { meaning: 'push / email messages per user per minute before the rest wait for one digest' },
   ESCALATION_DELAY_SECONDS: { meaning: "replaces every type's escalation delay in seconds (0: the catalog's, e.g. 900 for `mention.created`), so a demo or test sees an escalation without waiting" },
+  PREFERENCES_CACHE_TTL_MS: { meaning: 'how long fan-out, delivery, the channels and the inbox read trust a preferences read: a change applies within it' },
+  LOCAL_FUNCTIONS: { meaning: 'a cdk.out directory written by `npm run synth:local`: the runtime runs the synthesized esbuild bundles with the environment the template gives each function, instead of the sources ([run what is deployed](least-privilege.md#run-what-is-deployed))', unset: 'the sources' },
+  RECORD_AWS_CALLS: { meaning: 'a directory: every AWS call each function makes is recorded there (JSON lines) for the least-privilege check ([least privilege](least-privilege.md)); `npm test` sets it. Also read from the process environment by a runtime started in-process with settings of its own (the test suite)', unset: 'off' },
   CATALOG_ENTRY: { meaning: "a team's catalog module (the construct's `catalogEntry`, e.g. `./notifications/index.ts`): bundled, checked and served by every local function, the demo page and the contract files", unset: "the package's catalog" },
   CORS_ALLOW_ORIGINS: { meaning: 'comma-separated origins allowed to call the REST API; `/dev/token` answers the origins named here (with `*`: pages on `localhost` / `127.0.0.1` only)' },
 };
@@ -215,6 +220,15 @@ export function localSettingsTable(): string {
   );
 }
 
+/** The grants kept although no recorded call uses them, with their reasons (`docs/kept-grants.json`, which the least-privilege check reads). */
+export function keptGrantsTable(): string {
+  const root = resolve(import.meta.dirname, '..', '..');
+  return table(
+    ['function', 'action', 'resource', 'why it is kept'],
+    readKeptGrants(root).map((grant) => [code(grant.function), code(grant.action), code(grant.resource), grant.reason]),
+  );
+}
+
 /** Region name -> renderer; `regions.ts` finds each region in the pages. */
 export const renderers: Renderers = {
   'rest-routes': restRoutesTable,
@@ -224,4 +238,5 @@ export const renderers: Renderers = {
   'event-data': eventData,
   'websocket-messages': websocketMessages,
   'local-settings': localSettingsTable,
+  'kept-grants': keptGrantsTable,
 };

@@ -14,7 +14,7 @@ import { DynamoEscalationState } from '../adapters/dynamo/escalation-state.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
 import { ChannelDelivery, SENDING_TIMEOUT_MS_DEFAULT, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
-import { signedDeliveryJobBody } from '../core/jobs/delivery-job-signature.js';
+import { signedMessageBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
@@ -29,7 +29,7 @@ import { observability, observabilityConfigFromEnv, type ObservabilityConfig } f
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
-import { clientOptions, createParts, documentClient, preferencesCache, type Parts } from './parts.js';
+import { clientOptions, createParts, documentClient, erasedUsers, inboxRepository, instrumented, preferencesCache, referencingScheduler, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
@@ -52,6 +52,8 @@ export interface EmailProviderConfig {
 export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   channel: 'push' | 'email';
   idempotencyTable: string;
+  /** Held messages come back as references: their notifications are read from the recipient's inbox. */
+  inboxTable: string;
   deliveryJobSecret: string;
   /** This channel's queue: held jobs re-enter it by a one-time schedule. */
   channelQueueArn: string;
@@ -98,6 +100,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
       GRAPH_TABLE: required,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       DELIVERY_JOB_SECRET: required,
       CHANNEL_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -105,7 +108,6 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
       CHANNEL_SENDING_TIMEOUT_MS: integer(SENDING_TIMEOUT_MS_DEFAULT, 1),
-      INBOX_TABLE: optionalString,
       READ_MARKS_TABLE: optionalString,
       ALERTS_QUEUE_URL: optionalString,
       ...pushProviderShape,
@@ -124,6 +126,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     graphTable: parsed.GRAPH_TABLE,
     cacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    inboxTable: parsed.INBOX_TABLE,
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
     channelQueueArn: parsed.CHANNEL_QUEUE_ARN,
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
@@ -131,7 +134,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     parallelism: parsed.CHANNEL_PARALLELISM,
     sendingTimeoutMs: parsed.CHANNEL_SENDING_TIMEOUT_MS,
     ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),
-    ...(parsed.INBOX_TABLE && parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
+    ...(parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
   if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
@@ -163,12 +166,12 @@ function localEndpointOptions(parts: Parts, endpoint: string | undefined) {
 }
 
 export function snsPushProvider(parts: Parts, config: PushProviderConfig): SnsPushProvider {
-  return parts.shared(snsPushProvider, [config.platformApplications, config.endpoint], () => new SnsPushProvider(new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), config.platformApplications));
+  return parts.shared(snsPushProvider, [config.platformApplications, config.endpoint], () => new SnsPushProvider(instrumented(parts, new SNSClient({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) })), config.platformApplications));
 }
 
 function sesEmailProvider(parts: Parts, config: EmailProviderConfig): SesEmailProvider {
   return parts.shared(sesEmailProvider, [config.fromAddress, config.identityArn, config.configurationSetName, config.endpoint], () =>
-    new SesEmailProvider(new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) }), {
+    new SesEmailProvider(instrumented(parts, new SESv2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) })), {
       fromAddress: config.fromAddress,
       ...(config.identityArn ? { fromArn: config.identityArn } : {}),
       ...(config.configurationSetName ? { configurationSetName: config.configurationSetName } : {}),
@@ -201,14 +204,16 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     rate: ledger,
     ...(config.push ? { push: snsPushProvider(parts, config.push) } : {}),
     ...(config.email ? { email: Object.assign(sesEmailProvider(parts, config.email), { unsubscribeBaseUrl: config.email.unsubscribeBaseUrl, unsubscribeSecret: config.email.unsubscribeSecret }) } : {}),
-    scheduler,
+    scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
     channelQueueArn: config.channelQueueArn,
-    signJob: (job) => signedDeliveryJobBody(job, config.deliveryJobSecret),
+    signRelease: (release) => signedMessageBody(release, config.deliveryJobSecret),
+    items: inboxRepository(parts, config.inboxTable),
     typeInfo: channelTypeInfo,
     clock: parts.clock,
     settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism, ...(config.sendingTimeoutMs !== undefined ? { sendingTimeoutMs: config.sendingTimeoutMs } : {}) },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
-    trace: observability(parts, config.idempotencyTable).trace,
+    erased: erasedUsers(parts, config.idempotencyTable),
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
     ...(config.escalation ? { escalationState: new DynamoEscalationState(documentClient(parts), { inbox: config.escalation.inboxTable, readMarks: config.escalation.readMarksTable }) } : {}),
   });
 }
@@ -229,7 +234,7 @@ export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConf
     channel: config.channel,
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
-    trace: observability(parts, config.idempotencyTable).trace,
+    trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
     ...(config.channel === 'push' && config.alertsQueueUrl ? { alerts: alertPages(parts, config, config.alertsQueueUrl) } : {}),
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
   }));

@@ -8,7 +8,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import { LiveHoldRepository } from '../adapters/dynamo/live-hold-repository.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
-import { CONNECTIONS_PER_JOB, prioritySchema } from '../core/jobs/delivery-job.js';
+import { CONNECTIONS_PER_JOB, prioritySchema, type Priority } from '../core/jobs/delivery-job.js';
 import { LiveDelivery } from '../core/live/live-delivery.js';
 import { HeldPushReleaser, LiveDeliveryGate } from '../core/live/live-gate.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
@@ -17,13 +17,13 @@ import { RATE_LIMIT_PER_MINUTE_DEFAULT, RATE_LIMIT_WINDOW_MS } from '../core/pre
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 import { createDeliveryHandler } from '../handlers/delivery-handler.js';
-import { integer, optionalInteger, optionalString, parseEnv, required, unsetIfEmpty, url } from './config-parsing.js';
+import { integer, optionalInteger, optionalString, parseEnv, required, unsetIfEmpty, url, ConfigError } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
-import { connectionRepository, createParts, deliveryLedger, documentClient, isDigestible, preferencesCache, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
+import { catalogLinksOf, connectionRepository, createParts, deliveryLedger, documentClient, erasedUsers, inboxRepository, isDigestible, preferencesCache, referencingScheduler, retractionRepository, urgentBypassesQuietHours, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, schedulerOf, schedulerShape, type ConnectionsConfig, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface LiveGateConfig extends PreferencesCacheConfig {
@@ -37,10 +37,16 @@ export interface LiveGateConfig extends PreferencesCacheConfig {
 
 export interface LiveDeliveryConfig extends ConnectionsConfig {
   idempotencyTable: string;
+  /** The recipients' trace partitions and the items a held push refers to. */
+  inboxTable: string;
   deliveryRecordTtlSeconds?: number;
   parallelism: number;
-  /** Celebrity posts in bounded shard/page jobs put back on the delivery queues; without it one job pages every online subscriber. */
-  celebrityJobs?: { urgentQueueUrl: string; infoQueueUrl: string; connectionsPerJob: number };
+  /**
+   * Celebrity posts in bounded shard/page jobs put back on the consumer's own queue (a job keeps its
+   * priority, so the urgent consumer only ever sends to the urgent queue and the info one to the
+   * info queue); without it one job pages every online subscriber.
+   */
+  celebrityJobs?: { queueUrl: string; connectionsPerJob: number };
 }
 
 export interface DeliveryConfig {
@@ -49,12 +55,21 @@ export interface DeliveryConfig {
   inboxTable?: string;
   /** HMAC key the fan-out signs delivery jobs with: a job without a valid signature is dropped, never pushed. */
   deliveryJobSecret: string;
+  /** HMAC key of snooze comebacks (`SNOOZE_JOB_SECRET`, the urgent consumer only): valid for a one-recipient comeback job only. */
+  snoozeJobSecret?: string;
   managementEndpoint: string;
   delivery: LiveDeliveryConfig;
   gate: LiveGateConfig;
 }
 
 export const DELIVERY_PARALLELISM_DEFAULT = 16;
+
+/** The queue URL of the consumer's own priority (`URGENT_QUEUE_URL` or `INFO_QUEUE_URL`): the only one it sends to. */
+function ownQueueUrl(mode: Priority, env: { URGENT_QUEUE_URL?: string | undefined; INFO_QUEUE_URL?: string | undefined }): string {
+  const url = mode === 'urgent' ? env.URGENT_QUEUE_URL : env.INFO_QUEUE_URL;
+  if (!url) throw new ConfigError(`delivery: ${mode === 'urgent' ? 'URGENT_QUEUE_URL' : 'INFO_QUEUE_URL'} is required`);
+  return url;
+}
 
 /** With the EventBridge Scheduler of held pushes (the local runtime passes its own scheduler). */
 export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: SchedulerConfig } {
@@ -63,19 +78,20 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     {
       DELIVERY_MODE: z.preprocess(unsetIfEmpty, prioritySchema),
       DELIVERY_JOB_SECRET: required,
+      SNOOZE_JOB_SECRET: optionalString,
       WS_MANAGEMENT_ENDPOINT: url,
       ...connectionsShape,
       IDEMPOTENCY_TABLE: required,
+      INBOX_TABLE: required,
       GRAPH_TABLE: required,
-      INBOX_TABLE: optionalString,
       RELEASE_QUEUE_ARN: required,
       PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
       RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       DELIVERY_RECORD_TTL_SECONDS: optionalInteger(1),
       DELIVERY_PARALLELISM: integer(DELIVERY_PARALLELISM_DEFAULT, 1),
-      URGENT_QUEUE_URL: required,
-      INFO_QUEUE_URL: required,
+      URGENT_QUEUE_URL: optionalString,
+      INFO_QUEUE_URL: optionalString,
       CONNECTIONS_PER_JOB: integer(CONNECTIONS_PER_JOB, 1),
       ...schedulerShape,
     },
@@ -85,13 +101,15 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
     mode: parsed.DELIVERY_MODE,
     ...(parsed.INBOX_TABLE !== undefined ? { inboxTable: parsed.INBOX_TABLE } : {}),
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
+    ...(parsed.SNOOZE_JOB_SECRET ? { snoozeJobSecret: parsed.SNOOZE_JOB_SECRET } : {}),
     managementEndpoint: parsed.WS_MANAGEMENT_ENDPOINT,
     delivery: {
       ...connectionsOf(parsed),
       idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+      inboxTable: parsed.INBOX_TABLE,
       ...(parsed.DELIVERY_RECORD_TTL_SECONDS !== undefined ? { deliveryRecordTtlSeconds: parsed.DELIVERY_RECORD_TTL_SECONDS } : {}),
       parallelism: parsed.DELIVERY_PARALLELISM,
-      celebrityJobs: { urgentQueueUrl: parsed.URGENT_QUEUE_URL, infoQueueUrl: parsed.INFO_QUEUE_URL, connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
+      celebrityJobs: { queueUrl: ownQueueUrl(parsed.DELIVERY_MODE, parsed), connectionsPerJob: parsed.CONNECTIONS_PER_JOB },
     },
     gate: {
       graphTable: parsed.GRAPH_TABLE,
@@ -107,8 +125,8 @@ export function deliveryConfigFromEnv(env: Env): DeliveryConfig & { scheduler: S
 
 /** `scheduler`: where held pushes schedule their release (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
-  const observed = observability(parts, config.gate.idempotencyTable, observabilityConfig);
-  const gate = liveGate(parts, config.gate, scheduler, observed.trace);
+  const observed = observability(parts, { idempotencyTable: config.delivery.idempotencyTable, inboxTable: config.delivery.inboxTable }, observabilityConfig);
+  const gate = liveGate(parts, config.gate, config.delivery.inboxTable, referencingScheduler(parts, config.gate.idempotencyTable, scheduler), observed.trace);
   return withAuditBarrier(parts, createDeliveryHandler({
     delivery: liveDelivery(parts, config, gate, observed.trace),
     // Shares the gate (and its cache) with delivery.
@@ -116,6 +134,10 @@ export function composeDelivery(parts: Parts, config: DeliveryConfig, scheduler:
     mode: config.mode,
     logger: parts.logger,
     deliveryJobSecret: config.deliveryJobSecret,
+    ...(config.snoozeJobSecret ? { snoozeJobSecret: config.snoozeJobSecret } : {}),
+    // Snooze comebacks arrive as references to the user's item: read back here.
+    items: inboxRepository(parts, config.delivery.inboxTable),
+    clock: () => parts.clock.nowMs(),
     trace: observed.trace,
     afterBatch: observed.flush,
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
@@ -138,7 +160,7 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
             celebrityJobs: {
               subscribers: directory,
               steps: ledger,
-              queue: new SqsDeliveryJobQueue(sqsClient(parts), { urgent: celebrityJobs.urgentQueueUrl, info: celebrityJobs.infoQueueUrl }, config.deliveryJobSecret),
+              queue: new SqsDeliveryJobQueue(sqsClient(parts), { [config.mode]: celebrityJobs.queueUrl }, config.deliveryJobSecret),
               connectionsPerJob: celebrityJobs.connectionsPerJob,
             },
           }
@@ -146,6 +168,7 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
       pusher: connectionPusher(parts, config.managementEndpoint),
       isDigestible,
       trace,
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
       // A snooze comeback of a retracted event is not pushed (one Query of the tenant's retractions per comeback batch).
       ...(config.inboxTable !== undefined ? { retractions: retractionRepository(parts, config.inboxTable), clock: parts.clock } : {}),
       parallelism: config.delivery.parallelism,
@@ -156,13 +179,22 @@ function liveDelivery(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGa
 
 function heldPushReleaser(parts: Parts, config: DeliveryConfig, gate: LiveDeliveryGate): HeldPushReleaser {
   return parts.shared(heldPushReleaser, [config.managementEndpoint, config.delivery, gate], () =>
-    new HeldPushReleaser({ gate, directory: connectionRepository(parts, config.delivery), ledger: deliveryLedger(parts, config.delivery), pusher: connectionPusher(parts, config.managementEndpoint) }),
+    new HeldPushReleaser({
+      gate,
+      directory: connectionRepository(parts, config.delivery),
+      ledger: deliveryLedger(parts, config.delivery),
+      pusher: connectionPusher(parts, config.managementEndpoint),
+      erased: erasedUsers(parts, config.delivery.idempotencyTable),
+    }),
   );
 }
 
-function liveGate(parts: Parts, config: LiveGateConfig, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
-  return parts.shared(liveGate, [config, scheduler, trace], () =>
+function liveGate(parts: Parts, config: LiveGateConfig, inboxTable: string, scheduler: Scheduler, trace: TraceRecorder): LiveDeliveryGate {
+  return parts.shared(liveGate, [config, inboxTable, scheduler, trace], () =>
     new LiveDeliveryGate({
+      // A hold keeps references: the release reads the items back (own inbox or celebrity posts log).
+      items: inboxRepository(parts, inboxTable),
+      linksOf: catalogLinksOf,
       preferences: preferencesCache(parts, config),
       holds: new LiveHoldRepository(documentClient(parts), config.idempotencyTable),
       scheduler,

@@ -7,7 +7,6 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
-import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
 import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
@@ -35,7 +34,7 @@ import { ConfigError, integer, optionalString, parseEnv, required } from './conf
 import { followGraphRepository } from './follow-graph.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { celebrityPostsLog, createParts, documentClient, dynamoClients, inboxRepository, preferencesCache, retractionRepository, type Parts } from './parts.js';
+import { celebrityPostsLog, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, referencingScheduler, preferencesCache, retractionRepository, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface FanOutSettingsConfig {
@@ -120,14 +119,14 @@ export function notificationTypeOf(config: Pick<FanOutConfig, 'notificationType'
 }
 
 /** `trace`: the consumer's trace recorder (default: the Parts' one for the Idempotency table, as the composition builds it). */
-export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, config.idempotencyTable).trace): FanOutService {
+export function fanOutService(parts: Parts, config: FanOutConfig, type: NotificationType, trace: TraceRecorder = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace): FanOutService {
   const needs = new Set(fanOutQueueNeeds(type));
   const missing = [...needs].filter((queue) => !config.queueUrls[queue]).map((queue) => FAN_OUT_QUEUE_URL_ENV[queue]);
   if (missing.length > 0) throw new ConfigError(`fan-out of ${type.detailType}: ${missing.join(', ')} is required`);
   const url = (queue: FanOutQueue) => config.queueUrls[queue]!;
   return new FanOutService({
     preferences: preferencesCache(parts, config),
-    graph: followGraphRepository(parts, config.graphTable),
+    graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),
     inbox: inboxRepository(parts, config.inboxTable),
     arrivals: arrivalLedger(parts, config.idempotencyTable),
     // A retry whose earlier attempt wrote nothing is stamped anew (one BatchGetItem of its first items, on retries only).
@@ -152,10 +151,6 @@ function arrivalLedger(parts: Parts, idempotencyTable: string): DynamoArrivalLed
 /** The authors' recent posts logs (Inbox table), which a late follow backfills from. */
 function recentPostsLog(parts: Parts, inboxTable: string): DynamoRecentPostsLog {
   return parts.shared(recentPostsLog, [inboxTable], () => new DynamoRecentPostsLog(documentClient(parts), inboxTable));
-}
-
-function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
-  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
 }
 
 function idempotencyPersistence(parts: Parts, idempotencyTable: string): DynamoDBPersistenceLayer {
@@ -216,7 +211,7 @@ export function unusedFanOutQueue(queues: readonly FanOutQueue[], detailType: st
 /** `scheduler`: the Scheduler port for `sendAt` (EventBridge Scheduler on AWS, the local scheduler locally). */
 export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Scheduler | undefined, observabilityConfig: Partial<ObservabilityConfig> = {}) {
   const type = notificationTypeOf(config);
-  const observed = observability(parts, config.idempotencyTable, observabilityConfig);
+  const observed = observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }, observabilityConfig);
   return withAuditBarrier(parts, createFanOutHandler({
     trace: observed.trace,
     traced: observed.traced,
@@ -226,7 +221,15 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     findType: findNotificationType,
     service: withAuditFlush(parts, fanOutService(parts, config, type, observed.trace)),
     ...(config.sendAt && scheduler
-      ? { sendAt: new SendAtDeferral({ scheduler, intakeQueueArn: config.sendAt.intakeQueueArn, clock: parts.clock, minDelayMs: config.sendAt.minDelayMs }) }
+      ? {
+          sendAt: new SendAtDeferral({
+            scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
+            erased: erasedUsers(parts, config.idempotencyTable),
+            intakeQueueArn: config.sendAt.intakeQueueArn,
+            clock: parts.clock,
+            minDelayMs: config.sendAt.minDelayMs,
+          }),
+        }
       : {}),
     logger: parts.logger,
     persistenceStore: idempotencyPersistence(parts, config.idempotencyTable),

@@ -19,14 +19,17 @@ import { parseEnv, required, url } from './config-parsing.js';
 import { inboxOf, inboxReadService, inboxShape, type InboxReadConfig } from './inbox.js';
 import { connectionPusher } from './parts-live.js';
 import { eventBridgeScheduler } from './parts-queues.js';
-import { connectionRepository, createParts, inboxRepository, readStateRepository, type Parts } from './parts.js';
+import { connectionRepository, createParts, inboxRepository, readStateRepository, referencingScheduler, type Parts } from './parts.js';
 import { connectionsOf, connectionsShape, restOf, restShape, schedulerOf, schedulerShape, type ConnectionsConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface InboxWriteConfig extends InboxReadConfig {
   /** Read-state sync to connected devices; without it the REST API still works. */
   readStateSync?: ConnectionsConfig & { managementEndpoint: string };
-  /** Snooze: the comeback's push is a signed delivery job scheduled onto the urgent queue; without it snooze answers 400. */
-  snooze?: { urgentQueueArn: string; deliveryJobSecret: string; scheduler?: SchedulerConfig };
+  /**
+   * Snooze: the comeback's push is a job signed with the snooze key (valid for a one-recipient comeback
+   * only), scheduled onto the urgent queue with the snooze schedules' own role; without it snooze answers 400.
+   */
+  snooze?: { urgentQueueArn: string; snoozeJobSecret: string; scheduler?: SchedulerConfig; idempotencyTable: string };
 }
 
 export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
@@ -40,11 +43,11 @@ export function inboxWriteConfigFromEnv(env: Env): InboxWriteConfig {
   return { ...base, readStateSync: { ...connectionsOf(live), managementEndpoint: live.WS_MANAGEMENT_ENDPOINT }, ...snoozeOf(env) };
 }
 
-/** Snooze needs its queue, the job secret and (on AWS) the scheduler; all or nothing. */
+/** Snooze needs its queue, the snooze key and (on AWS) the scheduler; all or nothing. */
 function snoozeOf(env: Env): Pick<InboxWriteConfig, 'snooze'> {
   if (!env[ENV.SNOOZE_QUEUE_ARN]) return {};
-  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, DELIVERY_JOB_SECRET: required, ...schedulerShape }, env);
-  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, deliveryJobSecret: parsed.DELIVERY_JOB_SECRET, scheduler: schedulerOf(parsed) } };
+  const parsed = parseEnv('inbox-write (snooze)', { SNOOZE_QUEUE_ARN: required, SNOOZE_JOB_SECRET: required, IDEMPOTENCY_TABLE: required, ...schedulerShape }, env);
+  return { snooze: { urgentQueueArn: parsed.SNOOZE_QUEUE_ARN, snoozeJobSecret: parsed.SNOOZE_JOB_SECRET, scheduler: schedulerOf(parsed), idempotencyTable: parsed.IDEMPOTENCY_TABLE } };
 }
 
 /** `scheduler`: the snooze comeback's scheduler (EventBridge Scheduler on AWS, the local scheduler locally). */
@@ -73,9 +76,10 @@ export function composeInboxWrite(parts: Parts, config: InboxWriteConfig, schedu
       ? {
           snoozeReturns: new ScheduledSnoozeReturns({
             inbox: inboxRepository(parts, config.inboxTable),
-            scheduler: snoozeScheduler,
+            // The comeback's schedule is referenced for the user's erasure (Idempotency table).
+            scheduler: referencingScheduler(parts, config.snooze.idempotencyTable, snoozeScheduler),
             urgentQueueArn: config.snooze.urgentQueueArn,
-            deliveryJobSecret: config.snooze.deliveryJobSecret,
+            snoozeJobSecret: config.snooze.snoozeJobSecret,
           }),
         }
       : {}),
@@ -120,9 +124,9 @@ function readStateSyncListener(parts: Parts, config: SyncConfig, readState: Retu
     counts: { counts },
   });
   return {
-    async readStateChanged(user) {
+    async readStateChanged(user, change) {
       try {
-        await sync.readStateChanged(user);
+        await sync.readStateChanged(user, change);
       } catch (error) {
         parts.logger.warn('read_state sync failed', { tenantId: user.tenantId, userId: user.userId, error: error as Error });
       }

@@ -3,16 +3,14 @@
  * container (the write function checks ids against the user's view and syncs counts with it).
  */
 import type * as z from 'zod';
-import { sanitizeLinks } from '../core/model/action-links.js';
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
-import { INBOX_TTL_DAYS_DEFAULT, type StoredNotification } from '../core/model/notification.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../core/model/notification.js';
 import type { MutedTypesReader, RetractionsReader } from '../core/ports/inbox.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import { InboxReadService } from '../core/read/inbox-read-service.js';
 import { CachedRetractions } from '../core/read/retractions-cache.js';
-import { findNotificationType } from '../notifications/deployed.js';
 import { integer, optionalInteger, required } from './config-parsing.js';
-import { actionLookup, celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
+import { actionLookup, catalogLinksOf, celebrityPostsLog, graphRepository, inboxRepository, preferencesCache, readStateRepository, retractionRepository, type Parts } from './parts.js';
 import type { PreferencesCacheConfig, RestConfig } from './shared-config.js';
 
 export interface InboxConfig extends PreferencesCacheConfig {
@@ -79,17 +77,6 @@ export function inboxReadService(parts: Parts, config: InboxConfig, reads: 'read
       linksOf: catalogLinksOf,
     }),
   );
-}
-
-/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
-function catalogLinksOf(item: StoredNotification) {
-  const type = findNotificationType(item.type);
-  if (!type?.links) return {};
-  try {
-    return sanitizeLinks(type.links(item.data));
-  } catch {
-    return {};
-  }
 }
 
 /** Muted types for the inbox read: unreadable preferences mute nothing (show everything rather than hide). */

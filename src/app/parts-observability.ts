@@ -4,7 +4,7 @@
  * trace table and the logs answer there). Tracing and metrics never fail a delivery.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { DynamoTraceRepository } from '../adapters/dynamo/trace-repository.js';
+import { DynamoTraceRepository, type TraceTables } from '../adapters/dynamo/trace-repository.js';
 import { XRaySubsegments } from '../adapters/xray/xray-subsegments.js';
 import { fanOutTo, neverFailing, type TraceEntry, type TraceOutcome, type TraceRecorder, type TraceStage } from '../core/ports/trace.js';
 import { auditTrailOf } from './audit/audit-trail.js';
@@ -67,10 +67,10 @@ function withoutErasedRecipients(recorder: TraceRecorder): TraceRecorder {
 }
 
 /** The trace, metrics and X-Ray of a consumer, one per (table, trace TTL) of a Parts. */
-export function observability(parts: Parts, idempotencyTable: string, config: Partial<ObservabilityConfig> = {}): Observability {
+export function observability(parts: Parts, tables: TraceTables, config: Partial<ObservabilityConfig> = {}): Observability {
   const traceTtlSeconds = config.traceTtlSeconds ?? TRACE_TTL_DAYS_DEFAULT * 86_400;
-  return parts.shared(observability, [idempotencyTable, traceTtlSeconds], () => {
-    const table = new DynamoTraceRepository(documentClient(parts), idempotencyTable, traceTtlSeconds, parts.clock);
+  return parts.shared(observability, [tables.idempotencyTable, tables.inboxTable, traceTtlSeconds], () => {
+    const table = new DynamoTraceRepository(documentClient(parts), tables, traceTtlSeconds, parts.clock);
     const metrics = onLambda() ? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }) : undefined;
     const xray = onLambda() ? new XRaySubsegments() : undefined;
     // Audit trail hook (src/app/audit/): the same decisions, in memory until the batch's barrier.

@@ -3,19 +3,29 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeScheduler } from '../adapters/scheduler/eventbridge-scheduler.js';
 import type { SchedulerConfig } from './shared-config.js';
-import { clientOptions, type Parts } from './parts.js';
+import { clientOptions, instrumented, type Parts } from './parts.js';
 
 export function sqsClient(parts: Parts): SQSClient {
   return parts.shared(sqsClient, [], () =>
-    new SQSClient({
+    instrumented(parts, new SQSClient({
       ...clientOptions(parts),
       ...(parts.aws.sqsEndpoint ? { endpoint: parts.aws.sqsEndpoint } : {}),
       ...(parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
-    }),
+    })),
   );
 }
 
-/** EventBridge Scheduler (the local runtime passes its own Scheduler instead). */
+/** EventBridge Scheduler (locally its stand-in on the runtime's HTTP server). */
 export function eventBridgeScheduler(parts: Parts, config: SchedulerConfig): EventBridgeScheduler {
-  return parts.shared(eventBridgeScheduler, [config.groupName, config.roleArn, config.deadLetterArn], () => new EventBridgeScheduler(new SchedulerClient(clientOptions(parts)), config));
+  return parts.shared(eventBridgeScheduler, [config.groupName, config.roleArn, config.deadLetterArn], () => new EventBridgeScheduler(schedulerClient(parts), config));
+}
+
+function schedulerClient(parts: Parts): SchedulerClient {
+  return parts.shared(schedulerClient, [], () =>
+    instrumented(parts, new SchedulerClient({
+      ...clientOptions(parts),
+      ...(parts.aws.schedulerEndpoint ? { endpoint: parts.aws.schedulerEndpoint } : {}),
+      ...(parts.aws.schedulerEndpoint && parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}),
+    })),
+  );
 }

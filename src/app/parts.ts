@@ -12,6 +12,9 @@ import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/docu
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
+import { DynamoErasedUsers } from '../adapters/dynamo/erased-users.js';
+import { ReferencingScheduler } from '../adapters/dynamo/schedule-refs.js';
+import type { Scheduler } from '../core/ports/scheduler.js';
 import { GraphRepository } from '../adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../adapters/dynamo/inbox-repository.js';
 import { PreferencesRepository } from '../adapters/dynamo/preferences-repository.js';
@@ -20,6 +23,8 @@ import { RetractionRepository } from '../adapters/dynamo/retraction-repository.j
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { CachedPreferencesReader } from '../core/preferences/preferences-cache.js';
 import { findNotificationType } from '../notifications/deployed.js';
+import { sanitizeLinks } from '../core/model/action-links.js';
+import type { Notification, StoredNotification } from '../core/model/notification.js';
 import type { ConnectionsConfig, PreferencesCacheConfig } from './shared-config.js';
 
 /** Static credentials (the local runtime's; Lambda uses its role). */
@@ -37,6 +42,21 @@ export interface AwsTarget {
   sqsEndpoint?: string;
   /** The local SQS endpoint's own SigV4 credentials (generated per DATA_DIR); other clients keep `credentials`. */
   sqsCredentials?: AwsCredentialIdentity;
+  /** The local EventBridge Scheduler API (signed with `sqsCredentials`, like the other local stand-ins). */
+  schedulerEndpoint?: string;
+  /** Called with every SDK client built on these parts (the local runtime's AWS call recorder adds its middleware). */
+  instrument?: (client: InstrumentableClient) => void;
+}
+
+/** An SDK client (each service types its middleware stack with its own inputs: the instrument adds to it). */
+export interface InstrumentableClient {
+  readonly middlewareStack: object;
+}
+
+/** `client`, instrumented when the parts say so (every builder of an SDK client passes its client through here). */
+export function instrumented<Client extends InstrumentableClient>(parts: Parts, client: Client): Client {
+  parts.aws.instrument?.(client);
+  return client;
 }
 
 /** What identifies a shared object: the values it is built from (plain data by value, objects such as a scheduler by reference). */
@@ -102,7 +122,12 @@ export function clientOptions(parts: Parts): { region?: string; credentials?: Aw
 }
 
 export function dynamoClients(parts: Parts): DynamoClients {
-  return parts.shared(dynamoClients, [], () => createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) }));
+  return parts.shared(dynamoClients, [], () => {
+    const clients = createDynamoClients({ ...clientOptions(parts), ...(parts.aws.dynamoEndpoint ? { endpoint: parts.aws.dynamoEndpoint } : {}) });
+    // The document client shares its base client's middleware stack.
+    instrumented(parts, clients.dynamoClient);
+    return clients;
+  });
 }
 
 export function documentClient(parts: Parts): DynamoDBDocumentClient {
@@ -117,6 +142,16 @@ export function connectionRepository(parts: Parts, config: ConnectionsConfig): C
 
 export function deliveryLedger(parts: Parts, config: { idempotencyTable: string; deliveryRecordTtlSeconds?: number }): DynamoDeliveryLedger {
   return parts.shared(deliveryLedger, [config.idempotencyTable, config.deliveryRecordTtlSeconds], () => new DynamoDeliveryLedger(documentClient(parts), config.idempotencyTable, config.deliveryRecordTtlSeconds));
+}
+
+/** `scheduler` writing a reference record per user a schedule names first (Idempotency table), for their erasure. */
+export function referencingScheduler(parts: Parts, idempotencyTable: string, scheduler: Scheduler): Scheduler {
+  return parts.shared(referencingScheduler, [idempotencyTable, scheduler], () => new ReferencingScheduler(scheduler, documentClient(parts), idempotencyTable));
+}
+
+/** The erasure tombstones (Idempotency table): every consumer that sends to a user checks them. */
+export function erasedUsers(parts: Parts, idempotencyTable: string): DynamoErasedUsers {
+  return parts.shared(erasedUsers, [idempotencyTable], () => new DynamoErasedUsers(documentClient(parts), idempotencyTable, () => parts.clock.nowMs()));
 }
 
 export function graphRepository(parts: Parts, graphTable: string): GraphRepository {
@@ -165,6 +200,17 @@ export function urgentBypassesQuietHours(type: string): boolean {
 }
 
 /** Catalog rule: info notifications of a digestible type collapse into one digest per window. */
+/** The action link and buttons the item's catalog type declares, sanitized; a stored item its type no longer parses shows none. */
+export function catalogLinksOf(item: StoredNotification): Pick<Notification, 'actionUrl' | 'actions'> {
+  const type = findNotificationType(item.type);
+  if (!type?.links) return {};
+  try {
+    return sanitizeLinks(type.links(item.data));
+  } catch {
+    return {};
+  }
+}
+
 export function isDigestible(type: string): boolean {
   return findNotificationType(type)?.digestible ?? false;
 }

@@ -7,7 +7,7 @@
  */
 import type { InboxClient, InboxState } from './inbox-client.js';
 import type { NotificationPreferences, PreferencesInput } from './rest.js';
-import type { Counts } from './types.js';
+import type { BadgeCounts } from './types.js';
 
 export interface ExternalStore<T> {
   /** Calls `onChange` after every change; returns the unsubscribe function. */
@@ -52,8 +52,8 @@ export function inboxStateStore(client: InboxStateSource): ExternalStore<InboxSt
 }
 
 /** The badge counts only: a change elsewhere in the state (a page loaded, the socket state) keeps the same snapshot. */
-export function countsStore(client: InboxStateSource): ExternalStore<Counts> {
-  let last: Counts | undefined;
+export function countsStore(client: InboxStateSource): ExternalStore<BadgeCounts> {
+  let last: BadgeCounts | undefined;
   return {
     subscribe: (onChange) => subscribeToChanges(client, onChange),
     getSnapshot() {
@@ -119,7 +119,7 @@ export function preferencesStore(client: PreferencesSource): PreferencesStore {
 
 interface ClientStores {
   inbox: ExternalStore<InboxState>;
-  counts: ExternalStore<Counts>;
+  counts: ExternalStore<BadgeCounts>;
   preferences: PreferencesStore;
 }
 

@@ -6,6 +6,15 @@
 import type { InboxSync } from './inbox-sync.js';
 import type { InboxActionsRest, InboxRest, ListPageRequest, NotificationPreferences, PreferencesInput, PreferencesRest } from './rest.js';
 import type { Counts, InboxPage, ItemAction } from './types.js';
+import { highestIdAt } from './ulid-time.js';
+
+/** The mark the server set for a read-all / seen-all up to `upTo` answered with `at`: `upTo` when it bounds it, else `at`'s millisecond. */
+function markUpTo(at: string, upTo: string | undefined): string | undefined {
+  const ms = Date.parse(at);
+  if (upTo === undefined || Number.isNaN(ms)) return undefined;
+  const atMark = highestIdAt(ms);
+  return upTo < atMark ? upTo : atMark;
+}
 
 export class InboxClientActions {
   constructor(
@@ -15,20 +24,22 @@ export class InboxClientActions {
 
   /** Marks read everything up to the newest notification held (one O(1) write); later arrivals stay unread. */
   async markAllRead(): Promise<void> {
-    const { readAt } = await this.rest.markAllRead(this.sync.store.newestId());
+    const upTo = this.sync.store.newestId();
+    const { readAt } = await this.rest.markAllRead(upTo);
     this.sync.applyLocal((store) => {
-      store.applyReadMark(readAt);
-      store.setCounts(store.countsFromHeld());
+      store.applyReadMark(readAt, markUpTo(readAt, upTo));
+      store.adjustCounts(store.countsFromHeld());
     });
   }
 
   /** Clears the badge (unseen) without marking anything read: call it when the bell opens. */
   async markAllSeen(): Promise<void> {
-    const { seenAt } = await this.rest.markAllSeen(this.sync.store.newestId());
+    const upTo = this.sync.store.newestId();
+    const { seenAt } = await this.rest.markAllSeen(upTo);
     this.sync.applyLocal((store) => {
-      store.applySeenMark(seenAt);
+      store.applySeenMark(seenAt, markUpTo(seenAt, upTo));
       const counts = store.counts;
-      store.setCounts({ ...counts, unseen: Math.min(store.countsFromHeld().unseen, counts.unread) });
+      store.adjustCounts({ ...counts, unseen: Math.min(store.countsFromHeld().unseen, counts.unread) });
     });
   }
 
@@ -41,7 +52,7 @@ export class InboxClientActions {
       if (counts.capped || !before) {
         void this.sync.refreshCounts();
       } else {
-        store.setCounts({
+        store.adjustCounts({
           unread: Math.max(0, counts.unread - (before.read ? 0 : 1)),
           unseen: Math.max(0, counts.unseen - (before.seen ? 0 : 1)),
           capped: false,

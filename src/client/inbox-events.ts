@@ -1,12 +1,12 @@
 /** The observable side of the inbox client: its state, its events and their listeners. */
 import type { InboxError } from './inbox-error.js';
 import type { ConnectionStatus } from './live-connection.js';
-import type { Counts, Notification } from './types.js';
+import type { BadgeCounts, Notification } from './types.js';
 
 export interface InboxState {
   /** Newest first, each id once. */
   notifications: readonly Notification[];
-  counts: Counts;
+  counts: BadgeCounts;
   /** Older pages exist (`loadMore()`). */
   hasMore: boolean;
   /** The first page has been loaded. */

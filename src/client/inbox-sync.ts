@@ -39,6 +39,8 @@ export class InboxSync implements SyncTarget {
   private countsRecheckTimer: TimerHandle | undefined;
   /** Bumped by every local change a count answer may not include (arrival, mark). */
   private changeSequence = 0;
+  /** Bumped by this device's marks and actions and other devices' (not by arrivals). */
+  private markSequence = 0;
   private lastArrivalAt = Number.NEGATIVE_INFINITY;
   private readFlagsRefresh: Promise<void> | undefined;
   private state: InboxState | undefined;
@@ -132,6 +134,7 @@ export class InboxSync implements SyncTarget {
   /** A local change a count answer may not include (a mark, an action): applied to the store, then listeners told. */
   applyLocal(change: (store: InboxStore) => void): void {
     this.changeSequence += 1;
+    this.markSequence += 1;
     change(this.store);
     this.changed();
   }
@@ -139,12 +142,16 @@ export class InboxSync implements SyncTarget {
   /** Applies an action (this device's, or another's from `item_state`) to the held list. */
   applyItemAction(action: ItemAction | 'snooze', ids: readonly string[]): void {
     this.changeSequence += 1;
+    this.markSequence += 1;
     if (action === 'archive' || action === 'delete' || action === 'snooze') this.store.remove(ids);
     else if (action === 'unread') this.store.applyUnread(ids);
     else if (action === 'seen') this.store.applySeen(ids);
     else if (action === 'read') this.store.applyRead(ids);
     // Unarchived: back in this list, fetched by id.
-    else if (action === 'unarchive') void this.fetchNamed(ids.filter((id) => !this.store.has(id)));
+    else if (action === 'unarchive') {
+      this.store.restore(ids);
+      void this.fetchNamed(ids.filter((id) => !this.store.has(id)));
+    }
     this.changed();
   }
 
@@ -152,9 +159,14 @@ export class InboxSync implements SyncTarget {
   async refreshCounts(): Promise<Counts> {
     for (let attempt = 0; ; attempt += 1) {
       const sequence = this.changeSequence;
+      const marks = this.markSequence;
+      const arrivals = this.store.arrivalMark();
       const counts = await this.rest.counts();
-      if (sequence !== this.changeSequence && attempt < 2) continue;
-      this.store.setCounts(counts);
+      // With `newestId` the answer is exact for the arrivals it may have raced (an older server's is
+      // asked again), not for a mark or action that changed the list meanwhile.
+      const raced = counts.newestId === undefined ? sequence !== this.changeSequence : marks !== this.markSequence;
+      if (raced && attempt < 2) continue;
+      this.store.setCounts(counts, arrivals);
       this.changed();
       return counts;
     }
@@ -308,7 +320,8 @@ export class InboxSync implements SyncTarget {
     if (added.length === 0) return added;
     this.changeSequence += 1;
     this.lastArrivalAt = this.clock.now();
-    this.store.countArrivals(added);
+    // Left out as already counted: an id written late under an older stamp may not be after all.
+    if (this.store.countArrivals(added).length > 0) this.recheckCountsSoon();
     this.changed();
     return added;
   }

@@ -6,7 +6,7 @@
  */
 import type { InboxClientEvents } from './inbox-events.js';
 import type { InboxStore } from './inbox-store.js';
-import type { Counts, ItemAction, Notification, ServerMessage } from './types.js';
+import type { BadgeCounts, Counts, ItemAction, Notification, ServerMessage } from './types.js';
 
 /** The sync engine as the messages see it (`InboxSync`). */
 export interface SyncTarget {
@@ -28,6 +28,11 @@ export interface SyncTarget {
   recheckCountsSoon(): void;
   refreshReadFlagsSoon(): void;
   emit<K extends keyof InboxClientEvents>(event: K, value: InboxClientEvents[K]): void;
+}
+
+/** The counts a message carries, with the newest id they include when the server sent it. */
+function countsOf(message: { unread: number; unseen: number; capped: boolean; newestId?: string | null }): BadgeCounts & { newestId?: string | null } {
+  return { unread: message.unread, unseen: message.unseen, capped: message.capped, ...(message.newestId !== undefined ? { newestId: message.newestId } : {}) };
 }
 
 export function applyServerMessage(sync: SyncTarget, message: ServerMessage): void {
@@ -65,30 +70,35 @@ export function applyServerMessage(sync: SyncTarget, message: ServerMessage): vo
       break;
     case 'item_state': {
       sync.applyItemAction(message.action, message.ids);
-      sync.store.setCounts({ unread: message.unread, unseen: message.unseen, capped: message.capped });
+      sync.store.setCounts(countsOf(message));
       sync.changed();
       break;
     }
     case 'archived_read': {
       sync.applyLocal((store) => {
         store.removeRead();
-        store.setCounts({ unread: message.unread, unseen: message.unseen, capped: message.capped });
+        store.setCounts(countsOf(message));
       });
       break;
     }
     case 'retracted': {
       sync.applyLocal((store) => {
-        const removed = store.remove(message.ids);
-        if (removed.length > 0) void sync.refreshCounts();
+        // A snooze comeback goes with the notification it brings back.
+        const retracted = new Set(message.ids);
+        store.remove([...message.ids, ...store.list().filter((item) => item.comebackOf !== undefined && retracted.has(item.comebackOf)).map((item) => item.id)]);
+        // Asked whether or not it was held: the counts may include one this list never loaded.
+        void sync.refreshCounts().catch((error: unknown) => sync.emit('error', error instanceof Error ? error : new Error(String(error))));
       });
       break;
     }
     case 'read_state': {
       sync.applyLocal((store) => {
-        store.applyReadMark(message.readAt);
-        store.applySeenMark(message.seenAt);
+        store.applyReadMark(message.readAt, message.readMark);
+        store.applySeenMark(message.seenAt, message.seenMark);
+        if (message.ids) store.applyRead(message.ids);
+        if (message.readUpTo) store.applyReadAllUpTo(message.readUpTo);
         const atCap = message.unread >= sync.settings.countCap;
-        store.setCounts({ unread: message.unread, unseen: message.unseen, capped: message.capped ?? (atCap && store.counts.capped) });
+        store.setCounts({ ...countsOf({ ...message, capped: message.capped ?? (atCap && store.counts.capped) }) });
         // Unknown whether there are more than the cap, or the count may predate a just-counted arrival.
         if ((message.capped === undefined && atCap) || sync.racedArrival()) sync.recheckCountsSoon();
         // More unread here than the server counts: another device read single notifications, and

@@ -3,7 +3,7 @@
  * under the client's public names; importing them is types-only, so nothing of the server's
  * runtime (zod, AWS SDK, Node modules) reaches a browser bundle.
  */
-import type { NotificationPage } from '../contract/wire.js';
+import type { Counts, NotificationPage } from '../contract/wire.js';
 
 export type {
   Actor,
@@ -30,6 +30,9 @@ export type {
   SeenAllAnswer,
   ServerMessage,
 } from '../contract/wire.js';
+
+/** The badge: the server's counts without the id they were taken at (the client's state). */
+export type BadgeCounts = Omit<Counts, 'newestId'>;
 
 /** A page of `GET /notifications` (the client's name for the contract's `NotificationPage`). */
 export type InboxPage = NotificationPage;

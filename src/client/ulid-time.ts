@@ -25,6 +25,11 @@ function encodeTime(timeMs: number): string {
   return out;
 }
 
+/** The greatest ULID carrying `timeMs`: every id at or before that instant sorts <= it. */
+export function highestIdAt(timeMs: number): string {
+  return encodeTime(timeMs) + 'Z'.repeat(RANDOM_LENGTH);
+}
+
 /** The smallest ULID carrying `timeMs`: every id at or after that instant sorts >= it. */
 export function lowestIdAt(timeMs: number): string {
   return encodeTime(timeMs) + '0'.repeat(RANDOM_LENGTH);

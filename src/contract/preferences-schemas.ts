@@ -40,12 +40,34 @@ export const quietHoursSchema = z
 export const timeZoneSchema = z.string().max(64).refine(isValidTimeZone, 'must be an IANA time zone known to the runtime, e.g. Europe/Berlin');
 
 /**
+ * Checks every own key of a JSON object before zod reads it: zod's records skip a `__proto__` key
+ * silently (it would answer 200 and drop it), so an unknown key, `__proto__` included, is an issue
+ * naming it here. `issuesOf` answers the issues of one key (relative paths), none when it is allowed.
+ */
+function ownKeysChecked(issuesOf: (key: string, value: unknown) => { path: string[]; message: string }[]) {
+  return (input: unknown, context: z.RefinementCtx) => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+      for (const [key, value] of Object.entries(input)) for (const issue of issuesOf(key, value)) context.addIssue({ code: 'custom', ...issue, input });
+    }
+    return input;
+  };
+}
+
+/**
  * The body of `PUT /preferences` (a full replacement). `knownTypes` are the catalog's notification
- * types: muting or switching an unknown type is a 400 naming the field.
+ * types: muting or switching an unknown type (or naming `__proto__` in any map) is a 400 naming the field.
  */
 export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly ChannelSwitch[] = () => []) {
   const known = new Set(knownTypes);
   const notificationType = z.string().refine((type) => known.has(type), `must be one of ${[...known].join(', ')}`);
+  const unknownType = (type: string) => (known.has(type) ? [] : [{ path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` }]);
+  const channelsOf = (type: string, switches: unknown) => {
+    if (typeof switches !== 'object' || switches === null || Array.isArray(switches)) return [];
+    const offered = offeredChannels(type);
+    return Object.keys(switches)
+      .filter((channel) => !offered.includes(channel as ChannelSwitch))
+      .map((channel) => ({ path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` }));
+  };
   return z
     .object({
       timeZone: timeZoneSchema,
@@ -55,30 +77,13 @@ export function preferencesInputSchema(knownTypes: readonly string[], offeredCha
         .max(knownTypes.length)
         .default([])
         .refine((types) => new Set(types).size === types.length, 'must not repeat a type'),
-      liveDelivery: z
-        .record(z.string(), z.boolean())
-        .default({})
-        .superRefine((record, context) => {
-          for (const type of Object.keys(record)) {
-            if (!known.has(type)) context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
-          }
-        }),
+      liveDelivery: z.preprocess(ownKeysChecked(unknownType), z.record(z.string(), z.boolean())).default({}),
       channels: z
-        .record(z.string(), z.partialRecord(channelSwitchSchema, z.boolean()))
-        .superRefine((record, context) => {
-          for (const [type, switches] of Object.entries(record)) {
-            if (!known.has(type)) {
-              context.addIssue({ code: 'custom', path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` });
-              continue;
-            }
-            const offered = offeredChannels(type);
-            for (const channel of Object.keys(switches)) {
-              if (!offered.includes(channel as ChannelSwitch)) context.addIssue({ code: 'custom', path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` });
-            }
-          }
-        })
+        .preprocess(
+          ownKeysChecked((type, switches) => (known.has(type) ? channelsOf(type, switches) : unknownType(type))),
+          z.record(z.string(), z.partialRecord(channelSwitchSchema, z.boolean())),
+        )
         .optional(),
     })
     .strict();
 }
-

@@ -6,9 +6,19 @@
 import * as z from 'zod';
 import { actorSchema, notificationSchema, preferencesSchema } from './wire-schemas.js';
 
-export const USER_EXPORT_FORMAT = 'serverless-notifications.user-export.v1';
+/** v2: devices, consent, address, unsubscribes, per-item state and the celebrity-feed items the inbox shows. */
+export const USER_EXPORT_FORMAT = 'serverless-notifications.user-export.v2';
 
 const exportedNotificationSchema = notificationSchema.extend({ expiresAt: z.number().int().describe('epoch seconds: when retention (TTL) removes it') });
+/** One item of their inbox view with its state for them (deleted and snoozed ones too: they are still stored). */
+const exportedInboxItemSchema = exportedNotificationSchema.extend({
+  archived: z.boolean(),
+  deleted: z.boolean(),
+  snoozedUntil: z.string().nullable().describe('ISO time a snoozed item comes back; null when not snoozed'),
+  source: z.enum(['inbox', 'celebrityFeed']).describe('their own inbox, or the feed of a celebrity they follow (from when they followed)'),
+});
+/** A push device: never its token or endpoint. */
+const exportedDeviceSchema = z.object({ deviceId: z.string(), platform: z.string(), locale: z.string().nullable(), createdAt: z.string(), updatedAt: z.string() }).strict();
 const edgeSchema = z.object({ userId: z.string(), followedAt: z.string().nullable() }).strict();
 /** A follow pair: followedAt is the start of its current follow run, null once unfollowed (the pair is kept as a marker for a while); history is its records by arrival. */
 const pairSchema = edgeSchema
@@ -27,16 +37,19 @@ export const userExportSchema = z
     readState: z
       .object({ readMark: z.string().nullable(), readAt: z.string().nullable(), seenMark: z.string().nullable(), seenAt: z.string().nullable(), singleReads: z.array(z.string()) })
       .strict(),
-    /** Their inbox, newest first, with read state. */
-    inbox: z.array(exportedNotificationSchema),
+    /** Their inbox view (own inbox, then each followed celebrity's feed from when they followed), newest first per source, with per-item state. */
+    inbox: z.array(exportedInboxItemSchema),
     /** Posts they authored still held (celebrity feed, recent posts log). */
     authoredPosts: z.array(exportedNotificationSchema.omit({ read: true, seen: true }).extend({ actor: actorSchema })),
     followers: z.array(pairSchema),
     following: z.array(pairSchema),
     followedCelebrities: z.array(edgeSchema),
     connections: z.array(z.object({ connectionId: z.string(), connectedAt: z.string().nullable() }).strict()),
-    /** Push devices, once the system stores them (none today). */
-    devices: z.array(z.unknown()),
+    devices: z.array(exportedDeviceSchema),
+    pushConsent: z.object({ grantedAt: z.string(), version: z.string() }).strict().nullable(),
+    emailAddress: z.string().nullable(),
+    /** Notification types they unsubscribed from by email. */
+    emailUnsubscribed: z.array(z.string()),
   })
   .strict();
 

@@ -27,7 +27,7 @@ export const notificationSchema = z.object({
 
 export const notificationPageSchema = z.object({ items: z.array(notificationSchema), nextCursor: z.string().nullable() });
 
-export const countsSchema = z.object({ unread: z.number().int(), unseen: z.number().int(), capped: z.boolean() });
+export const countsSchema = z.object({ unread: z.number().int(), unseen: z.number().int(), capped: z.boolean(), newestId: z.string().nullable() });
 
 export const readAllAnswerSchema = z.object({ readAt: z.string() });
 
@@ -59,6 +59,11 @@ export const readStateMessageSchema = z.object({
   unread: z.number().int(),
   unseen: z.number().int(),
   capped: z.boolean().optional(),
+  newestId: z.string().nullable().optional(),
+  readMark: z.string().nullable().optional(),
+  seenMark: z.string().nullable().optional(),
+  ids: z.array(z.string()).optional(),
+  readUpTo: z.string().optional(),
 });
 
 export const itemStateMessageSchema = z.object({
@@ -68,9 +73,10 @@ export const itemStateMessageSchema = z.object({
   unread: z.number().int(),
   unseen: z.number().int(),
   capped: z.boolean(),
+  newestId: z.string().nullable().optional(),
 });
 
-export const archivedReadMessageSchema = z.object({ type: z.literal('archived_read'), archivedAt: z.string(), unread: z.number().int(), unseen: z.number().int(), capped: z.boolean() });
+export const archivedReadMessageSchema = z.object({ type: z.literal('archived_read'), archivedAt: z.string(), unread: z.number().int(), unseen: z.number().int(), capped: z.boolean(), newestId: z.string().nullable().optional() });
 
 export const retractedMessageSchema = z.object({ type: z.literal('retracted'), ids: z.array(z.string()) });
 

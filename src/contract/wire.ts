@@ -57,6 +57,11 @@ export interface Counts {
   unread: number;
   unseen: number;
   capped: boolean;
+  /**
+   * The newest unread id these counts include, null when none (an addition to CONTRACT.md's shape):
+   * a push of an id at or below it is already counted.
+   */
+  newestId: string | null;
 }
 
 /** `POST /notifications/read-all`. */
@@ -124,6 +129,18 @@ export interface ReadStateMessage {
   unseen: number;
   /** This server always sends it; CONTRACT.md does not promise it, so a client must cope without. */
   capped?: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
+  /**
+   * The marks themselves (ids): what `readAt` / `seenAt` cover, to the id. A read-all up to an id
+   * covers that id and not a later one of the same millisecond. A client must cope without.
+   */
+  readMark?: string | null;
+  seenMark?: string | null;
+  /** The notifications this change read one by one (a single read), so a device that has not loaded them yet knows. */
+  ids?: string[];
+  /** A read-all's mark: everything at or below it is read now, also when `readMark` stays higher (a device behind sent it). */
+  readUpTo?: string;
 }
 
 /**
@@ -137,6 +154,8 @@ export interface ItemStateMessage {
   unread: number;
   unseen: number;
   capped: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
 }
 
 /** After archive-all-read on any device: every notification read at `archivedAt` is archived. */
@@ -146,6 +165,8 @@ export interface ArchivedReadMessage {
   unread: number;
   unseen: number;
   capped: boolean;
+  /** The newest unread id the counts include (as in `Counts`); a client must cope without. */
+  newestId?: string | null;
 }
 
 /** A producer retracted an event: drop these notifications (this user's ids of it). */

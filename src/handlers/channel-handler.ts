@@ -11,9 +11,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import type { ChannelDelivery, ChannelInput } from '../core/channels/channel-delivery.js';
+import type { ChannelDelivery, ChannelInput, ChannelReleaseInput } from '../core/channels/channel-delivery.js';
+import { itemReleaseSchema, looksLikeItemRelease } from '../core/jobs/item-release.js';
 import { deliveryJobSchema } from '../core/jobs/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature, withoutSignature } from '../core/jobs/delivery-job-signature.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
 import { alertJobSchema, type AlertJob } from '../core/jobs/alert-job.js';
@@ -49,7 +50,9 @@ export interface ChannelHandlerDeps {
   alerts?: AlertPages;
 }
 
-type Parsed = { input: ChannelInput } | { alert: AlertJob } | { forged: string } | { invalid: string };
+type Parsed = { input: ChannelInput } | { release: ChannelReleaseInput } | { alert: AlertJob } | { forged: string } | { invalid: string };
+
+const issuesOf = (error: z.ZodError) => error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
 
 function parseRecord(record: SQSRecord, secret: string): Parsed {
   let body: unknown;
@@ -60,12 +63,19 @@ function parseRecord(record: SQSRecord, secret: string): Parsed {
   }
   if (typeof body === 'object' && body !== null && 'alerts' in body) {
     const alert = alertJobSchema.safeParse(body);
-    if (!alert.success) return { invalid: alert.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
+    if (!alert.success) return { invalid: issuesOf(alert.error) };
     if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid job signature' };
     return { alert: alert.data };
   }
+  if (looksLikeItemRelease(body)) {
+    // A held message's release (a reference): signed like a job, its notification read back by the delivery.
+    const release = itemReleaseSchema.safeParse(withoutSignature(body));
+    if (!release.success) return { invalid: issuesOf(release.error) };
+    if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid release signature' };
+    return { release: { recordId: record.messageId, release: release.data } };
+  }
   const parsed = channelJobSchema.safeParse(body);
-  if (!parsed.success) return { invalid: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
+  if (!parsed.success) return { invalid: issuesOf(parsed.error) };
   if (!hasValidDeliveryJobSignature(body, secret)) return { forged: 'missing or invalid job signature' };
   const { held, escalation, alert, ...job } = parsed.data;
   return { input: { recordId: record.messageId, job: { ...job, ...(held ? { held } : {}), ...(escalation ? { escalation } : {}), ...(alert ? { alert } : {}) } } };
@@ -74,11 +84,13 @@ function parseRecord(record: SQSRecord, secret: string): Parsed {
 export function createChannelHandler(deps: ChannelHandlerDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const inputs: ChannelInput[] = [];
+    const releases: ChannelReleaseInput[] = [];
     const invalid = new Map<string, string>();
     const alertJobs = new Map<string, AlertJob>();
     for (const record of event.Records) {
       const parsed = parseRecord(record, deps.deliveryJobSecret);
       if ('input' in parsed) inputs.push(parsed.input);
+      else if ('release' in parsed) releases.push(parsed.release);
       else if ('alert' in parsed) {
         if (deps.alerts) alertJobs.set(record.messageId, parsed.alert);
         else invalid.set(record.messageId, `a post alert job on the ${deps.channel} consumer`);
@@ -102,7 +114,7 @@ export function createChannelHandler(deps: ChannelHandlerDeps) {
         deps.logger.warn('post alert page unreadable; the job is retried', { messageId: recordId, error: String(error) });
       }
     }
-    const report = await deps.delivery.deliver(inputs);
+    const report = await deps.delivery.deliver(inputs, releases);
     for (const recordId of alertFailed) report.failedRecordIds.add(recordId);
     // The next page once this one is done (a failed page is retried whole first; a crash after this line re-enqueues it: its pushes dedup).
     for (const [recordId, next] of nextPages) {

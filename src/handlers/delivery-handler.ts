@@ -8,7 +8,8 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryJobSchema, type Priority } from '../core/jobs/delivery-job.js';
-import { hasValidDeliveryJobSignature } from '../core/jobs/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature, isSnoozeComebackJob, isSnoozeComebackRelease, withoutSignature } from '../core/jobs/delivery-job-signature.js';
+import { itemReleaseSchema, jobsOfItemReleases, looksLikeItemRelease, type ItemRelease, type OwnItemsReader } from '../core/jobs/item-release.js';
 import type { LiveDelivery } from '../core/live/live-delivery.js';
 import { parseLiveReleaseMessage, type HeldPushReleaser, type LiveReleaseMessage } from '../core/live/live-gate.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
@@ -36,15 +37,20 @@ export interface DeliveryHandlerDeps {
   releaser?: Pick<HeldPushReleaser, 'release'>;
   /** HMAC key of the fan-out's job signatures; every deployed composition passes it. */
   deliveryJobSecret?: string;
+  /** HMAC key of snooze comebacks (urgent delivery): it signs a one-recipient comeback and nothing else. */
+  snoozeJobSecret?: string;
   /** The delivery trace (never throws): dead-lettered jobs. */
   trace?: TraceRecorder;
   /** The queue's maxReceiveCount: a record failing its last receive is logged at WARN as dead-lettered. */
   maxReceiveCount?: number;
   /** Called once per batch (the composition flushes its metrics here). */
   afterBatch?: () => void;
+  /** Reads a released item back (a snoozed notification's comeback); without it releases find nothing. */
+  items?: OwnItemsReader;
+  clock?: () => number;
 }
 
-function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): DeliveryInput {
+function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined, snoozeJobSecret: string | undefined): DeliveryInput {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -53,8 +59,28 @@ function parseRecord(record: SQSRecord, deliveryJobSecret: string | undefined): 
   }
   const parsed = deliveryJobSchema.safeParse(body);
   if (!parsed.success) throw new InvalidDeliveryJobError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
-  if (deliveryJobSecret !== undefined && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) throw new ForgedDeliveryJobError('missing or invalid job signature');
+  if (deliveryJobSecret !== undefined && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) {
+    const comeback = snoozeJobSecret !== undefined && isSnoozeComebackJob(parsed.data) && hasValidDeliveryJobSignature(body, snoozeJobSecret);
+    if (!comeback) throw new ForgedDeliveryJobError('missing or invalid job signature');
+  }
   return { recordId: record.messageId, job: parsed.data };
+}
+
+/** A signed item release (a snooze comeback: a reference to the user's item); undefined for anything else. */
+function parseItemRelease(record: SQSRecord, deliveryJobSecret: string | undefined, snoozeJobSecret: string | undefined): ItemRelease | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    return undefined;
+  }
+  if (!looksLikeItemRelease(body)) return undefined;
+  const parsed = itemReleaseSchema.safeParse(withoutSignature(body));
+  if (!parsed.success) throw new InvalidDeliveryJobError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '));
+  // The snooze key signs a snooze comeback's release only (REST write holds it, not the delivery-job key).
+  const comeback = snoozeJobSecret !== undefined && isSnoozeComebackRelease(parsed.data) && hasValidDeliveryJobSignature(body, snoozeJobSecret);
+  if (deliveryJobSecret !== undefined && !comeback && !hasValidDeliveryJobSignature(body, deliveryJobSecret)) throw new ForgedDeliveryJobError('missing or invalid release signature');
+  return parsed.data;
 }
 
 /** A release message put on the queue by a release schedule, or undefined for anything else. */
@@ -66,11 +92,20 @@ function parseReleaseRecord(record: SQSRecord): LiveReleaseMessage | undefined {
   }
 }
 
+/** The delivery inputs of fired item releases whose item still exists (one deleted meanwhile is dropped). */
+async function releasedItems(deps: DeliveryHandlerDeps, releases: readonly { recordId: string; release: ItemRelease }[]): Promise<DeliveryInput[]> {
+  if (releases.length === 0) return [];
+  const { jobs, gone } = await jobsOfItemReleases(deps.items ?? { getItems: async () => new Map() }, releases.map((entry) => entry.release), deps.clock?.() ?? Date.now());
+  if (gone > 0) deps.logger.debug('released items gone (deleted or expired): nothing pushed for them', { gone });
+  return releases.flatMap((entry, index): DeliveryInput[] => (jobs[index] ? [{ recordId: entry.recordId, job: jobs[index] }] : []));
+}
+
 export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const inputs: DeliveryInput[] = [];
     const invalid = new Map<string, InvalidDeliveryJobError>();
     const releases: { record: SQSRecord; message: LiveReleaseMessage }[] = [];
+    const itemReleases: { recordId: string; release: ItemRelease }[] = [];
     for (const record of event.Records) {
       const release = deps.releaser ? parseReleaseRecord(record) : undefined;
       if (release) {
@@ -78,7 +113,9 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
         continue;
       }
       try {
-        inputs.push(parseRecord(record, deps.deliveryJobSecret));
+        const itemRelease = parseItemRelease(record, deps.deliveryJobSecret, deps.snoozeJobSecret);
+        if (itemRelease) itemReleases.push({ recordId: record.messageId, release: itemRelease });
+        else inputs.push(parseRecord(record, deps.deliveryJobSecret, deps.snoozeJobSecret));
       } catch (error) {
         if (error instanceof ForgedDeliveryJobError) {
           deps.logger.warn('forged delivery job dropped', { messageId: record.messageId, reason: error.message });
@@ -90,6 +127,12 @@ export function createDeliveryHandler(deps: DeliveryHandlerDeps) {
       }
     }
     const failedReleases = new Set<string>();
+    try {
+      inputs.push(...(await releasedItems(deps, itemReleases)));
+    } catch (error) {
+      deps.logger.warn('released items unreadable, will retry', { error: error as Error });
+      for (const { recordId } of itemReleases) failedReleases.add(recordId);
+    }
     const [report] = await Promise.all([
       deps.delivery.deliver(inputs, deps.mode),
       Promise.all(

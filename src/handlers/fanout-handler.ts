@@ -83,7 +83,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
       throw new WrongIntakeQueueError(`${event.type} arrived on the ${notificationType.detailType} intake queue`);
     }
     if (deps.sendAt) {
-      const deferral = await deps.sendAt.deferIfLater(event, record.body);
+      const deferral = await deps.sendAt.deferIfLater(event, record.body, notificationType.graphEffect ? notificationType.followeeOf(event.data) : undefined);
       if (deferral.deferred) {
         logger.info('event scheduled for sendAt', { messageId: record.messageId, tenantId: event.tenantId, eventId: event.eventId, sendAt: event.sendAt, schedule: deferral.scheduleName, outcome: deferral.outcome });
         trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deferred', atMs: Date.now(), detail: `sendAt ${event.sendAt}` });

@@ -26,6 +26,7 @@ export const LAMBDA_FUNCTIONS = {
   'ws-connect': { wiring: 'src/app/ws-connect.ts', serves: 'WebSocket $connect (authorized on the `token` query parameter)' },
   'ws-disconnect': { wiring: 'src/app/ws-disconnect.ts', serves: 'WebSocket $disconnect' },
   'ws-default': { wiring: 'src/app/ws-default.ts', serves: 'WebSocket $default (`{"action":"ping"}` -> `{"type":"pong"}`)' },
+  'privacy-job': { wiring: 'src/app/privacy-jobs.ts', serves: 'the privacy job queue: erase (bounded, checkpointed steps) and export (to the encrypted export bucket) of one user' },
 } as const satisfies Record<string, LambdaFunction>;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

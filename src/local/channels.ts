@@ -10,11 +10,9 @@
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
-import type { Parts } from '../app/parts.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
+import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
-import type { LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import type { LocalFunctionSet } from './function-set.js';
 import { isLoopbackCaller, type LocalRoute } from './http/router.js';
 import type { LocalPipelineQueues } from './pipeline.js';
 import { LOCAL_ACCOUNT_ID } from './sqs/local-account.js';
@@ -88,12 +86,14 @@ export function createLocalChannels(options: { http: string; serverHost: string;
 }
 
 /** The push and email consumers on their queues (`CHANNEL` on AWS). */
-export function attachChannelConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
-  if (!configs.channel) return;
+export function attachChannelConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
+  if (!functions.channel) return;
   for (const channel of ['push', 'email'] as const) {
     const queue = queues[channel];
-    queue.attachConsumer(LOCAL_FUNCTIONS.channel(parts, configs.channel(channel), scheduler, { maxReceiveCount: queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
+    const handler = functions.channel(channel, queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
+    queue.attachConsumer(queueConsumer(recorder, principalOf('channel', channel), queue.name, handler));
   }
   // Post alerts: the push function consumes the alerts queue too (a second event source, as on AWS).
-  queues.alerts.attachConsumer(LOCAL_FUNCTIONS.channel(parts, configs.channel('push'), scheduler, { maxReceiveCount: queues.alerts.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT }));
+  const alerts = functions.channel('push', queues.alerts.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
+  queues.alerts.attachConsumer(queueConsumer(recorder, principalOf('channel', 'push'), queues.alerts.name, alerts));
 }

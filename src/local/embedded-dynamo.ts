@@ -5,7 +5,11 @@
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { rebuildWithoutMissingIndexes } from './table-rebuild.js';
+import { createTableInput } from './table-input.js';
+
+export { createTableInput } from './table-input.js';
 import { tableSpecs, type TableSpec, type TableName } from '../table-specs.js';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -17,26 +21,18 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
 }
 
-export function createTableInput(spec: TableSpec, tableName: string): CreateTableCommandInput {
-  const keyAttributes = spec.sortKey ? [spec.partitionKey, spec.sortKey] : [spec.partitionKey];
-  return {
-    TableName: tableName,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: keyAttributes.map((attribute) => ({ AttributeName: attribute.name, AttributeType: attribute.type })),
-    KeySchema: [
-      { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
-      ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' as const }] : []),
-    ],
-  };
-}
-
-/** Creates every table of the specs that does not exist yet. */
+/**
+ * Creates every table of the specs that does not exist yet. A table of an older data directory
+ * that lacks an index of its spec is rebuilt with it (dynalite cannot add an index to a table), so
+ * its existing items are indexed too.
+ */
 export async function ensureTables(endpoint: string, tableNames: Record<TableName, string>): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
     const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
     for (const [name, spec] of Object.entries(tableSpecs) as [TableName, TableSpec][]) {
       if (!existing.has(tableNames[name])) await client.send(new CreateTableCommand(createTableInput(spec, tableNames[name])));
+      else await rebuildWithoutMissingIndexes(client, spec, tableNames[name]);
     }
   } finally {
     client.destroy();

@@ -8,7 +8,9 @@ import { DELIVERY_PARALLELISM_DEFAULT, type DeliveryConfig } from '../app/delive
 import type { FanOutConfig } from '../app/fan-out.js';
 import type { InboxWriteConfig } from '../app/inbox-write.js';
 import type { PreferencesApiConfig } from '../app/preferences.js';
+import type { PrivacyJobConfig } from '../app/privacy-jobs.js';
 import type { PromotionConfig } from '../app/promotion.js';
+import { DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
 import type { ConnectionsConfig } from '../app/shared-config.js';
 import type { WsConnectConfig } from '../app/ws-connect.js';
 import type { WsDefaultConfig } from '../app/ws-default.js';
@@ -27,11 +29,13 @@ export interface LocalFunctionInputs {
   settings: LocalSettings;
   tables: Record<TableName, string>;
   cursorSecret: string;
-  /** HMAC key of delivery jobs, shared by the local fan-out and delivery functions only. */
+  /** HMAC key of delivery jobs, shared by the local fan-out, channel and delivery functions only. */
   deliveryJobSecret: string;
+  /** HMAC key of snooze comebacks: REST write signs, urgent delivery verifies. */
+  snoozeJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
-  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }>; alertsUrl?: string };
+  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; privacyUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }>; alertsUrl?: string };
   /** The local SNS / SES stand-ins and the base URL of unsubscribe links; without them the channels are off. */
   channels?: { snsEndpoint: string; sesEndpoint: string; unsubscribeSecret: string; unsubscribeBaseUrl: string };
 }
@@ -50,6 +54,7 @@ export interface LocalFunctionConfigs {
   preferences: PreferencesApiConfig;
   fanOut(detailType: string): FanOutConfig;
   promotion: PromotionConfig;
+  privacyJob: PrivacyJobConfig;
   delivery(mode: Priority): DeliveryConfig;
   /** Undefined when the channels are off (no stand-ins given). */
   channel?(channel: Channel): ChannelConsumerConfig;
@@ -60,7 +65,7 @@ export interface LocalFunctionConfigs {
 
 export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunctionConfigs {
   const { settings, tables, queues, managementEndpoint } = inputs;
-  const cacheTtlMs = PREFERENCES_CACHE_TTL_MS_DEFAULT;
+  const cacheTtlMs = settings.preferencesCacheTtlMs ?? PREFERENCES_CACHE_TTL_MS_DEFAULT;
   // The local gateway holds posts until $connect has finished, so no post races the handshake.
   const connections: ConnectionsConfig = { connectionsTable: tables.connections, handshakeGraceSeconds: 0 };
   const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: settings.corsAllowOrigins ?? ['*'] };
@@ -79,7 +84,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       readStateSync: { ...connections, managementEndpoint },
       // One process, no fleet of warm containers: read retractions on every request so one shows at once.
       retractionsCacheTtlMs: 0,
-      snooze: { urgentQueueArn: queues.urgentArn, deliveryJobSecret: inputs.deliveryJobSecret },
+      snooze: { urgentQueueArn: queues.urgentArn, snoozeJobSecret: inputs.snoozeJobSecret, idempotencyTable: tables.idempotency },
     },
     preferences: { graphTable: tables.graph, ...rest, ...(channels && push ? { channels: { push, unsubscribeSecret: channels.unsubscribeSecret } } : {}) },
     fanOut: (detailType) => ({
@@ -97,16 +102,21 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
+    // Grace: the local function timeout (what a fan-out can take here), as the CLI's direct mode uses.
+    privacyJob: { tables, feedShards: settings.feedShards, queueUrl: queues.privacyUrl, graceMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, tombstoneTtlDays: DEFAULT_TOMBSTONE_TTL_DAYS, managementEndpoint },
     delivery: (mode) => ({
       mode,
       inboxTable: tables.inbox,
       deliveryJobSecret: inputs.deliveryJobSecret,
+      // Comebacks go to the urgent queue only, so only its consumer holds their key (as on AWS).
+      ...(mode === 'urgent' ? { snoozeJobSecret: inputs.snoozeJobSecret } : {}),
       managementEndpoint,
       delivery: {
         ...connections,
         idempotencyTable: tables.idempotency,
+        inboxTable: tables.inbox,
         parallelism: DELIVERY_PARALLELISM_DEFAULT,
-        celebrityJobs: { urgentQueueUrl: queues.urgentUrl, infoQueueUrl: queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
+        celebrityJobs: { queueUrl: mode === 'urgent' ? queues.urgentUrl : queues.infoUrl, connectionsPerJob: CONNECTIONS_PER_JOB },
       },
       gate: {
         graphTable: tables.graph,
@@ -125,6 +135,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             graphTable: tables.graph,
             cacheTtlMs,
             idempotencyTable: tables.idempotency,
+            inboxTable: tables.inbox,
             deliveryJobSecret: inputs.deliveryJobSecret,
             channelQueueArn: channels.queues[channel].arn,
             rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,

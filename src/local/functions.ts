@@ -12,6 +12,7 @@ import { composeFanOut } from '../app/fan-out.js';
 import { composeInboxRead } from '../app/inbox-read.js';
 import { composeInboxWrite } from '../app/inbox-write.js';
 import { composePreferences } from '../app/preferences.js';
+import { composePrivacyJob } from '../app/privacy-jobs.js';
 import { composePromotion } from '../app/promotion.js';
 import { composeWsConnect } from '../app/ws-connect.js';
 import { composeWsDefault } from '../app/ws-default.js';
@@ -31,4 +32,5 @@ export const LOCAL_FUNCTIONS = {
   'ws-connect': composeWsConnect,
   'ws-disconnect': composeWsDisconnect,
   'ws-default': composeWsDefault,
+  'privacy-job': composePrivacyJob,
 } as const satisfies Record<LambdaFunctionName, (...args: never[]) => unknown>;

@@ -4,19 +4,17 @@
  * through the real management API client.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Parts } from '../app/parts.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
-import type { LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { invokedAs, principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
+import type { LocalFunctionSet } from './function-set.js';
 import { startWebSocketGateway, type LocalWebSocketGateway } from './apigateway/websocket-gateway.js';
+import type { LocalSqsHandler } from './sqs/message.js';
 
-type DeliveryConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** The local urgent / info delivery queues (their consumer settings: batch size, batching window). */
 export interface DeliveryQueues {
-  urgent: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
-  info: { attachConsumer(handler: DeliveryConsumer): () => void; readonly maxReceiveCount?: number | undefined };
+  urgent: { readonly name: string; attachConsumer(handler: LocalSqsHandler): () => void; readonly maxReceiveCount?: number | undefined };
+  info: { readonly name: string; attachConsumer(handler: LocalSqsHandler): () => void; readonly maxReceiveCount?: number | undefined };
 }
 
 export interface LocalLiveDelivery {
@@ -38,22 +36,24 @@ export function startLocalGateway(options: LocalGatewayOptions): Promise<LocalWe
 
 export interface LocalLiveDeliveryOptions {
   gateway: LocalWebSocketGateway;
-  parts: Parts;
-  configs: LocalFunctionConfigs;
-  /** The local scheduler: quiet-hours and rate-limit holds are released through it. */
-  scheduler: Scheduler;
+  functions: LocalFunctionSet;
   queues: DeliveryQueues;
+  /** Records each function's AWS calls (RECORD_AWS_CALLS). */
+  recorder?: AwsCallRecorder;
 }
 
 /** Route handlers on the gateway, and the urgent and info delivery consumers (`DELIVERY_MODE` on AWS). */
 export function attachLocalLiveDelivery(options: LocalLiveDeliveryOptions): LocalLiveDelivery {
-  const { gateway, parts, configs } = options;
+  const { gateway, functions } = options;
   gateway.attach({
-    connect: LOCAL_FUNCTIONS['ws-connect'](parts, configs.wsConnect),
-    disconnect: LOCAL_FUNCTIONS['ws-disconnect'](parts, configs.wsDisconnect),
-    default: LOCAL_FUNCTIONS['ws-default'](parts, configs.wsDefault),
+    connect: invokedAs(principalOf('ws-connect'), functions.wsConnect),
+    disconnect: invokedAs(principalOf('ws-disconnect'), functions.wsDisconnect),
+    default: invokedAs(principalOf('ws-default'), functions.wsDefault),
   });
-  const detach = (['urgent', 'info'] as const).map((mode) => options.queues[mode].attachConsumer(LOCAL_FUNCTIONS.delivery(parts, configs.delivery(mode), options.scheduler, options.queues[mode].maxReceiveCount === undefined ? {} : { maxReceiveCount: options.queues[mode].maxReceiveCount })));
+  const detach = (['urgent', 'info'] as const).map((mode) => {
+    const queue = options.queues[mode];
+    return queue.attachConsumer(queueConsumer(options.recorder, principalOf('delivery', mode), queue.name, functions.delivery(mode, queue.maxReceiveCount)));
+  });
   return {
     gateway,
     async close() {

@@ -20,6 +20,7 @@ process.stdout.write(
     `  data              ${settings.dataDir}`,
     ...(settings.catalogEntry ? [`  catalog           ${settings.catalogEntry}`] : []),
     `  audit trail       ${runtime.audit.archive.file}  (npm run audit -- verify | why)`,
+    `  functions         ${runtime.functionsFrom === 'sources' ? 'the sources' : `the deployed bundles of ${runtime.functionsFrom}`}`,
     `  token             npm run --silent token -- --tenant acme --user alice`,
     'endpoints written to .local/endpoints.json; Ctrl+C stops',
     '',

@@ -7,15 +7,14 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
-import type { Parts } from '../app/parts.js';
-import type { Scheduler } from '../core/ports/scheduler.js';
+import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
 import { resourceNameOf } from '../notifications/notification-type.js';
+import { PRIVACY_REQUEST_DETAIL_TYPES } from '../core/privacy/privacy-jobs.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
-import type { LocalFunctionConfigs } from './function-configs.js';
-import { LOCAL_FUNCTIONS } from './functions.js';
+import type { LocalFunctionSet } from './function-set.js';
 import type { LocalRoute } from './http/router.js';
 import { LocalQueue, LocalQueueRegistry, createSqsRoute, loadLocalSqsCredentials, type ConsumerOptions, type LocalSqsCredentials } from './sqs/index.js';
 
@@ -31,6 +30,8 @@ export interface LocalPipelineQueues {
   alerts: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
+  /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
+  privacy: LocalQueue;
   /** The audit trail's backlog (+DLQ): what the archive could not take yet (src/local/audit/). */
   auditBacklog: LocalQueue;
   registry: LocalQueueRegistry;
@@ -81,6 +82,7 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     alerts: queueWithDlq('PostAlerts', { batchSize: 1, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
     intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
+    privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
     auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
@@ -88,12 +90,13 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
 }
 
 /** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
-export function attachPipelineConsumers(queues: LocalPipelineQueues, parts: Parts, configs: LocalFunctionConfigs, scheduler: Scheduler): void {
+export function attachPipelineConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
   for (const type of deployedCatalog()) {
-    const handler = LOCAL_FUNCTIONS.fanout(parts, configs.fanOut(type.detailType), scheduler, { maxReceiveCount: queues.intake[type.detailType]!.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT });
-    queues.intake[type.detailType]!.attachConsumer(handler, { batchSize: 10, functionName: `fanout-${type.detailType}` });
+    const intake = queues.intake[type.detailType]!;
+    const handler = functions.fanOut(type.detailType, intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
+    intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });
   }
-  queues.promotion.attachConsumer(LOCAL_FUNCTIONS['celebrity-promotion'](parts, configs.promotion));
+  queues.promotion.attachConsumer(queueConsumer(recorder, principalOf('celebrity-promotion'), queues.promotion.name, functions.promotion()));
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */
@@ -105,7 +108,8 @@ export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
-      intakeQueueOf: (detailType) => queues.intake[detailType],
+      // The privacy job's rule (user.erased, user.export.requested), then one rule per catalog type.
+      intakeQueueOf: (detailType) => (PRIVACY_REQUEST_DETAIL_TYPES.includes(detailType) ? queues.privacy : queues.intake[detailType]),
       intakeBacklogLimit,
       logger,
     }),

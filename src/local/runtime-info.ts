@@ -28,6 +28,12 @@ export interface LocalRuntimeInfo {
   managementEndpoint?: string;
   /** Feed shards of the runtime (the erase command deletes each of a user's feed shards). */
   feedShards?: number;
+  /** The local SNS mobile-push stand-in (the erase command deletes a user's device endpoints there). */
+  snsEndpoint?: string;
+  /** The privacy job queue (`npm run erase` / `export` start a job there and follow it). */
+  privacyJobQueueUrl?: string;
+  /** Where the local job writes exports (the stand-in for the export bucket). */
+  exportDir?: string;
 }
 
 export async function writeRuntimeInfo(dataDir: string, info: LocalRuntimeInfo): Promise<void> {

@@ -8,10 +8,11 @@ import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-lo
 import { ensureReadState } from '../adapters/dynamo/read-state-migration.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createParts, documentClient } from '../app/parts.js';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { createParts, documentClient, type InstrumentableClient } from '../app/parts.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { writeRuntimeInfo } from './runtime-info.js';
 import { DEFAULT_TENANT_CLAIM, createJwtVerifier } from '../adapters/jwt-verifier.js';
@@ -23,12 +24,20 @@ import { createDemoPageRoute } from './demo-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from './embedded-dynamo.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { localFunctionConfigs, type LocalFunctionConfigs } from './function-configs.js';
+import { sourceFunctions, type LocalFunctionSet } from './function-set.js';
 import { LOCAL_FUNCTIONS } from './functions.js';
+import { bundledFunctions, checkBundleImports, readLocalDeployment } from './deployed/bundled-functions.js';
+import { localBundleWorld } from './deployed/bundle-world.js';
 import { createRequestListener, type LocalRoute } from './http/router.js';
 import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } from './live-delivery.js';
 import { LocalScheduler } from './scheduler/local-scheduler.js';
+import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, LOCAL_SCHEDULER_ROLES } from './scheduler/scheduler-api.js';
+import { eventBridgeScheduler } from '../app/parts-queues.js';
+import { awsCallRecorderFor, invokedAs, principalOf, queueConsumer } from './aws-calls/call-recorder.js';
+import { ENV } from '../env.js';
+import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
-import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues } from './pipeline.js';
+import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues, DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
@@ -45,6 +54,10 @@ export const EVENT_BUS_NAME = 'notifications';
 export interface LocalRuntime {
   endpoints: LocalEndpoints;
   settings: LocalSettings;
+  /** The runtime's logger (`LOG_LEVEL`). */
+  logger: Logger;
+  /** Where the functions come from: `sources`, or the cdk.out directory of the deployed bundles (`LOCAL_FUNCTIONS`). */
+  functionsFrom: string;
   dynamo: EmbeddedDynamo;
   documentClient: DynamoDBDocumentClient;
   /** The typed config each function was composed from (table names, queue URLs, settings). */
@@ -99,13 +112,23 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const logger = new Logger({ serviceName: 'local-runtime', logLevel: (settings.logLevel as 'WARN' | undefined) ?? 'WARN' });
   // A team's catalog first: every function below is composed over it, as its bundle would be on AWS.
   serveCatalog(settings.catalogEntry ? await loadCatalogEntry(settings.catalogEntry, join(settings.dataDir, 'catalog-entry')) : undefined);
+  // LOCAL_FUNCTIONS: also from the process environment, so the deployed-bundles run (npm run test:deployed) reaches the runtimes its tests start in-process.
+  const functionsFrom = settings.functionsFrom ?? process.env[ENV.LOCAL_FUNCTIONS];
+  const deployment = functionsFrom ? { dir: resolve(functionsFrom), map: readLocalDeployment(resolve(functionsFrom)) } : undefined;
+  // A bundle that imports what Lambda does not provide fails before anything starts.
+  if (deployment) await checkBundleImports(deployment.dir, deployment.map);
   const dynamo = await startEmbeddedDynamo({ path: join(settings.dataDir, 'dynamodb') });
   const secrets = await loadLocalSecrets(settings.dataDir);
   // One-time schedules (sendAt, held live pushes), persisted with the data; started once the queues exist.
   const clock = options.clock ?? systemClock;
   const scheduler = await LocalScheduler.open({ dir: join(settings.dataDir, 'scheduler'), logger, nowMs: () => clock.nowMs() });
   const verifier = createJwtVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwks: secrets.jwks, tenantClaim: DEFAULT_TENANT_CLAIM });
-  const authorizer = LOCAL_FUNCTIONS.authorizer({ logger }, verifier);
+  // The functions are composed once the configs know the listeners' URLs; the gateway asks for the authorizer only when a client connects.
+  const composed: { functions?: LocalFunctionSet } = {};
+  const authorizer = invokedAs(principalOf('authorizer'), async (event: APIGatewayRequestAuthorizerEvent) => {
+    if (!composed.functions) throw new Error('the local runtime is starting');
+    return composed.functions.authorizer(event);
+  });
 
   // 1. The listeners, whose URLs the configs need: the HTTP server (REST, PutEvents, SQS) and the WebSocket gateway.
   let routes: LocalRoute[] = [];
@@ -130,19 +153,41 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     tables: dynamo.tableNames,
     cursorSecret: secrets.cursorSecret,
     deliveryJobSecret: secrets.deliveryJobSecret,
+    snoozeJobSecret: secrets.snoozeJobSecret,
     managementEndpoint: gateway.managementEndpoint,
     queues: {
       urgentUrl: queues.urgent.url,
       urgentArn: queues.urgent.arn,
       infoUrl: queues.info.url,
       promotionUrl: queues.promotion.url,
+      privacyUrl: queues.privacy.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
       channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
       alertsUrl: queues.alerts.url,
     },
     channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
-  const parts = createParts({ logger, clock, aws: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, dynamoEndpoint: dynamo.endpoint, sqsEndpoint: http, sqsCredentials: queues.sqsCredentials } });
+  // RECORD_AWS_CALLS: also from the process environment, so the test suite records the runtimes it starts in-process.
+  // Not a runtime serving a team's catalog: the least-privilege check compares with the stack of the built-in catalog.
+  const recordingDir = settings.recordAwsCallsDir ?? process.env[ENV.RECORD_AWS_CALLS];
+  if (recordingDir && settings.catalogEntry) logger.warn('AWS calls not recorded: this runtime serves a team catalog (CATALOG_ENTRY), the least-privilege check knows the built-in one', { catalogEntry: settings.catalogEntry });
+  const recorder = settings.catalogEntry ? undefined : awsCallRecorderFor(recordingDir, dynamo.tableNames);
+  const parts = createParts({
+    logger,
+    clock,
+    aws: {
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: http,
+      sqsCredentials: queues.sqsCredentials,
+      schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}`,
+      ...(recorder ? { instrument: (client: InstrumentableClient) => recorder.instrument(client) } : {}),
+    },
+  });
+  // The functions schedule through the SDK against the Scheduler stand-in, each with its role (as on AWS).
+  const schedules = eventBridgeScheduler(parts, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.target });
+  const snoozeSchedules = eventBridgeScheduler(parts, { groupName: LOCAL_SCHEDULE_GROUP, roleArn: LOCAL_SCHEDULER_ROLES.snooze });
   // A data dir from 0.1.0 has FOLLOWING_CELEBS edges but no packs: build them once, before any consumer runs.
   const backfill = await ensureFollowedCelebrityPacks(documentClient(parts), dynamo.tableNames.graph, {
     onFull: (writes) => logger.warn('followed-celebrities pack chunk full (400 KB DynamoDB item limit): follows kept as edges only', { follows: writes.length }),
@@ -158,9 +203,45 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
   installAuditTrail(parts, audit.trail);
   queues.auditBacklog.attachConsumer(LOCAL_FUNCTIONS['audit-drain'](parts, audit.trail));
-  attachPipelineConsumers(queues, parts, configs, scheduler);
-  attachChannelConsumers(queues, parts, configs, scheduler);
-  const live = attachLocalLiveDelivery({ gateway, parts, configs, scheduler, queues });
+  // LOCAL_FUNCTIONS: the deployed esbuild bundles instead of the sources (src/local/deployed/).
+  const bundles = deployment
+    ? await bundledFunctions(
+        deployment.dir,
+        deployment.map,
+        localBundleWorld({
+          settings,
+          region: LOCAL_REGION,
+          tables: dynamo.tableNames,
+          registry: queues.registry,
+          secrets: { cursor: secrets.cursorSecret, deliveryJob: secrets.deliveryJobSecret, snoozeJob: secrets.snoozeJobSecret, unsubscribe: localUnsubscribeSecret(secrets.deliveryJobSecret) },
+          credentials: queues.sqsCredentials,
+          http,
+          dynamoEndpoint: dynamo.endpoint,
+          managementEndpoint: gateway.managementEndpoint,
+          snsEndpoint: channels.snsEndpoint,
+          sesEndpoint: channels.sesEndpoint,
+          configs,
+          functionTimeoutMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT,
+          maxReceiveCount: settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT,
+        }),
+      ).catch(async (error: unknown) => {
+        // A bundle that fails to load (throws at import, exports no handler): close what started, then fail.
+        await scheduler.close();
+        closeLocalPipelineQueues(queues);
+        await gateway.close();
+        await close(httpServer);
+        parts.destroyClients();
+        await dynamo.close();
+        throw error;
+      })
+    : undefined;
+  const functions = bundles?.functions ?? sourceFunctions({ parts, configs, logger, verifier, schedules, snoozeSchedules });
+  composed.functions = functions;
+  attachPipelineConsumers(queues, functions, recorder);
+  attachChannelConsumers(queues, functions, recorder);
+  // The erase and export job (from the sources, also in the deployed-bundles mode): the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
+  queues.privacy.attachConsumer(queueConsumer(recorder, principalOf('privacy-job'), queues.privacy.name, LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint })));
+  const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });
   const jwksRoute: LocalRoute = {
     async handle(request) {
       if (request.method !== 'GET' || request.url.pathname !== '/.well-known/jwks.json') return undefined;
@@ -168,14 +249,19 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     },
   };
   const restGateway = createRestGateway(
-    { inboxRead: LOCAL_FUNCTIONS['rest-read'](parts, configs.inbox), inboxWrite: LOCAL_FUNCTIONS['rest-write'](parts, configs.inbox, scheduler), preferences: LOCAL_FUNCTIONS['rest-preferences'](parts, configs.preferences) },
+    {
+      inboxRead: invokedAs(principalOf('rest-read'), functions.restRead),
+      inboxWrite: invokedAs(principalOf('rest-write'), functions.restWrite),
+      preferences: invokedAs(principalOf('rest-preferences'), functions.restPreferences),
+    },
     authorizer,
     configs.inbox.corsAllowOrigins,
   );
   // Dev-only: the demo inbox page at `/` and its token and catalog helpers (src/local/demo-page.ts).
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints, corsAllowOrigins: configs.inbox.corsAllowOrigins });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  const schedulerApi = createLocalSchedulerRoute(scheduler, { region: LOCAL_REGION, credentials: queues.sqsCredentials, serverHost: settings.host });
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, schedulerApi, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,
@@ -185,15 +271,23 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
     tables: dynamo.tableNames,
     managementEndpoint: gateway.managementEndpoint,
     feedShards: settings.feedShards,
+    snsEndpoint: channels.snsEndpoint,
+    privacyJobQueueUrl: queues.privacy.url,
+    exportDir: join(settings.dataDir, 'exports'),
     queues: queues.registry.all().map((queue) => ({ name: queue.name, url: queue.url, arn: queue.arn, ...(queue.name.endsWith('-dlq') ? { sourceQueueName: queue.name.slice(0, -'-dlq'.length) } : {}) })),
   });
-  scheduler.start(async (targetArn, payload) => {
-    queues.registry.byQueueName(targetArn.split(':').pop()).send(payload);
+  scheduler.start(async (targetArn, payload, roleArn) => {
+    const queue = queues.registry.byQueueName(targetArn.split(':').pop());
+    // Scheduler sends with the schedule's role: recorded as that role's call.
+    if (recorder && roleArn) recorder.scheduleDelivered(roleArn, queue.name);
+    queue.send(payload);
   });
 
   return {
     endpoints,
     settings,
+    logger,
+    functionsFrom: functions.from,
     dynamo,
     documentClient: documentClient(parts),
     configs,
@@ -215,6 +309,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       await close(httpServer);
       await settledWithin([...requestsInFlight], capMs);
       parts.destroyClients();
+      recorder?.flush();
       await dynamo.close();
       serveCatalog();
     },

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { corsOrigins, integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
 import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
+import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
 
 export const LOCAL_INFO_BATCH_WINDOW_MS_DEFAULT = 2_000;
@@ -34,6 +35,9 @@ export const localSettingsShape = {
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
   // Replaces every type's escalation delay (seconds; 0 = the catalog's): a demo or test sees escalations without waiting 15 minutes.
   ESCALATION_DELAY_SECONDS: integer(0, 0),
+  PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
+  RECORD_AWS_CALLS: optionalString,
+  LOCAL_FUNCTIONS: optionalString,
   // A team's catalog module (what `NotificationInbox` gets as `catalogEntry`); unset: the package's catalog.
   CATALOG_ENTRY: optionalString,
   // Origins of the pages that call the REST API (and, when named, /dev/token); `*` by default, as the CDK setting.
@@ -76,6 +80,12 @@ export interface LocalSettings {
   channelRateLimitPerWindow?: number;
   /** Replaces every type's `escalation.afterSeconds` (0 or unset: the catalog's). */
   escalationDelaySeconds?: number;
+  /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
+  preferencesCacheTtlMs?: number;
+  /** Directory where every AWS call of each function is recorded for the least-privilege check; unset: off. */
+  recordAwsCallsDir?: string;
+  /** A cdk.out directory (`npm run synth:local`): run the deployed esbuild bundles instead of the sources. */
+  functionsFrom?: string;
   /** A team's catalog module (the construct's `catalogEntry`): bundled, checked and served by every function. Default: the package's catalog. */
   catalogEntry?: string;
   /** CORS origins of the REST API; `/dev/token` answers the ones named (with `*`: pages on a loopback host). Default `['*']`. */
@@ -102,6 +112,9 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
+    preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
+    ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),
+    ...(parsed.LOCAL_FUNCTIONS ? { functionsFrom: parsed.LOCAL_FUNCTIONS } : {}),
     ...(parsed.CATALOG_ENTRY ? { catalogEntry: parsed.CATALOG_ENTRY } : {}),
     corsAllowOrigins: parsed.CORS_ALLOW_ORIGINS,
   };

@@ -2,7 +2,7 @@
  * The local identity provider: an ES256 key pair kept under DATA_DIR, so tokens printed by
  * `npm run token` are accepted by a runtime started on the same data directory.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, createHmac } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK } from 'jose';
@@ -23,6 +23,8 @@ export interface LocalSecrets {
   jwks: JSONWebKeySet;
   cursorSecret: string;
   deliveryJobSecret: string;
+  /** The snooze comebacks' key (REST write signs, urgent delivery verifies), derived from the job key: one secret file per DATA_DIR, a different key per purpose. */
+  snoozeJobSecret: string;
   issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number; email?: string }): Promise<string>;
 }
 
@@ -65,10 +67,12 @@ export async function readLocalSecrets(dataDir: string): Promise<LocalSecrets> {
 export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
   const stored = await loadOrCreate(dataDir);
   const privateKey = await importJWK(stored.privateJwk, 'ES256');
+  const deliveryJobSecret = stored.deliveryJobSecret ?? (await addDeliveryJobSecret(dataDir, stored));
   return {
     jwks: { keys: [stored.publicJwk] },
     cursorSecret: stored.cursorSecret,
-    deliveryJobSecret: stored.deliveryJobSecret ?? (await addDeliveryJobSecret(dataDir, stored)),
+    deliveryJobSecret,
+    snoozeJobSecret: createHmac('sha256', deliveryJobSecret).update('snooze-comebacks').digest('base64url'),
     async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt, email }) {
       const now = Math.floor(Date.now() / 1000);
       // A local identity provider "verified" the address it issues (the email channel sends there).

@@ -6,35 +6,24 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException } from '@aws-sdk/client-apigatewaymanagementapi';
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { connectionCloser } from '../adapters/connection-closer.js';
+import { DEFAULT_ERASURE_GRACE_MS, DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { DeleteEndpointCommand } from '@aws-sdk/client-sns';
 import { UserEraser, type ScheduleStore, type UserEraserOptions } from '../adapters/dynamo/user-eraser.js';
 import { EventBridgeScheduleStore } from '../adapters/scheduler/eventbridge-schedule-store.js';
 import { totalRemoved, type ErasureReport, type ErasureSubject } from '../core/privacy/erasure.js';
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
 import { localSettingsFromEnv } from '../local/settings.js';
-import { findNotificationType } from '../notifications/deployed.js';
+import { eraseThroughJob } from './privacy-job-client.js';
 import { awsTablesTarget, localTarget, parseNumberFlag, parseSubject, type OpsTarget } from './targets.js';
 import { eraseFromAuditTrail, type AuditErasureOptions } from './audit-erasure.js';
 import { auditErasureOptions } from './audit-access.js';
 
-/** Default wait between the tombstone and the first delete: over the fan-out function's 60 s timeout on AWS. */
-export const DEFAULT_ERASURE_GRACE_MS = 90_000;
-/** The tombstone outlives in-flight events: SQS keeps a message 14 days, a DLQ redrive comes later still. */
-export const DEFAULT_TOMBSTONE_TTL_DAYS = 30;
-
-/** DeleteConnection through the `@connections` API; a connection already gone is closed. */
-export function connectionCloser(client: ApiGatewayManagementApiClient): (connectionId: string) => Promise<void> {
-  return async (connectionId) => {
-    try {
-      await client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
-    } catch (error) {
-      if (error instanceof GoneException || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 410) return;
-      throw error;
-    }
-  };
-}
+export { DEFAULT_ERASURE_GRACE_MS, DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
+export { connectionCloser } from '../adapters/connection-closer.js';
 
 export interface EraseOptions extends Partial<Omit<UserEraserOptions, 'client' | 'tables'>> {
   schedules?: ScheduleStore;
@@ -57,8 +46,9 @@ export async function eraseUser(target: OpsTarget, subject: ErasureSubject, opti
         feedShards: target.feedShards ?? DEFAULT_FEED_SHARDS,
         graceMs: DEFAULT_ERASURE_GRACE_MS,
         tombstoneTtlSeconds: DEFAULT_TOMBSTONE_TTL_DAYS * 86_400,
-        findType: findNotificationType,
         ...(management ? { closeConnection: connectionCloser(management) } : {}),
+        // DeleteEndpoint is idempotent (a gone endpoint answers OK, on SNS as in the stand-in).
+        ...(target.sns ? { deletePushEndpoint: async (endpointArn: string) => void (await target.sns!.send(new DeleteEndpointCommand({ EndpointArn: endpointArn }))) } : {}),
         ...eraserOptions,
       },
       subject,
@@ -82,6 +72,7 @@ export function formatErasureReport(subject: ErasureSubject, report: ErasureRepo
   return [
     `erased ${subject.userId} (tenant ${subject.tenantId}): ${totalRemoved(report)} items in ${report.steps} steps`,
     ...lines,
+    `  push endpoints deleted               ${report.pushEndpointsDeleted ?? 0}`,
     `  connections closed                   ${report.connectionsClosed}`,
     `  follower counts lowered              ${report.followCountsLowered}`,
     `  schedules deleted                    ${report.schedulesDeleted}`,
@@ -105,15 +96,17 @@ async function main(): Promise<void> {
       'schedule-group': { type: 'string' },
       'feed-shards': { type: 'string' },
       'tombstone-ttl-days': { type: 'string' },
+      'job-queue': { type: 'string' },
+      direct: { type: 'boolean', default: false },
       'audit-stream': { type: 'string' },
       'audit-key-arn': { type: 'string' },
     },
   });
   if (!values.tenant || !values.user) {
     process.stderr.write(
-      'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json] [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days, >= archiveRetentionDays>]\n' +
-        '       [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t> [--region <r>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]\n' +
-        '        [--audit-stream <Firehose stream> --audit-key-arn <KMS HMAC key>]]\n',
+      'usage: npm run --silent erase -- --tenant <tenant> --user <user> [--json]                      (starts the job and follows it: local runtime, or AWS with --job-queue and --tables)\n' +
+        '       [--job-queue <PrivacyJobQueueUrl>] [--tables inbox=<t>,readMarks=<t>,connections=<t>,graph=<t>,idempotency=<t>] [--region <r>] [--audit-stream <Firehose stream> --audit-key-arn <KMS HMAC key>]\n' +
+        '       --direct [--grace-ms <ms>] [--step-budget <n>] [--tombstone-ttl-days <days>] [--ws-endpoint <@connections url>] [--schedule-group <group>] [--feed-shards <n>]   (runs the engine here, with your credentials)\n',
     );
     process.exit(2);
   }
@@ -122,6 +115,20 @@ async function main(): Promise<void> {
   const target = values.tables
     ? awsTablesTarget({ tables: values.tables, region: values.region, managementEndpoint: values['ws-endpoint'], ...(values['feed-shards'] !== undefined ? { feedShards: parseNumberFlag('feed-shards', values['feed-shards'], 1) } : {}) })
     : await localTarget(localSettingsFromEnv().dataDir);
+  if (values['job-queue']) target.privacyJobQueueUrl = values['job-queue'];
+  // The job (deployed on AWS, in the runtime locally) unless --direct runs the engine here with the operator's credentials.
+  if (!values.direct && target.privacyJobQueueUrl) {
+    try {
+      const { jobId, report } = await eraseThroughJob(target, subject, { onProgress: (line) => process.stderr.write(`${line}\n`) });
+      // The audit trail's part (salt forgotten, erasure recorded), after the job as after a direct run.
+      const audit = await auditErasureOptions(target, { dataDir: localSettingsFromEnv().dataDir, streamName: values['audit-stream'], keyArn: values['audit-key-arn'], region: values.region });
+      if (audit) await eraseFromAuditTrail(audit, subject);
+      process.stdout.write(`${values.json ? JSON.stringify({ ...subject, jobId, ...report }, null, 2) : formatErasureReport(subject, report)}\n`);
+    } finally {
+      target.destroy();
+    }
+    return;
+  }
   const scheduler = values['schedule-group'] ? new SchedulerClient(region) : undefined;
   try {
     const report = await eraseUser(target, subject, {

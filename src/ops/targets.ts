@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/embedded-dynamo.js';
@@ -27,6 +28,12 @@ export interface OpsTarget {
   /** The WebSocket API's `@connections` endpoint (closing a user's connections). */
   managementEndpoint?: string;
   feedShards?: number;
+  /** SNS (AWS) or the local mobile-push stand-in: the erase command deletes a user's device endpoints. */
+  sns?: SNSClient;
+  /** The privacy job queue (local: from runtime.json; AWS: `--job-queue`). */
+  privacyJobQueueUrl?: string;
+  /** Local only: where the runtime's job writes exports. */
+  exportDir?: string;
   destroy(): void;
 }
 
@@ -35,6 +42,8 @@ export async function localTarget(dataDir: string): Promise<OpsTarget> {
   const dynamo = new DynamoDBClient({ endpoint: info.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqs = new SQSClient({ endpoint: info.http, region: LOCAL_REGION, credentials: loadLocalSqsCredentials(join(dataDir, 'queues')) });
   const events = new EventBridgeClient({ endpoint: info.eventsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  // The stand-in answers callers signing with the runtime's local credentials (those of its queues).
+  const sns = info.snsEndpoint ? new SNSClient({ endpoint: info.snsEndpoint, region: LOCAL_REGION, credentials: loadLocalSqsCredentials(join(dataDir, 'queues')) }) : undefined;
   return {
     kind: 'local',
     documentClient: DynamoDBDocumentClient.from(dynamo),
@@ -46,7 +55,10 @@ export async function localTarget(dataDir: string): Promise<OpsTarget> {
     tables: info.tables,
     ...(info.managementEndpoint ? { managementEndpoint: info.managementEndpoint } : {}),
     ...(info.feedShards !== undefined ? { feedShards: info.feedShards } : {}),
-    destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
+    ...(sns ? { sns } : {}),
+    ...(info.privacyJobQueueUrl ? { privacyJobQueueUrl: info.privacyJobQueueUrl } : {}),
+    ...(info.exportDir ? { exportDir: info.exportDir } : {}),
+    destroy: () => [dynamo, sqs, events, ...(sns ? [sns] : [])].forEach((client) => client.destroy()),
   };
 }
 
@@ -56,14 +68,16 @@ export function awsTarget(options: { region?: string; table?: string; bus?: stri
   const dynamo = new DynamoDBClient(region);
   const sqs = new SQSClient(region);
   const events = new EventBridgeClient(region);
+  const sns = new SNSClient(region);
   return {
     kind: 'aws',
     documentClient: DynamoDBDocumentClient.from(dynamo),
     sqs,
     events,
+    sns,
     idempotencyTable: options.table ?? '',
     ...(options.bus ? { eventBusName: options.bus } : {}),
-    destroy: () => [dynamo, sqs, events].forEach((client) => client.destroy()),
+    destroy: () => [dynamo, sqs, events, sns].forEach((client) => client.destroy()),
   };
 }
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { aMention, putEntry } from '../support/events.js';
+import { aComment, aMention, putEntry } from '../support/events.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
@@ -196,6 +196,36 @@ describe('The demo inbox page', () => {
     await expect.poll(() => other.locator('#list .item').count()).toBe(0);
     await expect.poll(() => page.locator('#unread-summary').textContent()).toBe('all read');
     await Promise.all([page.close(), other.close()]);
+  });
+
+  it('issue 25, case 9: two pages open while 4 events are published during their first load: each badge equals the server\'s count', async () => {
+    const events = new EventBridgeClient({ endpoint: runtime.endpoints.events, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    // Several rounds, each a fresh user: the events land at different points of the pages' first load.
+    for (let round = 0; round < 4; round += 1) {
+      const user = `loader-${round}`;
+      const token = await runtime.secrets.issueToken({ tenantId: 'acme', userId: user });
+      const opening = [context.newPage(), context.newPage()].map(async (pending) => {
+        const page = await pending;
+        await page.goto(`${runtime.endpoints.http}/?tenant=acme&user=${user}`);
+        return page;
+      });
+      // Four events (urgent mentions, digestible comments), one PutEvents each, while the pages load.
+      for (let n = 0; n < 4; n += 1) {
+        const detail = n % 2 === 0 ? aMention({ recipients: [user], data: { postId: `p-${round}-${n}`, excerpt: `load ${n}` } }) : aComment(user, { data: { postId: `p-${round}-${n}`, commentId: `c-${round}-${n}`, excerpt: `load ${n}` } });
+        const output = await events.send(new PutEventsCommand({ Entries: [putEntry(n % 2 === 0 ? 'mention.created' : 'comment.created', detail)] }));
+        expect(output.FailedEntryCount ?? 0).toBe(0);
+        await new Promise((resolve) => setTimeout(resolve, 40 * round));
+      }
+      const pages = await Promise.all(opening);
+      const counts = async () => (await (await fetch(`${runtime.endpoints.http}/notifications/counts`, { headers: { authorization: `Bearer ${token}` } })).json()) as { unseen: number };
+      await expect.poll(async () => (await counts()).unseen, { timeout: 20_000 }).toBe(4);
+      for (const page of pages) await expect.poll(() => badge(page).textContent(), WAIT).toBe('4');
+      // And it stays right once every recheck has run (the issue: still wrong 10 s later).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      for (const page of pages) expect(await badge(page).textContent()).toBe(String((await counts()).unseen));
+      await Promise.all(pages.map((page) => page.close()));
+    }
+    events.destroy();
   });
 
   it('caps the badge at "99+" and loads older notifications on scroll', async () => {

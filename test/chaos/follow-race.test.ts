@@ -20,8 +20,16 @@ async function publish(events: EventBridgeClient, entries: Array<[string, EventE
     const calls = [0, 10, 20].map((offset) => entries.slice(i + offset, i + offset + 10)).filter((slice) => slice.length > 0);
     await Promise.all(
       calls.map(async (slice) => {
-        const output = await events.send(new PutEventsCommand({ Entries: slice.map(([type, detail]) => putEntry(type, detail)) }));
-        if ((output.FailedEntryCount ?? 0) !== 0) throw new Error(`PutEvents refused entries: ${JSON.stringify(output.Entries)}`);
+        // As a producer must: entries refused with ThrottlingException (the intake's back-pressure) are sent again after a pause.
+        let pending = slice.map(([type, detail]) => putEntry(type, detail));
+        for (let attempt = 0; pending.length > 0; attempt += 1) {
+          if (attempt > 0) await sleep(Math.min(2_000, 100 * 2 ** attempt));
+          const output = await events.send(new PutEventsCommand({ Entries: pending }));
+          const refused = pending.filter((_, index) => output.Entries?.[index]?.ErrorCode !== undefined);
+          const other = output.Entries?.find((entry) => entry.ErrorCode !== undefined && entry.ErrorCode !== 'ThrottlingException');
+          if (other) throw new Error(`PutEvents refused an entry: ${JSON.stringify(other)}`);
+          pending = refused;
+        }
       }),
     );
   }

@@ -4,6 +4,8 @@
  * stand-ins, the WebSocket, and the DLQ redrive of `npm run dlq`.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../src/core/model/keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRef } from '../../src/core/model/user.js';
 import { redriveDeadLetterQueue } from '../../src/ops/dlq.js';
@@ -146,7 +148,8 @@ describe('push', () => {
     const gina = user('gina');
     const token = pushToken('g1');
     await setUp(gina, { tokens: [token], consent: true });
-    runtime.channels.sns.throttle(1);
+    // Three throttled Publish calls: past the SDK's own retries (3 attempts), so the job itself is retried.
+    runtime.channels.sns.throttle(3);
 
     // Act
     await publish(events, 'mention.created', aMention({ recipients: ['gina'] }));
@@ -154,6 +157,93 @@ describe('push', () => {
     await channelsDrained();
 
     // Assess
+    expect(pushesTo(token)).toHaveLength(1);
+  });
+});
+
+describe('the push rate limit counts messages sent, not attempts', () => {
+  it('a mention retried because one device was throttled counts once: the next mention of the window is still pushed at once', async () => {
+    // Prepare: a limit of 2 messages per minute and two devices; one device's Publish is throttled three
+    // times, past the SDK's own retries (3 attempts), so the record fails and SQS redelivers it.
+    const { runtime: limited, events: limitedEvents, dataDir: limitedDir } = await startE2eRuntime('channels-rate-e2e-', { queueVisibilityTimeoutMs: 500, channelRateLimitPerWindow: 2 });
+    try {
+      const owner = user('rita-rate');
+      const [first, second] = [pushToken('r1'), pushToken('r2')];
+      const register = async (body: unknown) => call(limited.endpoints.http, 'POST', '/devices', { token: await limited.secrets.issueToken(owner), body: JSON.stringify(body) });
+      for (const token of [first, second]) expect((await register({ platform: 'apns', token })).status).toBe(201);
+      expect((await call(limited.endpoints.http, 'PUT', '/push-consent', { token: await limited.secrets.issueToken(owner), body: JSON.stringify({ version: '1' }) })).status).toBe(200);
+      limited.channels.sns.throttle(3);
+
+      // Act: the first mention is sent to one device, retried after the visibility timeout for the other.
+      await publish(limitedEvents, 'mention.created', aMention({ recipients: [owner.userId] }));
+      await pollUntil(() => limited.channels.sns.receivedBy(first).length === 1 && limited.channels.sns.receivedBy(second).length === 1, POLL, 'first mention on both devices');
+      await publish(limitedEvents, 'mention.created', aMention({ recipients: [owner.userId], data: { postId: 'p-2', excerpt: 'second' } }));
+      await pollUntil(() => limited.channels.sns.receivedBy(first).length === 2, POLL, 'second mention pushed at once');
+
+      // Assess: one message each, not a retry counted twice and the second held for the minute's digest.
+      expect(limited.channels.sns.receivedBy(first).map((push) => push.body)).toEqual(['hey @alice', 'second']);
+      expect(limited.scheduler.list().filter((schedule) => schedule.targetArn === limited.queues.push.arn)).toEqual([]);
+    } finally {
+      await stopE2eRuntime({ runtime: limited, events: limitedEvents, dataDir: limitedDir });
+    }
+  });
+});
+
+describe('a push token belongs to one user', () => {
+  it('moves to the user who registers it last (even in another tenant): the previous owner loses the device, its pushes and any way to delete the endpoint', async () => {
+    // Prepare: a phone registered by ann (acme), who signs out; ben (globex) signs in on the same phone.
+    const ann = user('ann-moved');
+    const ben: UserRef = { tenantId: 'globex', userId: 'ben-moved' };
+    const token = pushToken('m1');
+    await setUp(ann, { tokens: [token], consent: true });
+    await setUp(ben, { consent: true });
+    const annDevice = ((await api(ann, 'GET', '/devices')).body as { items: { id: string }[] }).items[0]!.id;
+
+    // Act
+    const registered = await api(ben, 'POST', '/devices', { platform: 'apns', token });
+    await publish(events, 'mention.created', aMention({ recipients: [ann.userId] }));
+    await pollUntil(async () => (await inboxOf(runtime, ann)).length === 1, POLL, "ann's inbox item");
+    await channelsDrained();
+    const annDelete = await api(ann, 'DELETE', `/devices/${annDevice}`);
+    await publish(events, 'mention.created', aMention({ tenantId: 'globex', recipients: [ben.userId] }));
+    await pollUntil(() => pushesTo(token).length >= 1, POLL, "ben's push");
+    await channelsDrained();
+
+    // Assess
+    expect(registered.status).toBe(201);
+    expect(((await api(ann, 'GET', '/devices')).body as { items: unknown[] }).items).toEqual([]);
+    expect(((await api(ben, 'GET', '/devices')).body as { items: { id: string }[] }).items.map((device) => device.id)).toEqual([annDevice]);
+    const endpoints = runtime.channels.sns.devices().filter((endpoint) => endpoint.token === token);
+    expect(endpoints).toHaveLength(1);
+    expect(JSON.parse(endpoints[0]!.customUserData)).toEqual({ tenantId: 'globex', userId: 'ben-moved' });
+    expect(annDelete.status).toBe(404);
+    // Only ben's mention reached the phone; ann's stayed in her inbox.
+    expect(pushesTo(token).map((push) => push.body)).toEqual(['hey @alice']);
+    expect(pushesTo(token)).toHaveLength(1);
+  });
+
+  it("lets the previous owner's DELETE of a device it still lists (registered twice before this fix) leave the new owner's endpoint alone", async () => {
+    // Prepare: both users list the device, as data written before a token had one owner; the endpoint names cleo, the last to register.
+    const dan = user('dan-legacy');
+    const cleo = user('cleo-legacy');
+    const token = pushToken('l1');
+    await setUp(dan, { tokens: [token], consent: true });
+    await setUp(cleo, { consent: true });
+    const device = ((await api(dan, 'GET', '/devices')).body as { items: { id: string }[] }).items[0]!;
+    const stored = await runtime.documentClient.send(new GetCommand({ TableName: runtime.dynamo.tableNames.graph, Key: { pk: keys.channelStatePartition('acme', dan.userId), sk: keys.deviceSortKey(device.id) } }));
+    await runtime.documentClient.send(new PutCommand({ TableName: runtime.dynamo.tableNames.graph, Item: { ...stored.Item, pk: keys.channelStatePartition('acme', cleo.userId) } }));
+    const endpoint = runtime.channels.sns.devices().find((candidate) => candidate.token === token)!;
+    runtime.channels.sns.setCustomUserData(endpoint.endpointArn, JSON.stringify(cleo));
+
+    // Act
+    const danDelete = await api(dan, 'DELETE', `/devices/${device.id}`);
+    await publish(events, 'mention.created', aMention({ recipients: [cleo.userId] }));
+    await pollUntil(() => pushesTo(token).length >= 1, POLL, "cleo's push");
+
+    // Assess
+    expect(danDelete.status).toBe(204);
+    expect(((await api(dan, 'GET', '/devices')).body as { items: unknown[] }).items).toEqual([]);
+    expect(runtime.channels.sns.devices().filter((candidate) => candidate.token === token)).toHaveLength(1);
     expect(pushesTo(token)).toHaveLength(1);
   });
 });
@@ -183,8 +273,10 @@ describe('email', () => {
     expect(digest!.text).toContain('Bob commented on your post');
     expect(unsubscribe.status).toBe(200);
     expect(await unsubscribe.json()).toEqual({ unsubscribed: 'comment.created' });
-    // A forged link changes nothing.
-    expect((await call(runtime.endpoints.http, 'POST', `/unsubscribe?token=${encodeURIComponent(unsubscribeUrl.split('token=')[1]!.replace(/.$/, 'A'))}`)).status).toBe(404);
+    // A forged link changes nothing (its last character changed: to 'E' when it already is 'A', or the link would be the same one 1 time in 16).
+    const token = decodeURIComponent(unsubscribeUrl.split('token=')[1]!);
+    const forged = `${token.slice(0, -1)}${token.endsWith('A') ? 'E' : 'A'}`;
+    expect((await call(runtime.endpoints.http, 'POST', `/unsubscribe?token=${encodeURIComponent(forged)}`)).status).toBe(404);
   });
 });
 

@@ -56,7 +56,7 @@ async function drainedButFollows(): Promise<void> {
 }
 
 const graph = () => new FollowGraphRepository(runtime.documentClient, runtime.dynamo.tableNames.graph);
-const trace = () => new DynamoTraceRepository(runtime.documentClient, runtime.dynamo.tableNames.idempotency);
+const trace = () => new DynamoTraceRepository(runtime.documentClient, { idempotencyTable: runtime.dynamo.tableNames.idempotency, inboxTable: runtime.dynamo.tableNames.inbox });
 
 beforeAll(async () => {
   ({ dataDir, runtime, events } = await startE2eRuntime('follow-graph-e2e-', { celebrityThreshold: CELEBRITY_THRESHOLD, queueVisibilityTimeoutMs: 200, maxReceiveCount: 5 }));

@@ -8,7 +8,8 @@ import { runKillRestartLoad } from '../support/kill-restart-load.js';
 describe('SIGKILL during a load', () => {
   it('150 events, 1 kill: every (recipient, event) in the inbox exactly once, no id pushed twice on one connection, the audit trail whole', async () => {
     // Act
-    const result = await runKillRestartLoad({ events: 150, kills: 1, users: 8, liveUsers: 3, eventsPerSecond: 60, functionTimeoutMs: 1_000, settleTimeoutMs: 20_000 });
+    // Settle up to 60 s: a loaded CI machine drains the last batches late (20 s left the last 10 events "lost" under load, never duplicated).
+    const result = await runKillRestartLoad({ events: 150, kills: 1, users: 8, liveUsers: 3, eventsPerSecond: 60, functionTimeoutMs: 1_000, settleTimeoutMs: 60_000 });
 
     // Assess
     expect(result.kills).toBe(1);
@@ -17,5 +18,5 @@ describe('SIGKILL during a load', () => {
     expect(result.connections).toBeGreaterThan(3);
     // The audit trail: the chain verifies across the kill (a new segment per start), no record twice, no decision lost.
     expect({ ok: result.audit.ok, problems: result.audit.problems, duplicates: result.audit.duplicates, missingAccepted: result.audit.missingAccepted, missingWritten: result.audit.missingWritten }).toEqual({ ok: true, problems: [], duplicates: 0, missingAccepted: [], missingWritten: [] });
-  }, 60_000);
+  }, 150_000);
 });

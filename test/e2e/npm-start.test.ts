@@ -122,7 +122,7 @@ describe('npm start', () => {
       ...afterMark.reverse().map((item) => [item.id, false]),
       ...beforeMark.map((item) => [item.id, true]),
     ]);
-    expect(counts.body).toEqual({ unread: 2, unseen: 2, capped: false });
+    expect(counts.body).toEqual({ unread: 2, unseen: 2, capped: false, newestId: afterMark.map((item) => item.id).sort().at(-1) });
   }, 120_000);
 });
 
@@ -175,6 +175,8 @@ describe('npm start with a team catalog (CATALOG_ENTRY)', () => {
     // Act: stop it by the PID of `npm start` alone, as `kill <pid>` would.
     process.kill(child.pid!, 'SIGTERM');
     await pollUntil(async () => (await portIsFree(port)) && (await portIsFree(wsPort)), { attempts: 150, intervalMs: 100 }, 'ports freed after npm start was killed');
+    // Its last log line may reach us through the pipe after the ports are free.
+    await pollUntil(() => /stopping \(its parent process \d+ exited\)/.test(output), { attempts: 50, intervalMs: 100 }, 'the stop logged');
 
     // Assess
     expect(output).toMatch(/stopping \(its parent process \d+ exited\)/);

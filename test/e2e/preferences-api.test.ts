@@ -115,4 +115,26 @@ describe('PUT /preferences', () => {
     const notJson = await call(runtime.endpoints.http, 'PUT', '/preferences', { token: tokens.get(bob), body: '{"timeZone":' });
     expect(notJson.status).toBe(400);
   });
+
+  it('refuses a __proto__ or other unknown key in every preferences map with a 400 naming it, and keeps the saved document', async () => {
+    // Prepare: raw JSON text, since a JS object literal would turn `__proto__` into the prototype instead of a key.
+    await putPreferences(bob, { timeZone: 'Europe/Paris', liveDelivery: { 'mention.created': false } });
+    const putRaw = (body: string) => call(runtime.endpoints.http, 'PUT', '/preferences', { token: tokens.get(bob), body });
+
+    // Act
+    const answers: [HttpAnswer, string][] = [
+      [await putRaw('{"timeZone":"UTC","liveDelivery":{"__proto__":false}}'), 'liveDelivery.__proto__'],
+      [await putRaw('{"timeZone":"UTC","liveDelivery":{"mention.created":true,"__proto__":{"polluted":true}}}'), 'liveDelivery.__proto__'],
+      [await putRaw('{"timeZone":"UTC","channels":{"__proto__":{"push":false}}}'), 'channels.__proto__'],
+      [await putRaw('{"timeZone":"UTC","channels":{"mention.created":{"__proto__":true}}}'), 'channels.mention.created.__proto__'],
+      [await putRaw('{"timeZone":"UTC","channels":{"mention.created":{"sms":true}}}'), 'channels.mention.created.sms'],
+      [await putRaw('{"timeZone":"UTC","channels":{"nope.created":{"push":true}}}'), 'channels.nope.created'],
+      [await putRaw('{"timeZone":"UTC","__proto__":{"mutedTypes":["mention.created"]}}'), '__proto__'],
+    ];
+
+    // Assess
+    for (const [answer, field] of answers) expectFieldError(answer, field);
+    expect((await getPreferences(bob)).body).toMatchObject({ timeZone: 'Europe/Paris', liveDelivery: { 'mention.created': false } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

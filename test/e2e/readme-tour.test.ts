@@ -76,6 +76,6 @@ describe('README 5-minute tour', () => {
     expect(live?.type).toBe('notification');
     expect(live?.notification.title).toBe('Bob mentioned you');
     expect((page.body as PageBody).items.map((item) => item.id)).toContain(live?.notification.id);
-    expect(counts.body as CountsBody).toEqual({ unread: 1, unseen: 1, capped: false });
+    expect(counts.body as CountsBody).toEqual({ unread: 1, unseen: 1, capped: false, newestId: live?.notification.id });
   });
 });

@@ -181,8 +181,8 @@ describe('GET /notifications/counts', () => {
 
     // Assess
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ unread: 0, unseen: 0, capped: false });
-    expect(aliceCounts.body).toEqual({ unread: aliceView.length, unseen: aliceView.length, capped: false });
+    expect(answer.body).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
+    expect(aliceCounts.body).toEqual({ unread: aliceView.length, unseen: aliceView.length, capped: false, newestId: aliceView[0]!.id });
   });
 
   it('a query field is a 400', async () => {
@@ -196,7 +196,7 @@ describe('read state over HTTP (on bob, so the listing tests above keep alice un
     const seenAll = await post('/notifications/seen-all', bob);
     expect(seenAll.status).toBe(200);
     expect(Date.parse((seenAll.body as { seenAt: string }).seenAt)).not.toBeNaN();
-    expect(counts(await get('/notifications/counts', bob))).toEqual({ unread: 5, unseen: 0, capped: false });
+    expect(counts(await get('/notifications/counts', bob))).toEqual({ unread: 5, unseen: 0, capped: false, newestId: bobOwn[4]!.id });
 
     // read one
     const target = bobOwn[2]!.id;
@@ -211,7 +211,7 @@ describe('read state over HTTP (on bob, so the listing tests above keep alice un
     const readAll = await post('/notifications/read-all', bob);
     expect(readAll.status).toBe(200);
     expect(Math.abs(Date.parse((readAll.body as { readAt: string }).readAt) - Date.now())).toBeLessThan(60_000);
-    expect(counts(await get('/notifications/counts', bob))).toEqual({ unread: 0, unseen: 0, capped: false });
+    expect(counts(await get('/notifications/counts', bob))).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
     expect(page(await get('/notifications', bob)).items.every((item) => item.read && item.seen)).toBe(true);
   });
 
@@ -354,7 +354,7 @@ describe('isolation between users and tenants', () => {
     expectError(bobReadsAlices, 404);
     expectError(globexReadsAlices, 404);
     expectError(globexReadsFeed, 404);
-    expect(counts(await get('/notifications/counts'))).toEqual({ unread: aliceView.length, unseen: aliceView.length, capped: false });
+    expect(counts(await get('/notifications/counts'))).toEqual({ unread: aliceView.length, unseen: aliceView.length, capped: false, newestId: aliceView[0]!.id });
     expect(page(await get('/notifications?limit=100')).items.some((item) => item.read || item.seen)).toBe(false);
   });
 

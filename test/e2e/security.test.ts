@@ -3,13 +3,14 @@
  * PutEvents input, the dev-only token route, the WebSocket routes and the local `@connections` API.
  * Every refusal is a 4xx that names the problem, never a 500, and changes nothing.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK, type JWTPayload, type JWTHeaderParameters } from 'jose';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
+import type { FinalizeHandlerArguments } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DEFAULT_TENANT_CLAIM } from '../../src/adapters/jwt-verifier.js';
@@ -447,6 +448,47 @@ describe('the local SQS endpoint (only the runtime itself may call it)', () => {
     // Assess
     expect(attributes.Attributes?.QueueArn).toBe(runtime.queues.urgent.arn);
     expect(rebound.status).toBe(403);
+  });
+
+  it('refuses a captured signed SendMessage replayed with another body, even with the original body\'s hash in x-amz-content-sha256; the unchanged replay is accepted', async () => {
+    // Prepare: the runtime's own client signs a SendMessage to an intake queue (whose messages carry no signature of their own); the request is captured, not sent.
+    const client = sqsClient(runtimeSqsCredentials());
+    let captured: { path: string; headers: Record<string, string>; body: string } | undefined;
+    client.middlewareStack.addRelativeTo(
+      () => async (args: FinalizeHandlerArguments<object>) => {
+        const request = args.request as { path: string; headers: Record<string, string>; body: string | Uint8Array };
+        captured = { path: request.path, headers: { ...request.headers }, body: typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body) };
+        throw new Error('captured');
+      },
+      { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'captureSignedRequest' },
+    );
+    const intake = runtime.queues.intake['mention.created']!;
+    const original = JSON.stringify({ QueueUrl: intake.url, MessageBody: 'original' });
+    await expect(client.send(new SendMessageCommand({ QueueUrl: intake.url, MessageBody: 'original' }))).rejects.toThrow('captured');
+    client.destroy();
+    const signed = captured!;
+    expect(signed.body).toBe(original);
+    // Same length as the original, so even a signed content-length does not tell them apart.
+    const forgedBody = JSON.stringify({ QueueUrl: intake.url, MessageBody: 'FORGED!!' });
+    expect(forgedBody.length).toBe(original.length);
+    const originalHash = createHash('sha256').update(original).digest('hex');
+    const replay = (body: string, extra: Record<string, string> = {}) => rawRequest(`${base}${signed.path}`, { method: 'POST', headers: { ...signed.headers, ...extra, 'content-length': String(Buffer.byteLength(body)) }, body });
+
+    // Act
+    const answers: HttpAnswer[] = [];
+    const queued = await queuedDuring(async () => {
+      answers.push(await replay(forgedBody, { 'x-amz-content-sha256': originalHash }));
+      answers.push(await replay(forgedBody));
+    });
+    const unchanged = await queuedDuring(async () => {
+      answers.push(await replay(original));
+    });
+
+    // Assess
+    expect(answers.map((answer) => answer.status)).toEqual([403, 403, 200]);
+    expect(answers[0]!.text).toContain('SignatureDoesNotMatch');
+    expect(queued).toEqual([]);
+    expect(unchanged).toEqual(['original']);
   });
 
   it.each(['AmazonSQS.toString', 'AmazonSQS.constructor', 'AmazonSQS.__proto__', 'AmazonSQS.hasOwnProperty', 'AmazonSQS.Nope'])('answers %s with a 400 InvalidAction, not a 500', async (target) => {

@@ -103,7 +103,7 @@ describe('retention settings', () => {
     built.template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ INBOX_TTL_DAYS: '30', TRACE_TTL_DAYS: '3', DELIVERY_RECORD_TTL_SECONDS: '3600' }) } });
     built.template.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 400 });
     const ttl = resourcesOf(built.json, 'AWS::DynamoDB::GlobalTable').map((table) => (table.properties.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName ?? null);
-    // Idempotency (expiration); Inbox, ReadMarks, Connections and Graph (an unfollowed pair's marker) by expiresAt.
+    // Idempotency (expiration); Inbox, ReadMarks, Connections and Graph (an unfollowed pair's marker; older former-follower entries) by expiresAt.
     expect(ttl.sort()).toEqual(['expiration', 'expiresAt', 'expiresAt', 'expiresAt', 'expiresAt']);
   });
 });

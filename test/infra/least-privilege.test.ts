@@ -15,11 +15,12 @@ import { grantsOf, logicalId, synthesize, type CfnTemplate, type Synthesized } f
 
 /** Every function: its own log stream, and X-Ray active tracing (no resource-level permissions). */
 const BASE = ['logs:CreateLogStream own-log-group', 'logs:PutLogEvents own-log-group', 'xray:PutTelemetryRecords *', 'xray:PutTraceSegments *'];
-/** What the Lambda SQS event source (CDK's SqsEventSource) needs on the queue it consumes. */
-const consume = (queue: string) =>
-  ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
+/** What the Lambda SQS poller needs on the queue it consumes (AWSLambdaSQSQueueExecutionRole's three actions). */
+const consume = (queue: string) => ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'].map((action) => `${action} ${queue}`);
 /** CreateSchedule in the app's group and PassRole of exactly the Scheduler target role. */
 const SCHEDULE = ['scheduler:CreateSchedule schedule-group/*', 'iam:PassRole scheduler-target-role'];
+/** Snooze: CreateSchedule of `snooze-*` schedules only, and PassRole of the snooze role (which sends to the urgent queue only). */
+const SNOOZE_SCHEDULE = ['scheduler:CreateSchedule schedule-group/snooze-*', 'iam:PassRole snooze-target-role'];
 /** PostToConnection on the app's WebSocket stage. */
 const POST = ['execute-api:ManageConnections POST @connections/*'];
 const on = (table: string, ...actions: string[]) => actions.map((action) => `dynamodb:${action} table:${table}`);
@@ -52,9 +53,11 @@ function fanOutAccess(detailType: string): string[] {
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
   if (type.graphEffect) access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
   if (type.graphEffect === 'follow') access.push(...on('Inbox', 'Query'));
+  // An unfollow notifies nobody but traces the follower: BatchWriteItem on user trace partitions only.
+  if (type.graphEffect && type.audience === 'none') access.push(...on('Inbox', 'BatchWriteItem'));
   // A retraction: one tenant-level record in the Inbox table (the puts of a notifying type).
   // Its `retracted` pushes: signed urgent jobs for the delivery function (no connection access).
-  if (type.retraction) access.push(...on('Inbox', 'BatchWriteItem', 'PutItem'), 'sqs:SendMessage queue:urgent');
+  if (type.retraction) access.push(...on('Inbox', 'PutItem'), 'sqs:SendMessage queue:urgent');
   return access;
 }
 
@@ -71,11 +74,14 @@ function deliveryAccess(queue: 'urgent' | 'info'): string[] {
     ...on('Graph', 'BatchGetItem'),
     // Ledger claim (conditional PutItem) and release (DeleteItem); rate counters and holds (UpdateItem).
     ...on('Idempotency', 'PutItem', 'DeleteItem', 'UpdateItem'),
-    // Celebrity posts: shard, next-page and put-back jobs onto the delivery queues.
-    'sqs:SendMessage queue:urgent',
-    'sqs:SendMessage queue:info',
+    // Celebrity posts: shard, next-page and put-back jobs onto its own queue (a job keeps its priority).
+    `sqs:SendMessage queue:${queue}`,
     // Delivery trace records (one BatchWriteItem per stage per batch).
     ...on('Idempotency', 'BatchWriteItem'),
+    // Erasure tombstones of the batch's recipients and authors (BatchGetItem).
+    ...on('Idempotency', 'BatchGetItem'),
+    // A released hold's notifications by id (BatchGetItem); the recipients' trace partitions (BatchWriteItem, LeadingKeys).
+    ...on('Inbox', 'BatchGetItem', 'BatchWriteItem'),
     // A snooze comeback: the tenant's retractions (Query of that partition) before it is pushed.
     ...on('Inbox', 'Query'),
   ];
@@ -106,7 +112,8 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     // again (BatchGetItem) to correct the entries a concurrent follow record made stale (DeleteItem of one).
     CelebrityPromotion: () => [...consume('queue:promotion'), ...on('Graph', 'Query', 'GetItem', 'BatchGetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion'],
     // listPage / counts: Query of inbox + feeds, read state, followed celebrities; muted types BatchGetItem.
-    InboxRead: () => [...on('Inbox', 'Query'), ...on('ReadMarks', 'Query'), ...on('Graph', 'Query', 'BatchGetItem')],
+    // A page that merges celebrity feeds: one BatchGetItem of the feed items the heads place in it (feed shards only).
+    InboxRead: () => [...on('Inbox', 'Query', 'BatchGetItem'), ...on('ReadMarks', 'Query', 'GetItem', 'BatchGetItem'), ...on('Graph', 'Query', 'BatchGetItem')],
     // Per-item actions: ONE BatchGetItem over Inbox (own item, celebrity posts log item), ReadMarks
     // (marks, exceptions) and Graph (followed pack), BatchGetItem of comebacks' snoozed items, Query of
     // the tenant's retractions; PutItem / BatchWriteItem of exceptions, UpdateItem naming ids unread below
@@ -115,12 +122,15 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     // counts (Queries, followed list Query, muted types BatchGetItem), PostToConnection, 410 cleanup.
     InboxWrite: () => [
       ...on('Inbox', 'BatchGetItem', 'Query'),
+      // Bulk read: the READ# items go as BatchWriteItems of 25.
       ...on('ReadMarks', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
       ...on('Graph', 'BatchGetItem'),
       // Snooze (a documented exception, docs/design-notes.md "How inbox state is stored"): the comeback copy into the caller's
-      // own partition (BatchWriteItem puts) and the schedule of its signed urgent delivery job.
-      ...on('Inbox', 'BatchWriteItem'),
-      ...SCHEDULE,
+      // own partition (one PutItem, user partitions only) and the schedule of its urgent job (signed with the snooze key).
+      'dynamodb:PutItem table:Inbox',
+      ...SNOOZE_SCHEDULE,
+      // The comeback's schedule reference (schedule reference keys only).
+      ...on('Idempotency', 'BatchWriteItem'),
       ...(live
         ? [
             ...on('ReadMarks', 'Query'),
@@ -141,6 +151,29 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
     UrgentDelivery: () => [...deliveryAccess('urgent'), ...recording],
     InfoDelivery: () => [...deliveryAccess('info'), ...recording],
     // The audit backlog's drainer: consumes it, and records like any recorder (raw decisions sealed, segments put back).
+    // The erase and export job (src/app/privacy-jobs.ts, user-eraser.ts, erasure-phases.ts, user-exporter.ts):
+    // Query of the user's partitions and of the two sparse indexes under their id, BatchGetItem of keys computed
+    // from them, BatchWriteItem deletes; a shared item's parts out under a guard (UpdateItem, GetItem when it fails);
+    // a follow edge DeleteItem then the followee's count UpdateItem; the tombstone and checkpoint (GetItem,
+    // conditional PutItem) and export job records (PutItem); the next step on its own queue; the user's device
+    // endpoints (only with push configured), connections (DELETE, live only) and schedules; exports under exports/.
+    PrivacyJob: () => [
+      ...consume('queue:privacy'),
+      'sqs:SendMessage queue:privacy',
+      ...on('Inbox', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('ReadMarks', 'Query', 'BatchWriteItem'),
+      ...on('Connections', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem'),
+      ...on('Graph', 'Query', 'BatchGetItem', 'GetItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem'),
+      // Tombstone, checkpoint and job records; the user's audit salt among their records (BatchGetItem).
+      ...on('Idempotency', 'GetItem', 'BatchGetItem', 'PutItem', 'BatchWriteItem'),
+      'dynamodb:Query index:Inbox/byAuthor',
+      'dynamodb:Query index:Idempotency/byUser',
+      'scheduler:DeleteSchedule schedule-group/*',
+      's3:PutObject exports/*',
+      's3:DeleteObject exports/*',
+      's3:ListBucket export-bucket',
+      ...(live ? ['execute-api:ManageConnections DELETE @connections/*'] : []),
+    ],
     Drainer: () => [...consume('queue:audit-backlog'), ...AUDIT],
   };
   const declared = access[id];
@@ -152,13 +185,20 @@ function declaredAccess(fn: HandlerFunction, live: boolean, audit = false): stri
 function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknown): string {
   if (resource === '*') return '*';
   const text = JSON.stringify(resource);
+  const { pipeline, scheduling, live, privacyJobs } = synth.built.app;
+  const index = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}[^]*\/index\/(\w+)"\]\]\}$/.exec(text);
+  if (index) return `index:${index[1]}/${index[2]}`;
   const table = /Tables(Inbox|ReadMarks|Connections|Graph|Idempotency)[0-9A-F]{8}/.exec(text);
   if (table) return `table:${table[1]}`;
-  const { pipeline, scheduling, live } = synth.built.app;
+  const bucket = logicalId(privacyJobs.bucket);
+  if (text === `{"Fn::GetAtt":["${bucket}","Arn"]}`) return 'export-bucket';
+  if (text.includes(`"${bucket}","Arn"`) && text.endsWith('/exports/*"]]}')) return 'exports/*';
+  if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/DELETE/@connections/*"]]}`)) return 'DELETE @connections/*';
   const queues = new Map<string, string>([
     [logicalId(pipeline.urgentDelivery.queue), 'queue:urgent'],
     [logicalId(pipeline.infoDelivery.queue), 'queue:info'],
     [logicalId(pipeline.promotion.queue.queue), 'queue:promotion'],
+    [logicalId(privacyJobs.queue.queue), 'queue:privacy'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
   // The audit trail's stream and HMAC key live in the data stack (imports); its backlog queue here.
@@ -169,10 +209,12 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
   const getAtt = (resource as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
   if (getAtt !== undefined && queues.has(getAtt)) return queues.get(getAtt)!;
   if (getAtt === logicalId(scheduling.role)) return 'scheduler-target-role';
+  if (getAtt === logicalId(scheduling.snoozeRole)) return 'snooze-target-role';
   if (fn.logGroup && getAtt === logicalId(fn.logGroup.node.defaultChild as never)) return 'own-log-group';
   if (live && text.includes(`{"Ref":"${logicalId(live.api)}"}`) && text.endsWith(`/${live.stage.stageName}/POST/@connections/*"]]}`)) return 'POST @connections/*';
   const groupName = Stack.of(scheduling).resolve(scheduling.group.scheduleGroupName) as unknown;
   if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/*"]]}`)) return 'schedule-group/*';
+  if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/snooze-*"]]}`)) return 'schedule-group/snooze-*';
   return text;
 }
 
@@ -190,20 +232,20 @@ function functionsOf(synth: Synthesized): HandlerFunction[] {
   return synth.built.app.node.findAll().filter((node): node is HandlerFunction => node instanceof HandlerFunction);
 }
 
-/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST (+ 3 WebSocket routes and 2 delivery consumers when live). */
+/** `functions`: one fan-out per catalog type + authorizer, promotion, 3 REST, the privacy job (+ 3 WebSocket routes and 2 delivery consumers when live). */
 const configurations: [string, Record<string, unknown>, { live: boolean; functions: number; audit?: boolean }][] = [
-  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 10 + catalog.length }],
+  ['the defaults (cognito auth, live delivery)', {}, { live: true, functions: 11 + catalog.length }],
   [
     'jwt auth mode without an info batching window',
     { authMode: 'jwt', jwtIssuer: 'https://id.example.com/', jwtAudience: 'notifications-api', jwksUrl: 'https://id.example.com/.well-known/jwks.json', infoBatchWindowSeconds: '0' },
-    { live: true, functions: 10 + catalog.length },
+    { live: true, functions: 11 + catalog.length },
   ],
   [
     'LocalStack (jwt auth, liveDelivery=false)',
     { authMode: 'jwt', jwtIssuer: 'urn:serverless-notifications:local', jwtAudience: 'notifications', jwksUrl: 'http://host.docker.internal:4599/jwks.json', liveDelivery: 'false' },
-    { live: false, functions: 5 + catalog.length },
+    { live: false, functions: 6 + catalog.length },
   ],
-  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 11 + catalog.length, audit: true }],
+  ['the audit trail on (auditRetentionDays)', { auditRetentionDays: '365' }, { live: true, functions: 12 + catalog.length, audit: true }],
 ];
 
 describe.each(configurations)('When deployed with %s', (_name, context, expected) => {
@@ -284,6 +326,16 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
     }
   });
 
+  it('lets the snooze role (the only role REST write may pass) send to the urgent queue and the Scheduler DLQ only, assumed by Scheduler for this group only', () => {
+    const { scheduling, pipeline } = synth.built.app;
+    const granted = grantsOf(template, { executionRole: scheduling.snoozeRole } as unknown as HandlerFunction);
+    expect([...granted.keys()]).toEqual(['sqs:SendMessage']);
+    const targets = granted.get('sqs:SendMessage')!.map((resource) => (JSON.parse(resource) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]).sort();
+    expect(targets).toEqual([pipeline.urgentDelivery.queue, scheduling.deadLetterQueue].map((queue) => logicalId(queue)).sort());
+    const trust = template.Resources[logicalId(scheduling.snoozeRole)]!.Properties!.AssumeRolePolicyDocument.Statement;
+    expect(trust).toEqual(template.Resources[logicalId(scheduling.role)]!.Properties!.AssumeRolePolicyDocument.Statement);
+  });
+
   it('consumes each queue with partial batch responses and the batch settings its handler expects', () => {
     const { pipeline, live } = synth.built.app;
     const mappings = Object.values(template.Resources)
@@ -305,8 +357,9 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expectMapping(logicalId(pipeline.urgentDelivery.queue), logicalId(live.urgentDelivery), 10, undefined);
       expectMapping(logicalId(pipeline.infoDelivery.queue), logicalId(live.infoDelivery), window > 0 ? 100 : 10, window > 0 ? window : undefined);
     }
+    expectMapping(logicalId(synth.built.app.privacyJobs.queue.queue), logicalId(synth.built.app.privacyJobs.worker), 1, undefined);
     const { audit } = synth.built.app;
     if (audit) expectMapping(logicalId(audit.backlog.queue), logicalId(audit.drainer), 10, undefined);
-    expect(mappings).toHaveLength(pipeline.types.length + 1 + (live ? 2 : 0) + (audit ? 1 : 0));
+    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0) + (audit ? 1 : 0));
   });
 });

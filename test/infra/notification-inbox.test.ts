@@ -51,7 +51,8 @@ describe('NotificationInbox in a host stack', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: stack.getLogicalId(topic.node.defaultChild as never) }] });
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
     expect(inbox.pipeline.types.map((type) => type.detailType)).toEqual(['invoice.paid', 'follow.created', 'follow.deleted']);
-    template.resourceCountIs('AWS::Events::Rule', 3);
+    // Three catalog types and the privacy job's rule.
+    template.resourceCountIs('AWS::Events::Rule', 4);
     template.hasResourceProperties('AWS::Events::Rule', { EventPattern: { 'detail-type': ['invoice.paid'] } });
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { NOTIFICATION_TYPE: 'invoice.paid' } } });
   });

@@ -108,7 +108,8 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('routes each catalog type with its own rule to its own intake queue, with a target DLQ', () => {
       const rules = resourcesOfType(app, 'AWS::Events::Rule');
-      expect(rules).toHaveLength(catalog.length);
+      // One per catalog type, and the privacy job's (user.erased, user.export.requested).
+      expect(rules).toHaveLength(catalog.length + 1);
       for (const type of catalog) {
         const intake = synth.built.app.pipeline.types.find((candidate) => candidate.detailType === type.detailType)!.intake;
         synth.stack.hasResourceProperties('AWS::Events::Rule', {
@@ -311,23 +312,30 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
     it('REST read can read the inbox, read marks and graph but write nothing', () => {
       const fn = synth.built.app.restFunctions.inboxRead;
       // Exact sets per function: test/infra/least-privilege.test.ts.
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
-      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:Query']);
+      // BatchGetItem of feed items only (dynamodb:LeadingKeys T#*#F#*): a page merging celebrity feeds.
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+      expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchGetItem' && JSON.stringify(statement.Resource).includes('TablesInbox'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#F#*'] } });
+      expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
       const actions = [...grantsOf(app, fn).keys()];
       expect(actions.filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
       expect(tableActions(app, fn, 'Connections')).toEqual([]);
     });
 
-    it('REST write moves read marks; its only inbox write is the snooze comeback (puts, no update or delete)', () => {
+    it('REST write moves read marks; its only inbox write is the snooze comeback: one PutItem into user partitions (no batch write, no delete)', () => {
       const fn = synth.built.app.restFunctions.inboxWrite;
       // Snooze copies one item the caller owns into the caller's own partition under an id of the
       // return time (docs/design-notes.md "How inbox state is stored"): a put, never an update or delete of existing items.
-      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
+      expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:Query']);
+      const put = statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem' && JSON.stringify(statement.Resource).includes('TablesInbox'));
+      expect(put?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*'] }, 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['T#*#F#*'] } });
       const variables = app.Resources[logicalId(fn)]!.Properties!.Environment.Variables as Record<string, unknown>;
       expect(variables.SNOOZE_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.pipeline.urgentDelivery.queue), 'Arn'] });
       expect(variables.SCHEDULE_GROUP_NAME).toBeDefined();
-      expect(variables.DELIVERY_JOB_SECRET).toBeDefined();
+      // The snooze key signs one-recipient comebacks only; the fan-out's delivery-job key stays out of this internet-facing function.
+      expect(variables.SNOOZE_JOB_SECRET).toBeDefined();
+      expect(variables.DELIVERY_JOB_SECRET).toBeUndefined();
+      expect(variables.SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [logicalId(synth.built.app.scheduling.snoozeRole), 'Arn'] });
       // Per-item state: exceptions (PutItem, BatchWriteItem of a bulk) and the marks item (UpdateItem); the actions' lookup (BatchGetItem).
       expect(tableActions(app, fn, 'ReadMarks')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(tableActions(app, fn, 'Graph').filter((action) => TABLE_WRITES.includes(action))).toEqual([]);
@@ -340,14 +348,18 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       for (const fn of functionsOf(synth, 'fanout')) {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
-        // follow.deleted notifies nobody: no inbox access at all. Puts only (BatchWriteItem for items,
+        // follow.deleted notifies nobody: only its follower's trace record (BatchWriteItem on user trace partitions). Puts only (BatchWriteItem for items,
         // PutItem for a post's recent posts log entry); follow.created also reads that log (Query).
         // A notifying type may take the celebrity path: UpdateItem of the count index slots, and only those.
         const puts = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'];
-        const notifies = catalog.find((type) => `FanOut${type.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id)?.audience !== 'none';
-        // A notifying type's retry also probes whether its first attempt's first write landed (BatchGetItem, or a Query of the recent posts log).
-        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? [] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
+        const type = catalog.find((candidate) => `FanOut${candidate.detailType.split('.').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}` === fn.node.id);
+        const notifies = type?.audience !== 'none';
+        // A retraction type writes its one record (PutItem) in the tenant's retractions partition only; a notifying
+        // type's retry also probes whether its first attempt's first write landed (BatchGetItem, or a Query of the recent posts log).
+        const inboxActions = fn.node.id === 'FanOutFollowDeleted' ? ['dynamodb:BatchWriteItem'] : type?.retraction ? ['dynamodb:PutItem'] : [...(notifies ? ['dynamodb:BatchGetItem'] : []), ...puts, ...(notifies || fn.node.id === 'FanOutFollowCreated' ? ['dynamodb:Query'] : []), ...(notifies ? ['dynamodb:UpdateItem'] : [])];
         expect(tableActions(app, fn, 'Inbox')).toEqual(inboxActions);
+        if (type?.retraction) expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:PutItem')?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#RETRACTIONS'] } });
+        if (fn.node.id === 'FanOutFollowDeleted') expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchWriteItem' && JSON.stringify(statement.Resource).includes('TablesInbox'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } });
         const inboxUpdates = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
         expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
         for (const statement of inboxUpdates) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CELEBRITY_POSTS_INDEX_KEY_PATTERN] } });
@@ -407,7 +419,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       }
     });
 
-    it('delivery posts only to POST @connections of its own WebSocket stage and reads of the inbox only the tenants\' retraction lists', () => {
+    it('delivery posts only to POST @connections of its own WebSocket stage, reads inbox items by id and the tenants\' retraction lists, and writes only trace partitions of the Inbox table', () => {
       const live = synth.built.app.live!;
       for (const fn of [live.urgentDelivery, live.infoDelivery]) {
         const grants = grantsOf(app, fn);
@@ -415,12 +427,15 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(manage).toHaveLength(1);
         expect(manage[0]).toContain(logicalId(live.api));
         expect(manage[0]).toContain('/live/POST/@connections/*');
-        // A snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
-        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:Query']);
-        const inboxReads = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Resource).includes('TablesInbox'));
-        for (const statement of inboxReads) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
+        // A released hold's items read back by id (BatchGetItem); trace records only under T#*#U#*#TRACE (LeadingKeys);
+        // a snooze comeback of a retracted event is not pushed: Query of the retraction partitions only.
+        expect(tableActions(app, fn, 'Inbox')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query']);
+        const inboxWrites = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('BatchWriteItem') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        expect(inboxWrites.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*#TRACE'] } }]);
+        const inboxQueries = statementsOf(app, fn).filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:Query') && JSON.stringify(statement.Resource).includes('TablesInbox'));
+        for (const statement of inboxQueries) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRACTIONS_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Graph')).toEqual(['dynamodb:BatchGetItem']);
-        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(tableActions(app, fn, 'Idempotency')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
         expect(tableActions(app, fn, 'Connections')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       }
     });
@@ -435,7 +450,31 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
 
     it('lets only the delivery consumers, $default and the read-state sync of REST write post to connections', () => {
       const posting = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('execute-api:ManageConnections')).map((fn) => fn.node.id).sort();
-      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'UrgentDelivery']);
+      expect(posting).toEqual(['Default', 'InboxWrite', 'InfoDelivery', 'PrivacyJob', 'UrgentDelivery']);
+      // The privacy job only closes connections (DELETE), never posts to them.
+      const privacyJob = synth.built.app.privacyJobs.worker;
+      expect(grantsOf(app, privacyJob).get('execute-api:ManageConnections')!.map((resource) => resource.includes('/DELETE/@connections/*'))).toEqual([true]);
+    });
+
+    it('routes user.erased and user.export.requested to the privacy job queue (with a target DLQ), consumed one job at a time', () => {
+      const { privacyJobs } = synth.built.app;
+      synth.stack.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: { 'detail-type': ['user.erased', 'user.export.requested'] },
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(privacyJobs.queue.queue), 'Arn'] }, DeadLetterConfig: Match.objectLike({}) })],
+      });
+      synth.stack.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: logicalId(privacyJobs.worker) }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    });
+
+    it('writes exports to a private, TLS-only, SSE-KMS bucket that expires them, and lets the privacy job list, put and delete only under exports/', () => {
+      const { privacyJobs } = synth.built.app;
+      const bucket = app.Resources[logicalId(privacyJobs.bucket)]!.Properties!;
+      expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('aws:kms');
+      expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' })]);
+      synth.stack.hasResourceProperties('AWS::S3::BucketPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+      const grants = grantsOf(app, privacyJobs.worker);
+      for (const action of ['s3:PutObject', 's3:DeleteObject']) expect(grants.get(action)!.every((resource) => resource.includes('/exports/*'))).toBe(true);
+      expect([...grants.keys()].filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket', 's3:PutObject']);
     });
   });
 
@@ -457,16 +496,19 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(targets.sort()).toEqual(expected);
     });
 
-    it('lets fan-out, delivery and REST write (snooze comeback) create schedules and pass only the scheduler role, and nothing else schedule', () => {
+    it('lets fan-out and delivery create schedules and pass only the scheduler role, REST write only snooze-* schedules with only the snooze role, and nothing else schedule', () => {
       const scheduling = synth.built.app.scheduling;
       const schedulingFunctions = allFunctions(synth).filter((fn) => grantsOf(app, fn).has('scheduler:CreateSchedule'));
-      // REST write schedules a snoozed item's comeback push (a signed urgent job at the return time).
+      // REST write schedules a snoozed item's comeback push (an urgent job signed with the snooze key at the return time).
       expect(new Set(schedulingFunctions.map((fn) => fn.handlerName))).toEqual(new Set(['fanout', 'delivery', 'rest-write']));
       for (const fn of schedulingFunctions) {
+        const role = fn.handlerName === 'rest-write' ? scheduling.snoozeRole : scheduling.role;
         const passRole = statementsOf(app, fn).filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
         expect(passRole).toEqual([
-          expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(scheduling.role), 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }),
+          expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(role), 'Arn'] }, Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } } }),
         ]);
+        const schedules = JSON.stringify(grantsOf(app, fn).get('scheduler:CreateSchedule'));
+        expect(schedules.endsWith(fn.handlerName === 'rest-write' ? '/snooze-*\\"]]}"]' : '/*\\"]]}"]'), schedules).toBe(true);
       }
     });
   });

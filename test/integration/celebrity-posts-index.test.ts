@@ -108,6 +108,9 @@ describe('celebrity posts count index', () => {
     const tenantId = `cpx-${(tenants += 1)}`;
     const erased = entry(tenantId, 'erin', T0 + 3 * INDEX_SLOT_MS);
     const kept = entry(tenantId, 'kim', T0 + 3 * INDEX_SLOT_MS + 1);
+    // As the fan-out writes them: the feed item of each post first (the erasure finds its author's posts there), then the index.
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.inbox, Item: { pk: keys.feedShardPartition(tenantId, 'erin', 0), sk: erased.id } }));
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.inbox, Item: { pk: keys.feedShardPartition(tenantId, 'kim', 0), sk: kept.id } }));
     await index.indexPosts([erased, kept]);
 
     // Act

@@ -317,6 +317,6 @@ describe('counts from the celebrity posts log', () => {
 
     // Act / Assess: all read
     await repositories.readState.advanceReadMark(user, markAt(T0 + 119 * MINUTE), new Date().toISOString());
-    expect(await withLog.counts(user)).toEqual({ unread: 0, unseen: 0, capped: false });
+    expect(await withLog.counts(user)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
   }, 60_000);
 });

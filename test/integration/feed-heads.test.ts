@@ -174,7 +174,7 @@ describe('counts with feed heads', () => {
     // Act / Assess: all read, no feed is queried
     await repositories.readState.advanceReadMark(user, markAt(T0 + 119 * MINUTE), new Date().toISOString());
     db.meter.reset();
-    expect(await withHeads.counts(user)).toEqual({ unread: 0, unseen: 0, capped: false });
+    expect(await withHeads.counts(user)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
     expect(db.meter.snapshot().requests).toBe(4 + Math.ceil(120 / 100) - 1);
   }, 120_000);
 });

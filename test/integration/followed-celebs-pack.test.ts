@@ -165,6 +165,8 @@ describe('the followed-celebrities pack (FollowGraphRepository)', () => {
     const neighbour = Array.from({ length: 400 }, (_, i) => `n-${i}`).find((id) => followedPackChunk(id) === followedPackChunk('erin'))!;
     await graph.putFollowedCelebrities(follows(fanRef, ['erin', neighbour, 'erin2', 'far-away'], AT));
     await graph.putFollowedCelebrities(follows(fanRef, ['erin'], LATER));
+    // The follower item the fan-out writes with it: the erasure finds its followers' packs from it.
+    await db.client.send(new PutCommand({ TableName: db.dynamo.tableNames.graph, Item: { ...keys.follower(tenantId, 'erin', 'fan'), followedAt: AT, counted: true } }));
 
     // Act
     const report = await new UserEraser({ client: db.client, tables: db.dynamo.tableNames, feedShards: 1, graceMs: 0, tombstoneTtlSeconds: 60 }, { tenantId, userId: 'erin' }).run();

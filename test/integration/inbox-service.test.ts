@@ -213,7 +213,7 @@ describe('counts', () => {
     const counts = await service.counts(view.user);
 
     // Assess
-    expect(counts).toEqual({ unread: view.expected.length, unseen: view.expected.length, capped: false });
+    expect(counts).toEqual({ unread: view.expected.length, unseen: view.expected.length, capped: false, newestId: [...view.expected.map((item) => item.id)].sort().at(-1) });
     expect(db.meter.snapshot().requests).toBe(3 + 2);
   });
 
@@ -224,21 +224,21 @@ describe('counts', () => {
 
     // Act + Assess step by step
     await service.markAllSeen(view.user);
-    expect(await service.counts(view.user)).toEqual({ unread: total, unseen: 0, capped: false });
+    expect(await service.counts(view.user)).toEqual({ unread: total, unseen: 0, capped: false, newestId: [...view.expected.map((item) => item.id)].sort().at(-1) });
 
     await service.markOneRead(view.user, view.lateFeedVisible[0]!.id);
     await service.markOneRead(view.user, view.own[3]!.id);
-    expect(await service.counts(view.user)).toEqual({ unread: total - 2, unseen: 0, capped: false });
+    expect(await service.counts(view.user)).toMatchObject({ unread: total - 2, unseen: 0, capped: false });
 
     clock.advance(SECOND);
     await service.markAllRead(view.user);
-    expect(await service.counts(view.user)).toEqual({ unread: 0, unseen: 0, capped: false });
+    expect(await service.counts(view.user)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
 
     const newOwn = aNotification(clock.nowMs() + SECOND, { recipient: view.user.userId, eventId: 'after-mark' });
     const newFeed = aNotification(clock.nowMs() + 2 * SECOND, { recipient: 'feed', eventId: `after-mark-${view.user.userId}` });
     await repositories.inbox.writeInboxItems([...inboxItemsFor(view.user, [newOwn]), ...feedItemsOnAllShards('acme', `star-early-${view.user.userId}`, TEST_FEED_SHARDS, [newFeed])]);
     clock.advance(MINUTE);
-    expect(await service.counts(view.user)).toEqual({ unread: 2, unseen: 2, capped: false });
+    expect(await service.counts(view.user)).toEqual({ unread: 2, unseen: 2, capped: false, newestId: newFeed.id });
   });
 
   it('caps at 99 and says so, also with single reads among the newest', async () => {
@@ -253,7 +253,7 @@ describe('counts', () => {
     const counts = await service.counts(user);
 
     // Assess
-    expect(counts).toEqual({ unread: 99, unseen: 99, capped: true });
+    expect(counts).toEqual({ unread: 99, unseen: 99, capped: true, newestId: newestFirst(items)[5]!.id });
     expect(db.meter.snapshot().requests).toBe(3);
   });
 
@@ -268,7 +268,7 @@ describe('counts', () => {
     const counts = await service.counts(user);
 
     // Assess
-    expect(counts).toEqual({ unread: 99, unseen: 99, capped: false });
+    expect(counts).toEqual({ unread: 99, unseen: 99, capped: false, newestId: newestFirst(items)[0]!.id });
   });
 });
 

@@ -1,4 +1,6 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { keys } from '../../src/core/model/keys.js';
 import { LiveHoldRepository } from '../../src/adapters/dynamo/live-hold-repository.js';
 import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
 import { FAIL_CLOSED_RETRY_MS } from '../../src/core/preferences/delivery-policy.js';
@@ -8,7 +10,9 @@ import type { PreferencesLookup } from '../../src/core/preferences/preferences.j
 import type { PreferencesReader } from '../../src/core/preferences/store.js';
 import type { UserRef } from '../../src/core/model/user.js';
 import { ManualClock, startTestDynamo, type TestDynamo } from '../support/dynamo.js';
-import { aCandidate, RecordingScheduler } from '../support/live-gate-fixtures.js';
+import { aCandidate as candidateOf, RecordingScheduler } from '../support/live-gate-fixtures.js';
+import type { GateCandidate } from '../../src/core/live/live-gate.js';
+import type { StoredNotification } from '../../src/core/model/notification.js';
 import { aPreferences, utc } from '../support/preferences-fixtures.js';
 
 const RELEASE_QUEUE = 'arn:aws:sqs:us-east-1:000000000000:UrgentDelivery';
@@ -20,8 +24,18 @@ let scheduler: RecordingScheduler;
 let userSeq = 0;
 let user: UserRef;
 
+/** The inbox items of the candidates made here: a hold keeps references, the release reads them back. */
+const inboxItems = new Map<string, StoredNotification>();
+function aCandidate(...args: Parameters<typeof candidateOf>): GateCandidate {
+  const made = candidateOf(...args);
+  const { read: _read, seen: _seen, ...item } = made.notification;
+  inboxItems.set(item.id, { ...item, expiresAt: Math.floor(Date.now() / 1000) + 86_400 * 365 * 10 });
+  return made;
+}
+
 function gate(options: { rateLimit?: number; reader?: PreferencesReader } = {}) {
   return new LiveDeliveryGate({
+    items: { getItems: async (refs) => new Map(refs.flatMap(({ id }) => (inboxItems.has(id) ? [[id, inboxItems.get(id)!] as const] : []))) },
     preferences: options.reader ?? preferences,
     holds,
     scheduler,
@@ -179,6 +193,25 @@ describe('takeRelease and HeldPushReleaser', () => {
 
     // Assess
     expect(fake.posts).toEqual([{ connectionId: 'conn-a', payload: { type: 'notification', notification: candidate.notification } }]);
+  });
+
+  it('a hold keeps a reference, not a copy: a notification deleted before the release (its author erased) is not pushed', async () => {
+    // Prepare
+    await preferences.putPreferences(user.tenantId, user.userId, aPreferences({ timeZone: 'Europe/Berlin', quietHours: { start: '22:00', end: '07:00' } }));
+    const quiet = gate();
+    const [kept, erased] = [aCandidate(user, clock.nowMs(), { eventId: 'k1' }), aCandidate(user, clock.nowMs() + 1, { eventId: 'e1', actor: { id: 'erin' } })];
+    await quiet.admit([kept, erased]);
+    const stored = await db.client.send(new GetCommand({ TableName: db.dynamo.tableNames.idempotency, Key: { id: keys.liveHoldId(user.tenantId, user.userId, releaseOf().releaseAtMs) } }));
+    inboxItems.delete(erased.notification.id);
+    const fake = new FakeConnections([{ ...user, connectionId: 'conn-a' }]);
+    clock.set(releaseOf().releaseAtMs);
+
+    // Act
+    await new HeldPushReleaser({ gate: quiet, directory: fake.directory, ledger: fake.ledger, pusher: fake.pusher }).release(releaseOf());
+
+    // Assess
+    expect(JSON.stringify(stored.Item)).not.toContain('erin');
+    expect(fake.posts).toEqual([{ connectionId: 'conn-a', payload: { type: 'notification', notification: kept.notification } }]);
   });
 
   it('a hold released already refuses late pushes, which go out at once instead', async () => {

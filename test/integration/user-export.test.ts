@@ -42,6 +42,9 @@ describe('UserExporter', () => {
     await db.client.send(new PutCommand({ TableName: tables.readMarks, Item: { ...keys.readException(TENANT, USER, ids[200]!), expiresAt: 1_900_000_000 } }));
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.preferences(TENANT, USER), timeZone: 'Europe/Oslo', quietHours: null, mutedTypes: [], liveDelivery: {}, updatedAt: '2026-01-01T00:00:00.000Z' } }));
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.follower(TENANT, 'olga', USER), followedAt: '2026-01-01T00:00:00.000Z', counted: true } }));
+    // Written with each follow edge (the export reads their list, never scans the followees' edges); an unfollowed one is left out.
+    await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.following(TENANT, USER, 'olga'), followedAt: '2026-01-01T00:00:00.000Z' } }));
+    await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.following(TENANT, USER, 'gone'), followedAt: '2026-01-01T00:00:00.000Z', unfollowedAt: '2026-01-02T00:00:00.000Z', expiresAt: 1_900_000_000 } }));
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.follower(TENANT, USER, 'pia'), followedAt: '2026-01-01T00:00:00.000Z', counted: true } }));
     const chunks: string[] = [];
 
@@ -53,7 +56,7 @@ describe('UserExporter', () => {
     // Assess
     const document = userExportSchema.parse(JSON.parse(chunks.join('')));
     expect(document.inbox).toHaveLength(NOTIFICATIONS);
-        expect(document.inbox.filter((item) => item.read)).toHaveLength(151);
+    expect(document.inbox.filter((item) => item.read)).toHaveLength(151);
     expect(document.readState).toMatchObject({ readMark, singleReads: [ids[200]] });
     expect(document.preferences).toMatchObject({ timeZone: 'Europe/Oslo' });
     expect(document.following).toEqual([{ userId: 'olga', followedAt: '2026-01-01T00:00:00.000Z' }]);

@@ -4,17 +4,23 @@
  * `__proto__`, key tokens and unicode, gets random notifications, follows, preferences, connections,
  * read state, devices, holds and traces through the real write paths (the fan-out handler with
  * Powertools idempotency and its promotion pass, the repositories) on dynalite; one user is erased by
- * the UserEraser in small steps, killed after a random batch (afterBatch) and resumed.
+ * the UserEraser in small steps, killed after a random batch (afterBatch) and resumed. Devices get
+ * their endpoints in the local SNS stand-in; holds and scheduled events go through the scheduler
+ * that writes a reference record per named user (the local scheduler, never fired).
  *
  * The reference model (`expectedAfterErasure`, written from the keys' builders and the roles, not
  * from the eraser's classifier) says what every table holds afterwards: the erased user's items and
  * the items naming them in a role are gone, shared items lost only the user's part, every other item
  * is byte for byte what it was except the documented effects (follower counts lowered by the user's
  * counted edges, the recipients' read state of notifications the user authored, other users' follow
- * traces naming them as followee). A second run
+ * traces naming them as followee). The SNS stand-in and the scheduler hold nothing naming the erased
+ * user and everything else as it was. A second run
  * removes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -33,6 +39,7 @@ import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-rep
 import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-repository.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { DynamoTraceRepository } from '../../src/adapters/dynamo/trace-repository.js';
+import { ReferencingScheduler } from '../../src/adapters/dynamo/schedule-refs.js';
 import { UserEraser } from '../../src/adapters/dynamo/user-eraser.js';
 import { createDocumentClient } from '../../src/adapters/dynamo/document-client.js';
 import { CelebrityPromotionService } from '../../src/core/fanout/celebrity-promotion.js';
@@ -47,6 +54,9 @@ import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fa
 import { ensureTables, LOCAL_CREDENTIALS, LOCAL_REGION, localTableNames, startEmbeddedDynamo, type EmbeddedDynamo } from '../../src/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
+import { scheduleName } from '../../src/core/jobs/schedules.js';
+import { LocalScheduler } from '../../src/local/scheduler/local-scheduler.js';
+import { LocalMobilePush } from '../../src/local/sns/mobile-push.js';
 import { TABLE_NAMES, tableSpecs, type TableName } from '../../src/table-specs.js';
 import { anSqsEvent, anSqsRecord, eventBridgeBody } from '../support/events.js';
 import { modelParameters } from '../support/model-runs.js';
@@ -68,7 +78,8 @@ type Action =
   | { kind: 'readState'; user: number; pick: number; unread: boolean }
   | { kind: 'channels'; user: number }
   | { kind: 'hold'; user: number; pick: number }
-  | { kind: 'trace'; user: number; value: number };
+  | { kind: 'trace'; user: number; value: number }
+  | { kind: 'sendAt'; actor: number; recipient: number };
 
 /** Index 0 is the user the run erases (the ids are shuffled by generation): it takes part in about a third of the roles. */
 const userIndex = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat(7) });
@@ -85,6 +96,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('channels' as const), user: userIndex }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), user: userIndex, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('trace' as const), user: userIndex, value: fc.nat() }) },
+  // A scheduled event naming its actor and its sole recipient (a reference record per named user).
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('sendAt' as const), actor: userIndex, recipient: userIndex }) },
 );
 const scenario = fc.record({
   users: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ID_POOL) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }) }), { minLength: 3, maxLength: 6 }),
@@ -137,7 +150,7 @@ async function world(users: readonly string[]) {
   const graph = new FollowGraphRepository(client, tables.graph, noWait);
   const promotions: PromotionJob[] = [];
   const promotionQueue = { enqueue: async (job: PromotionJob) => void promotions.push(job) };
-  const trace = new DynamoTraceRepository(client, tables.idempotency);
+  const trace = new DynamoTraceRepository(client, { idempotencyTable: tables.idempotency, inboxTable: tables.inbox });
   const service = new FanOutService({
     graph,
     inbox: new InboxRepository(client, tables.inbox, noWait),
@@ -170,6 +183,14 @@ async function world(users: readonly string[]) {
   };
   const user = (index: number) => ({ tenantId: TENANT, userId: users[index % users.length]! });
   const inbox = new InboxRepository(client, tables.inbox);
+  // The SNS stand-in holds each device's endpoint (token, CustomUserData naming its owner); the
+  // local scheduler holds schedules, each written through the reference records the erasure finds.
+  const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: '000000000000' });
+  const schedulerDir = await mkdtemp(join(tmpdir(), 'erasure-model-'));
+  const localScheduler = await LocalScheduler.open({ dir: schedulerDir, logger });
+  const scheduler = new ReferencingScheduler(localScheduler, client, tables.idempotency);
+  /** Which users each pending schedule names (the model's view of the scheduler). */
+  const scheduleNames = new Map<string, string[]>();
   const ownItems = async (index: number) => inbox.listInboxPage({ kind: 'own', ...user(index) }, { limit: 50, nowMs: Date.now() });
   return {
     tables,
@@ -184,7 +205,16 @@ async function world(users: readonly string[]) {
     sends: new ChannelSendLedger(client, tables.idempotency),
     holds: new LiveHoldRepository(client, tables.idempotency),
     trace,
+    sns,
+    localScheduler,
+    async schedule(kind: 'hold' | 'sendat', key: string, atMs: number, userIds: string[]) {
+      const name = scheduleName(kind, TENANT, key);
+      await scheduler.scheduleOnce({ name, atMs, targetArn: 'arn:aws:sqs:us-east-1:000000000000:release', payload: JSON.stringify({ kind, key }) }, { tenantId: TENANT, userIds });
+      scheduleNames.set(name, [...new Set([...(scheduleNames.get(name) ?? []), ...userIds])]);
+    },
+    scheduleNames,
     async drop() {
+      await rm(schedulerDir, { recursive: true, force: true });
       client.destroy();
       for (const table of TABLE_NAMES) await raw.send(new DeleteTableCommand({ TableName: tables[table] }));
     },
@@ -225,16 +255,26 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
       await w.readState.putExceptions(w.user(step.user), new Map([[item.id, { type: item.type, basis: 0, read: !step.unread, seen: true, archived: false, deleted: false, expiresAt }]]));
       return;
     }
-    case 'channels':
-      await w.channels.putDevice(w.user(step.user), { id: `d_${String(index).padStart(22, '0')}`, platform: 'fcm', token: `token-${index}`, endpointArn: `arn:aws:sns:us-east-1:1:endpoint/GCM/app/${index}`, createdAt: 'x', updatedAt: 'x' }, 20);
+    case 'channels': {
+      const created = w.sns.handleAction('CreatePlatformEndpoint', new URLSearchParams({ PlatformApplicationArn: 'arn:aws:sns:us-east-1:000000000000:app/GCM/app', Token: `token-${index}`, CustomUserData: JSON.stringify(w.user(step.user)) }));
+      const endpointArn = /<EndpointArn>(.*)<\/EndpointArn>/.exec(String(created.body))![1]!.replace(/&amp;/g, '&');
+      await w.channels.putDevice(w.user(step.user), { id: `d_${String(index).padStart(22, '0')}`, platform: 'fcm', token: `token-${index}`, endpointArn, createdAt: 'x', updatedAt: 'x' }, 20);
       await w.channels.putEmailAddress(w.user(step.user), `${index}@example.com`);
       return;
+    }
     case 'hold': {
       const items = await w.ownItems(step.user);
-      const pushes = items.slice(0, 1 + (step.pick % 3)).map((item) => ({ notification: { ...item, read: false, seen: false }, priority: 'urgent' as const, failClosedHolds: 0, eventId: `e-${item.id}` }));
-      if (pushes.length > 0) await w.holds.hold(w.user(step.user), 1_900_000_000_000 + (step.pick % 2), pushes, expiresAt);
+      const pushes = items.slice(0, 1 + (step.pick % 3)).map((item) => ({ id: item.id, source: 'own' as const, priority: 'urgent' as const, failClosedHolds: 0, eventId: `e-${item.id}` }));
+      if (pushes.length === 0) return;
+      const releaseAtMs = 1_900_000_000_000 + (step.pick % 2);
+      await w.holds.hold(w.user(step.user), releaseAtMs, pushes, expiresAt);
+      // Its release, named as the live gate names it (the erasure finds it from the hold record too).
+      await w.schedule('hold', `${id(step.user)}\u0000${releaseAtMs}`, releaseAtMs, [id(step.user)]);
       return;
     }
+    case 'sendAt':
+      await w.schedule('sendat', `s${index}`, 1_900_000_000_000 + index, [id(step.actor), id(step.recipient)]);
+      return;
     case 'trace':
       await w.trace.record([{ tenantId: TENANT, userId: id(step.user), eventId: `t${index}`, stage: 'gate', outcome: 'admitted', atMs: Date.now(), detail: `about ${value(step.value)}` }]);
       await w.holds.countPushes(w.user(step.user), 60_000 * index, 1, expiresAt);
@@ -251,17 +291,27 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
   const after = Object.fromEntries(TABLE_NAMES.map((table) => [table, new Map(before[table])])) as Snapshot;
   const others = users.filter((user) => user !== erased);
   const own: Record<TableName, Set<string>> = {
-    inbox: new Set([userPartition(TENANT, erased), keys.recentPostsPartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
+    inbox: new Set([userPartition(TENANT, erased), keys.recentPostsPartition(TENANT, erased), keys.userTracePartition(TENANT, erased), ...Array.from({ length: FEED_SHARDS }, (_, shard) => keys.feedShardPartition(TENANT, erased, shard))]),
     readMarks: new Set([userPartition(TENANT, erased)]),
     connections: new Set([userPartition(TENANT, erased), ...Array.from({ length: ONLINE_SUBSCRIBER_SHARDS }, (_, shard) => keys.onlineSubscribersPartition(TENANT, erased, shard))]),
-    graph: new Set([keys.followersPartition(TENANT, erased), keys.followingCelebsPartition(TENANT, erased), keys.followedCelebsPackPartition(TENANT, erased), keys.profile(TENANT, erased).pk, keys.channelStatePartition(TENANT, erased)]),
+    graph: new Set([
+      keys.followersPartition(TENANT, erased),
+      keys.formerFollowersPartition(TENANT, erased),
+      keys.followingPartition(TENANT, erased),
+      keys.followingCelebsPartition(TENANT, erased),
+      keys.followedCelebsPackPartition(TENANT, erased),
+      keys.profile(TENANT, erased).pk,
+      keys.channelStatePartition(TENANT, erased),
+    ]),
     idempotency: new Set(),
   };
   const inboxOf = new Set(others.map((user) => userPartition(TENANT, user)));
   const followersOf = new Set(others.map((user) => keys.followersPartition(TENANT, user)));
   const followingOf = new Set(others.map((user) => keys.followingCelebsPartition(TENANT, user)));
+  // Their entries in others' followee lists and former-follower lists (kept past an unfollow).
+  const followeeListOf = new Set(others.flatMap((user) => [keys.followingPartition(TENANT, user), keys.formerFollowersPartition(TENANT, user)]));
   const packOf = new Set(others.map((user) => keys.followedCelebsPackPartition(TENANT, user)));
-  const holdOf = others.map((user) => `${userPartition(TENANT, user)}#HOLD#`);
+  const traceOf = new Set(others.map((user) => keys.userTracePartition(TENANT, user)));
   const actorOf = (item: RawItem) => (unmarshall(item) as { actor?: { id?: unknown } }).actor?.id;
   for (const table of TABLE_NAMES) {
     for (const [key, item] of before[table]) {
@@ -288,19 +338,16 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         const profile = after.graph.get(profileKey);
         if (item.counted?.BOOL === true && profile?.followerCount && Number(profile.followerCount.N) > 0) after.graph.set(profileKey, { ...profile, followerCount: { N: String(Number(profile.followerCount.N) - 1) } });
       } else if (table === 'graph' && pk !== undefined && followingOf.has(pk) && item.sk!.S === erased) drop();
+      else if (table === 'graph' && pk !== undefined && followeeListOf.has(pk) && item.sk!.S === erased) drop();
       else if (table === 'graph' && pk !== undefined && packOf.has(pk) && item.f?.SS) {
         const elements = item.f.SS.filter((element) => element.slice(element.indexOf(':') + 1) !== erased);
         const { f: _f, ...rest } = item;
         change(elements.length > 0 ? { ...rest, f: { SS: elements } } : rest);
       } else if (table === 'idempotency' && id?.startsWith(`${tenantKeyPrefix(TENANT)}#E#TRACE#`) && item.trace?.M?.actorId?.S === erased) drop();
-      // Another user's follow trace whose followee they were (the role attribute, not the detail text).
-      else if (table === 'idempotency' && id?.includes('#TRACE#') && item.trace?.M?.followeeId?.S === erased) drop();
-      else if (table === 'idempotency' && id !== undefined && holdOf.some((prefix) => id.startsWith(prefix)) && item.held?.L) {
-        change({ ...item, held: { L: item.held.L.filter((push) => push.M?.notification?.M?.actor?.M?.id?.S !== erased) } });
-      } else if (table === 'idempotency' && id?.startsWith('fanout#') && item.data?.M?.tierChange?.M?.userId?.S === erased) {
-        const { userId: _userId, ...tierChange } = item.data.M.tierChange.M;
-        change({ ...item, data: { M: { ...item.data.M, tierChange: { M: tierChange } } } });
-      }
+      // Another user's follow trace whose followee they were (the role attribute, not the detail text), in that user's trace partition.
+      else if (table === 'inbox' && pk !== undefined && traceOf.has(pk) && item.trace?.M?.followeeId?.S === erased) drop();
+      // Other users' holds keep references (ids), never the erased user's content, and the fan-out's
+      // stored results name nobody: both stay as they were.
     }
   }
   return after;
@@ -311,6 +358,10 @@ function withoutTombstone(state: Snapshot, tombstoneId: string): Snapshot {
   copy.idempotency.delete(tombstoneId);
   return copy;
 }
+
+/** The stand-in's endpoints, comparable (what each received is not part of the data at rest). */
+const endpointsAfter = (sns: LocalMobilePush) => sns.devices().map(({ received: _received, ...endpoint }) => endpoint).sort((a, b) => (a.endpointArn < b.endpointArn ? -1 : 1));
+const namesUser = (customUserData: string, userId: string) => (JSON.parse(customUserData) as { userId?: string }).userId === userId;
 
 const asObject = (state: Snapshot) => Object.fromEntries(TABLE_NAMES.map((table) => [table, Object.fromEntries([...state[table]].sort(([a], [b]) => (a < b ? -1 : 1)))]));
 
@@ -324,8 +375,20 @@ describe('erasure (model): exactly one person, by role', () => {
           for (const [index, step] of [...opening, ...actions].entries()) await apply(w, users, step, index);
           const erased = users[0]!;
           const before = await snapshot(w.tables);
+          const endpointsBefore = endpointsAfter(w.sns);
+          const schedulesBefore = w.localScheduler.list().map((schedule) => schedule.name);
           const subject = { tenantId: TENANT, userId: erased };
-          const options = { client: w.client, tables: w.tables, feedShards: FEED_SHARDS, graceMs: 0, tombstoneTtlSeconds: 3_600, stepBudget, findType: findNotificationType, warn: () => undefined };
+          const options = {
+            client: w.client,
+            tables: w.tables,
+            feedShards: FEED_SHARDS,
+            graceMs: 0,
+            tombstoneTtlSeconds: 3_600,
+            stepBudget,
+            warn: () => undefined,
+            deletePushEndpoint: async (endpointArn: string) => void w.sns.handleAction('DeleteEndpoint', new URLSearchParams({ EndpointArn: endpointArn })),
+            schedules: { delete: (name: string) => w.localScheduler.delete(name) },
+          };
           let batches = 0;
           const killed = new UserEraser({ ...options, afterBatch: () => {
             batches += 1;
@@ -339,6 +402,10 @@ describe('erasure (model): exactly one person, by role', () => {
           const tombstone = erasureRecordId(subject);
           expect(asObject(withoutTombstone(after, tombstone))).toEqual(asObject(expectedAfterErasure(before, users, erased)));
           expect(report.unknownKept).toEqual({});
+          // The SNS stand-in: every endpoint naming them gone, every other one as it was.
+          expect(endpointsAfter(w.sns)).toEqual(endpointsBefore.filter((endpoint) => !namesUser(endpoint.customUserData, erased)));
+          // The scheduler: every schedule naming them gone, every other one as it was.
+          expect(w.localScheduler.list().map((schedule) => schedule.name).sort()).toEqual(schedulesBefore.filter((name) => !w.scheduleNames.get(name)!.includes(erased)).sort());
           const again = await new UserEraser(options, subject).run();
           expect(totalRemoved(again)).toBe(0);
           expect(asObject(withoutTombstone(await snapshot(w.tables), tombstone))).toEqual(asObject(withoutTombstone(after, tombstone)));

@@ -1,8 +1,8 @@
-/** A ChannelStateStore whose reads answer `state` and whose writes do nothing (channel consumer unit tests). */
+/** A channel state store that answers `state` (per user) and ignores every write (the channel consumer's unit tests). */
 import type { ChannelState, ChannelStateStore } from '../../src/core/channels/ports.js';
 import type { UserRef } from '../../src/core/model/user.js';
 
-export function channelStateStub(state: (user: UserRef) => ChannelState): ChannelStateStore {
+export function fixedChannelState(state: (user: UserRef) => ChannelState): ChannelStateStore {
   return {
     channelState: async (user) => state(user),
     listDevices: async () => [],

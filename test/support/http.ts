@@ -56,4 +56,5 @@ export interface CountsBody {
   unread: number;
   unseen: number;
   capped: boolean;
+  newestId: string | null;
 }

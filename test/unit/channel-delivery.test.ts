@@ -1,5 +1,5 @@
 /** ChannelDelivery with in-memory ports: fail closed, dedup per device, sensitive texts, rate-limit holds, consent. */
-import { channelStateStub } from '../support/channel-fakes.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 import { describe, expect, it } from 'vitest';
 import { ChannelDelivery, type ChannelDeliveryDeps, type ChannelInput, type ChannelTypeInfo } from '../../src/core/channels/channel-delivery.js';
 import { pushMessageOf } from '../../src/core/channels/channel-messages.js';
@@ -25,30 +25,40 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
   const claims = new Set<string>();
   const published: { endpointArn: string; message: PushMessage }[] = [];
   const scheduled: OneTimeSchedule[] = [];
-  let sends = 0;
+  const windows = new Map<string, Set<string>>();
   const keyOf = (key: ChannelSendKey) => `${key.userId}/${key.notificationId}/${key.deviceId ?? ''}`;
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: channelStateStub(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state })),
+    state: fixedChannelState(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }, { id: 'd_bbbbbbbbbbbbbbbbbbbbbb', platform: 'fcm', token: 't2', endpointArn: 'arn:e2', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [], ...state })),
     dedup: {
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),
       claimSending: async () => 'claimed',
       markSent: async () => undefined,
     },
-    rate: { countSends: async (_user, _channel, _window, count) => (sends += count) },
-    push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
+    // The ledger's rule in memory: a message counts once per window, up to the limit.
+    rate: {
+      admitMessage: async (user, _channel, windowStartMs, messageKey, limit) => {
+        const counted = windows.get(`${user.userId}/${windowStartMs}`) ?? new Set<string>();
+        windows.set(`${user.userId}/${windowStartMs}`, counted);
+        if (counted.has(messageKey)) return 'already_counted';
+        if (counted.size >= limit) return 'over_limit';
+        counted.add(messageKey);
+        return 'counted';
+      },
+    },
+    push: { deleteEndpoint: async () => undefined, publish: async (endpointArn, _platform, message) => (published.push({ endpointArn, message }), { status: 'sent', messageId: 'm' }) },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (job) => JSON.stringify(job),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },
     onEvent: () => undefined,
     ...overrides,
   };
-  return { delivery: new ChannelDelivery(deps), published, scheduled, claims };
+  return { delivery: new ChannelDelivery(deps), published, scheduled, claims, windows };
 }
 
 describe('ChannelDelivery (push)', () => {
@@ -91,7 +101,7 @@ describe('ChannelDelivery (push)', () => {
   it('a throttled send gives its claim back and fails the record; the retry sends it', async () => {
     let throttle = true;
     const sent: string[] = [];
-    const { delivery } = harness({ push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) } });
+    const { delivery } = harness({ push: { deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) } });
     const first = await delivery.deliver([aJob(1)]);
     throttle = false;
     await delivery.deliver([aJob(1)]);
@@ -104,7 +114,30 @@ describe('ChannelDelivery (push)', () => {
     await delivery.deliver([aJob(1), aJob(2), aJob(3)]);
     expect(published).toHaveLength(2);
     expect(scheduled.map((schedule) => schedule.atMs)).toEqual([Date.parse('2026-11-25T12:01:00.000Z'), Date.parse('2026-11-25T12:01:00.000Z')]);
-    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { held?: boolean }).held === true)).toBe(true);
+    // A reference to the recipient's notification, never its content: read back when it fires.
+    expect(scheduled.every((schedule) => schedule.targetArn.endsWith(':PushDelivery') && (JSON.parse(schedule.payload) as { kind?: string }).kind === 'item-release' && !schedule.payload.includes('the content'))).toBe(true);
+  });
+
+  it('a record retried after one device was throttled counts its message once: the next message of the window still goes out', async () => {
+    // Prepare: a limit of 2; the second device throttles the first attempt.
+    let throttle = true;
+    const sent: string[] = [];
+    const { delivery, scheduled, windows } = harness({
+      settings: { rateLimitPerWindow: 2, rateLimitWindowMs: 60_000, parallelism: 4 },
+      push: { deleteEndpoint: async () => undefined, publish: async (arn) => (throttle && arn === 'arn:e2' ? { status: 'throttled', reason: '429' } : (sent.push(arn), { status: 'sent', messageId: 'm' })) },
+    });
+
+    // Act
+    const first = await delivery.deliver([aJob(1)]);
+    throttle = false;
+    await delivery.deliver([aJob(1)]);
+    await delivery.deliver([aJob(2)]);
+
+    // Assess
+    expect([...first.failedRecordIds]).toEqual(['r1']);
+    expect(sent).toEqual(['arn:e1', 'arn:e2', 'arn:e1', 'arn:e2']);
+    expect(scheduled).toEqual([]);
+    expect([...windows.values()].map((counted) => counted.size)).toEqual([2]);
   });
 
   it('held jobs released together become one digest push', () => {

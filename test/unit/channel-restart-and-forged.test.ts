@@ -1,5 +1,5 @@
 /** Channel consumer: a job redelivered after a kill -9 (before or after the send), and forged jobs on the channel queue. */
-import { channelStateStub } from '../support/channel-fakes.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
@@ -27,13 +27,13 @@ function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): C
   const deps: ChannelDeliveryDeps = {
     channel: 'push',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: channelStateStub(() => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
+    state: fixedChannelState(() => ({ devices: [device('d_aaaaaaaaaaaaaaaaaaaaaa', 'arn:e1'), device('d_bbbbbbbbbbbbbbbbbbbbbb', 'arn:e2')], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
     dedup,
-    rate: { countSends: async () => 1 },
-    push: { upsertEndpoint: async () => 'arn', deleteEndpoint: async () => undefined, publish },
+    rate: { admitMessage: async () => 'counted' },
+    push: { deleteEndpoint: async () => undefined, publish },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:PushDelivery',
-    signJob: (channelJob) => JSON.stringify(channelJob),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: () => ({ digestible: false, channels: { push: true } }),
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },

@@ -4,7 +4,7 @@ import { ChannelDelivery, type ChannelInput, type ChannelTypeInfo } from '../../
 import type { ChannelDedupStore, ChannelSendKey, EmailMessage, SendingClaim } from '../../src/core/channels/ports.js';
 import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
-import { channelStateStub } from '../support/channel-fakes.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-26T09:00:00.000Z');
 const types: Record<string, ChannelTypeInfo> = {
@@ -31,13 +31,13 @@ function harness(sending: SendingClaim = 'claimed', markSentFails = false) {
   const delivery = new ChannelDelivery({
     channel: 'email',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
-    state: channelStateStub(() => ({ devices: [], pushConsent: null, emailAddress: 'alice@example.test', emailUnsubscribed: [] })),
+    state: fixedChannelState(() => ({ devices: [], pushConsent: null, emailAddress: 'alice@example.test', emailUnsubscribed: [] })),
     dedup,
-    rate: { countSends: async (_user, _channel, _window, count) => count },
+    rate: { admitMessage: async () => 'counted' as const },
     email: { send: async (message) => (emails.push(message), { status: 'sent', messageId: 'm' }), unsubscribeBaseUrl: 'http://localhost', unsubscribeSecret: 'k' },
     scheduler: { scheduleOnce: async () => 'created' },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:EmailDelivery',
-    signJob: (job) => JSON.stringify(job),
+    signRelease: (release) => JSON.stringify(release),
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 1, sendingTimeoutMs: 45_000 },

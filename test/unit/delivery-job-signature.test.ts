@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Priority } from '../../src/core/jobs/delivery-job.js';
-import { hasValidDeliveryJobSignature, signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signature.js';
+import { hasValidDeliveryJobSignature, signedDeliveryJobBody, SNOOZE_EVENT_ID_PREFIX } from '../../src/core/jobs/delivery-job-signature.js';
 import type { DeliveryInput, DeliveryReport } from '../../src/core/live/delivery-batch.js';
 import { createDeliveryHandler } from '../../src/handlers/delivery-handler.js';
 import { aRecipientsJob, aRenderedNotification } from '../support/delivery-fixtures.js';
@@ -48,5 +48,31 @@ describe('delivery job signatures', () => {
     // Assess
     expect(delivery.inputs.map((input) => input.recordId)).toEqual(['m-signed']);
     expect(response.batchItemFailures).toEqual([]);
+  });
+
+  it('the snooze key signs a one-recipient urgent comeback and nothing else: a wider job signed with it is dropped like a forgery', async () => {
+    // Prepare: REST write holds the snooze key, never the fan-out's.
+    const snoozeKey = 'rest-write-and-urgent-delivery-only';
+    const delivery = new FakeDelivery();
+    const handler = createDeliveryHandler({ delivery, mode: 'urgent', logger: new Logger({ logLevel: 'SILENT' }), deliveryJobSecret: secret, snoozeJobSecret: snoozeKey });
+    const comeback = aRecipientsJob({ recipients: [alice], eventId: `${SNOOZE_EVENT_ID_PREFIX}01J0000000000000000000000A`, priority: 'urgent' });
+    const records = [
+      anSqsRecord(signedDeliveryJobBody(comeback, snoozeKey), 'm-comeback'),
+      anSqsRecord(signedDeliveryJobBody({ ...comeback, target: { kind: 'recipients', recipients: [{ userId: 'alice', notificationId: comeback.target.kind === 'recipients' ? comeback.target.recipients[0]!.notificationId : '' }, { userId: 'bob', notificationId: '01J0000000000000000000000B' }] } }, snoozeKey), 'm-two-recipients'),
+      anSqsRecord(signedDeliveryJobBody({ ...comeback, eventId: 'evt-1' }, snoozeKey), 'm-not-a-comeback'),
+      anSqsRecord(signedDeliveryJobBody({ ...comeback, priority: 'info' }, snoozeKey), 'm-info'),
+      anSqsRecord(signedDeliveryJobBody({ ...comeback, target: { kind: 'onlineFollowers', actorId: 'celebrity', notificationId: '01J0000000000000000000000C' } }, snoozeKey), 'm-celebrity'),
+      anSqsRecord(signedDeliveryJobBody({ ...comeback, retracted: { eventId: 'evt-2', arrivalMs: 1 } }, snoozeKey), 'm-retraction'),
+    ];
+
+    // Act
+    const response = await handler(anSqsEvent(records));
+    const infoDelivery = new FakeDelivery();
+    await createDeliveryHandler({ delivery: infoDelivery, mode: 'info', logger: new Logger({ logLevel: 'SILENT' }), deliveryJobSecret: secret })(anSqsEvent([records[0]!]));
+
+    // Assess
+    expect(delivery.inputs.map((input) => input.recordId)).toEqual(['m-comeback']);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(infoDelivery.inputs).toEqual([]);
   });
 });

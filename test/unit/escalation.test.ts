@@ -13,9 +13,10 @@ import { EMPTY_READ_STATE, exceptionAfter, type ReadState } from '../../src/core
 import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { EmailMessage } from '../../src/core/channels/ports.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
+import type { ItemRelease } from '../../src/core/jobs/item-release.js';
 import type { TraceEntry } from '../../src/core/ports/trace.js';
 import { DEFAULT_PREFERENCES, type Preferences } from '../../src/core/preferences/preferences.js';
-import { channelStateStub } from '../support/channel-fakes.js';
+import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:30:00.000Z');
 const ARRIVED = NOW - 15 * 60_000;
@@ -88,13 +89,15 @@ function harness(options: { states?: Record<string, ReadState>; retracted?: stri
   const deps: ChannelDeliveryDeps = {
     channel: 'email',
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {}, ...options.preferences } }])) },
-    state: channelStateStub((user) => ({ devices: [], pushConsent: null, emailAddress: `${user.userId}@example.test`, emailUnsubscribed: [] })),
+    state: fixedChannelState((user) => ({ devices: [], pushConsent: null, emailAddress: `${user.userId}@example.test`, emailUnsubscribed: [] })),
     dedup: { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined },
-    rate: { countSends: async (_user, _channel, _window, count) => count },
+    rate: { admitMessage: async () => 'counted' as const },
     email: { send: async (message) => (emails.push(message), { status: 'sent', messageId: 'm' }), unsubscribeBaseUrl: 'http://localhost', unsubscribeSecret: 'k' },
     scheduler: { scheduleOnce: async (schedule) => (scheduled.push(schedule), 'created') },
     channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:EmailDelivery',
-    signJob: (job) => JSON.stringify(job),
+    signRelease: (release) => JSON.stringify(release),
+    // A released hold reads the notification back from the recipient's inbox (here: always there, unexpired).
+    items: { getItems: async (keys) => new Map(keys.map(({ id }) => [id, { id, type: 'mention.created', createdAt: '2026-11-25T12:15:00.000Z', actor: { id: 'bob' }, title: 'Bob mentioned you', body: 'hey', data: {}, expiresAt: NOW / 1000 + 86_400 }])) },
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
     settings: { rateLimitPerWindow: 0, parallelism: 4 },
@@ -134,10 +137,19 @@ describe('ChannelDelivery: escalation jobs', () => {
     expect(reads).toEqual([]);
     expect(scheduled).toHaveLength(1);
     expect(scheduled[0]!.atMs).toBe(dueAtMs);
-    const reentering = JSON.parse(scheduled[0]!.payload) as ChannelJob;
-    expect(reentering.escalation).toEqual({ dueAtMs, when: 'unseen' });
-    expect(reentering.held).toBeUndefined();
+    // A reference (the schedule carries no content), still an escalation, come early: never a digest.
+    const reentering = JSON.parse(scheduled[0]!.payload) as ItemRelease;
+    expect(reentering).toMatchObject({ kind: 'item-release', userId: 'alice', notificationId: ID, escalation: { dueAtMs, when: 'unseen' }, early: true });
     expect(outcomes(traced)).toEqual(['alice:deferred']);
+  });
+
+  it('an early escalation released at its due time is checked then: sent while unseen, not joined to a digest', async () => {
+    const { delivery, emails, reads, traced } = harness();
+    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId: 'acme', userId: 'alice', notificationId: ID, priority: 'urgent', eventId: 'e1', escalation: { dueAtMs: NOW, when: 'unseen' }, early: true };
+    await delivery.deliver([], [{ recordId: 'r1', release }]);
+    expect(reads).toEqual([1]);
+    expect(emails.map((email) => email.subject)).toEqual(['Bob mentioned you']);
+    expect(outcomes(traced)).toEqual(['alice:escalated']);
   });
 
   it('switched off: `escalation: false` for the type, or the email channel switched off for it; the default-off email does not stop it', async () => {
@@ -166,7 +178,12 @@ describe('ChannelDelivery: escalation jobs', () => {
     expect(quiet.emails).toEqual([]);
     expect(quiet.scheduled).toHaveLength(1);
     expect(quiet.scheduled[0]!.atMs).toBe(Date.parse('2026-11-25T13:00:00.000Z'));
-    expect((JSON.parse(quiet.scheduled[0]!.payload) as ChannelJob).escalation).toBeDefined();
+    expect((JSON.parse(quiet.scheduled[0]!.payload) as ItemRelease).escalation).toEqual({ dueAtMs: NOW, when: 'unseen' });
+    // Released at the end of quiet hours and seen meanwhile: checked again, skipped.
+    const seen = harness({ states: { alice: state({ seenMark: idAt(ARRIVED + 1), seenAt: '' }) } });
+    await seen.delivery.deliver([], [{ recordId: 'r9', release: JSON.parse(quiet.scheduled[0]!.payload) as ItemRelease }]);
+    expect(seen.emails).toEqual([]);
+    expect(outcomes(seen.traced)).toEqual(['alice:escalation_seen']);
   });
 
   it('the read state unreadable: fails closed (nothing sent, the record retried)', async () => {

@@ -164,7 +164,7 @@ describe('wire contract: the server and the client SDK read the same types', () 
       notificationMessage(small),
       notificationMessage(large),
       digestMessage([small, aLiveNotification(3)], 2_000),
-      readStateMessage({ readAt: null, seenAt: T0_ISO }, { unread: 1, unseen: 0, capped: false }),
+      readStateMessage({ readAt: null, seenAt: T0_ISO }, { unread: 1, unseen: 0, capped: false, newestId: null }),
     ];
 
     // Assess

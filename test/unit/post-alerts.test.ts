@@ -88,23 +88,23 @@ describe('the push consumer and alert jobs', () => {
 });
 
 describe('K platform applications per platform', () => {
-  it('a user sticks to one application; 10,000 users spread within 10% of even over 4', () => {
+  it('a token sticks to one application; 10,000 tokens spread within 10% of even over 4', () => {
     const counts = [0, 0, 0, 0];
-    for (let i = 0; i < 10_000; i += 1) counts[platformApplicationIndex('acme', `user-${i}`, 4)]! += 1;
-    expect(platformApplicationIndex('acme', 'alice', 4)).toBe(platformApplicationIndex('acme', 'alice', 4));
-    expect(platformApplicationIndex('acme', 'alice', 1)).toBe(0);
+    for (let i = 0; i < 10_000; i += 1) counts[platformApplicationIndex(`token-${i}`, 4)]! += 1;
+    expect(platformApplicationIndex('token-a', 4)).toBe(platformApplicationIndex('token-a', 4));
+    expect(platformApplicationIndex('token-a', 1)).toBe(0);
     for (const count of counts) expect(Math.abs(count - 2_500)).toBeLessThan(250);
   });
 
-  it('SnsPushProvider registers a device under its owner\'s application (CreatePlatformEndpoint names it)', async () => {
+  it('SnsPushProvider registers a token under the application it hashes to, whoever registers it (one endpoint, one owner)', async () => {
     const apps = ['arn:aws:sns:eu-west-1:1:app/GCM/p0', 'arn:aws:sns:eu-west-1:1:app/GCM/p1', 'arn:aws:sns:eu-west-1:1:app/GCM/p2'];
     const created: string[] = [];
     const client = { send: async (command: { input: { PlatformApplicationArn?: string } }) => (command.input.PlatformApplicationArn ? (created.push(command.input.PlatformApplicationArn), { EndpointArn: 'arn:e' }) : { Attributes: { Enabled: 'true', Token: 't' } }) };
     const provider = new SnsPushProvider(client as never, { fcm: apps });
-    const owner = { tenantId: 'acme', userId: 'alice' };
-    await provider.upsertEndpoint('fcm', 't', '{}', owner);
-    await provider.upsertEndpoint('fcm', 't2', '{}', owner);
-    expect(created).toEqual([apps[platformApplicationIndex('acme', 'alice', 3)], apps[platformApplicationIndex('acme', 'alice', 3)]]);
+    await provider.findOrCreateEndpoint('fcm', 'phone-token', { tenantId: 'acme', userId: 'alice' });
+    await provider.findOrCreateEndpoint('fcm', 'phone-token', { tenantId: 'globex', userId: 'bob' });
+    const index = platformApplicationIndex('phone-token', 3);
+    expect(created).toEqual([apps[index], apps[index]]);
     expect(provider.platforms()).toEqual(['fcm']);
   });
 });

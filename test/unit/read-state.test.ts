@@ -79,6 +79,8 @@ describe('markAt', () => {
   });
 });
 
+const newestOf = (ids: readonly string[]) => [...ids].sort().at(-1);
+
 describe('countFromIds', () => {
   it('counts unread and unseen, skipping exceptions', () => {
     // Prepare
@@ -89,11 +91,11 @@ describe('countFromIds', () => {
     const counts = countFromIds(ids, state);
 
     // Assess
-    expect(counts).toEqual({ unread: 2, unseen: 1, capped: false });
+    expect(counts).toEqual({ unread: 2, unseen: 1, capped: false, newestId: newest });
   });
 
   it('empty inbox: zero and not capped', () => {
-    expect(countFromIds([], EMPTY_READ_STATE)).toEqual({ unread: 0, unseen: 0, capped: false });
+    expect(countFromIds([], EMPTY_READ_STATE)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
   });
 
   it('exactly the cap is not capped; one more is', () => {
@@ -102,8 +104,8 @@ describe('countFromIds', () => {
     const hundred = notificationsEverySecond(COUNT_CAP + 1, T0).map((item) => item.id);
 
     // Act + Assess
-    expect(countFromIds(ninetyNine, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: false });
-    expect(countFromIds(hundred, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: true });
+    expect(countFromIds(ninetyNine, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: false, newestId: newestOf(ninetyNine) });
+    expect(countFromIds(hundred, EMPTY_READ_STATE)).toEqual({ unread: 99, unseen: 99, capped: true, newestId: newestOf(hundred) });
   });
 
   it('caps unseen too, and capped reflects unread only', () => {
@@ -115,12 +117,17 @@ describe('countFromIds', () => {
     const counts = countFromIds(ids, state);
 
     // Assess
-    expect(counts).toEqual({ unread: 99, unseen: 50, capped: true });
+    expect(counts).toEqual({ unread: 99, unseen: 50, capped: true, newestId: newestOf(ids) });
   });
 
   it('accepts another cap', () => {
     const ids = notificationsEverySecond(5, T0).map((item) => item.id);
-    expect(countFromIds(ids, EMPTY_READ_STATE, 3)).toEqual({ unread: 3, unseen: 3, capped: true });
+    expect(countFromIds(ids, EMPTY_READ_STATE, 3)).toEqual({ unread: 3, unseen: 3, capped: true, newestId: newestOf(ids) });
+  });
+
+  it('names the newest unread id it includes, not a newer read one', () => {
+    const state = aReadState({ exceptions: readOne(newest) });
+    expect(countFromIds([newest, newer, older], state).newestId).toBe(newer);
   });
 });
 

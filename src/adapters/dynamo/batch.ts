@@ -99,17 +99,20 @@ async function* attempts<T, Answer>(
  * The items of `keys`, one chunk of 100 after the other, one array per call (retries included), so
  * a caller that found what it looks for sends no further call by leaving its `for await`.
  */
-export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy & { consistentRead?: boolean } = {}): AsyncGenerator<Item[]> {
+export async function* batchGetPages(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], policy: BatchRetryPolicy & { consistentRead?: boolean; keysOnly?: boolean } = {}): AsyncGenerator<Item[]> {
+  // Keys only: an existence check reads (and pays for) no attribute beyond the key.
+  const keyNames = policy.keysOnly ? [...new Set(keys.flatMap((key) => Object.keys(key)))] : [];
+  const projection = keyNames.length > 0 ? { ProjectionExpression: keyNames.map((_, index) => `#k${index}`).join(', '), ExpressionAttributeNames: Object.fromEntries(keyNames.map((name, index) => [`#k${index}`, name])) } : {};
   for (const group of chunk(keys, BATCH_GET_LIMIT)) {
     yield* attempts('BatchGetItem', group.map((key): Item => ({ ...key })), policy, async (pending) => {
-      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...(policy.consistentRead ? { ConsistentRead: true } : {}) } } }));
+      const output = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...projection, ...(policy.consistentRead ? { ConsistentRead: true } : {}) } } }));
       return { answer: output.Responses?.[tableName] ?? [], unprocessed: (output.UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[] };
     });
   }
 }
 
 /** Every item of `keys` (absent keys give nothing): chunks of 100, `parallelism` calls in flight. */
-export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], options: BatchOptions = {}): Promise<Item[]> {
+export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly ItemKey[], options: BatchOptions & { consistentRead?: boolean; keysOnly?: boolean } = {}): Promise<Item[]> {
   const pages = await mapBounded(chunk(keys, BATCH_GET_LIMIT), options.parallelism ?? DEFAULT_PARALLELISM, async (group) => {
     const items: Item[] = [];
     for await (const page of batchGetPages(client, tableName, group, options)) items.push(...page);

@@ -1,10 +1,11 @@
 /**
  * Idempotency table: the channels' dedup records (one per push device send or email, 30-day TTL,
- * written with a condition before the send) and their per-user rate counters.
+ * written with a condition before the send) and their per-user rate counters, both in the owner
+ * index (`userRef`), where the user's erasure finds them.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/model/keys.js';
+import { keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, SendingClaim } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
@@ -25,7 +26,7 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
   /** claim: PutItem if no unexpired record exists; errors propagate (the consumer fails closed). */
   async claim(key: ChannelSendKey): Promise<boolean> {
     const now = Math.floor(this.clock.nowMs() / 1000);
-    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now }, now);
+    return claimIfAbsentOrExpired(this.client, this.tableName, { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, [OWNER_INDEX.attribute]: ownerIndexValue(key.tenantId, key.userId) }, now);
   }
 
   /** release: DeleteItem, after a send the provider throttled (the retry claims again). */
@@ -45,7 +46,8 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, status: 'sending', sendingSince: nowMs },
+          // In the owner index (userRef), where the user's erasure finds it.
+          Item: { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, status: 'sending', sendingSince: nowMs, [OWNER_INDEX.attribute]: ownerIndexValue(key.tenantId, key.userId) },
           ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now OR (#status = :sending AND sendingSince <= :stale)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':now': now, ':sending': 'sending', ':stale': nowMs - staleAfterMs },
@@ -75,17 +77,31 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
     );
   }
 
-  /** countSends: atomic ADD on the window's counter; the total after. */
-  async countSends(user: UserRef, channel: string, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number> {
-    const answer = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) },
-        UpdateExpression: 'ADD sends :count SET expiration = :expiration',
-        ExpressionAttributeValues: { ':count': count, ':expiration': expiresAtSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(answer.Attributes?.sends ?? count);
+  /**
+   * admitMessage: one conditional UpdateItem on the window's counter adds the message to its set of
+   * counted messages and its count, unless the message is in the set already or the count is at the
+   * limit; when the condition fails, a consistent GetItem of the set tells a retry from a message over the limit.
+   */
+  async admitMessage(user: UserRef, channel: string, windowStartMs: number, messageKey: string, limit: number, expiresAtSeconds: number): Promise<'counted' | 'already_counted' | 'over_limit'> {
+    const key = { id: keys.channelRateWindowId(user.tenantId, user.userId, channel, windowStartMs) };
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          // In the owner index (userRef), where the user's erasure finds it.
+          UpdateExpression: 'ADD sends :one, messages :message SET expiration = :expiration, #owner = :owner',
+          ConditionExpression: '(attribute_not_exists(sends) OR sends < :limit) AND NOT contains(messages, :messageKey)',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.attribute },
+          ExpressionAttributeValues: { ':one': 1, ':message': new Set([messageKey]), ':messageKey': messageKey, ':limit': limit, ':expiration': expiresAtSeconds, ':owner': ownerIndexValue(user.tenantId, user.userId) },
+        }),
+      );
+      return 'counted';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const current = await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'messages' }));
+    const counted = current.Item?.messages;
+    return counted instanceof Set && counted.has(messageKey) ? 'already_counted' : 'over_limit';
   }
 }

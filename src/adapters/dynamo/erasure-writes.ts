@@ -1,13 +1,13 @@
 /**
- * The writes of an erasure (`user-eraser.ts`) on single items: a Scan page's filter (this tenant's
- * items and the tenantless ones), a shared item's parts naming the user taken out under a guard, an
- * outgoing follow edge deleted with its followee's count lowered once, and batched deletes.
+ * The writes of an erasure (`user-eraser.ts`, `erasure-phases.ts`) on single items: a shared item's
+ * parts naming the user taken out under a guard, an outgoing follow edge deleted with its followee's
+ * count lowered once, and batched deletes.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sharedItemPartCount, sharedPartsUpdates, type ErasureSubject, type SharedItemPartsNamingUser } from '../../core/privacy/erasure.js';
 import { classifyStoredItem } from '../../core/privacy/erasure-roles.js';
-import { tenantKeyPrefix } from '../../core/model/keys.js';
+import type { TableKey } from '../../core/model/keys.js';
 import { tableSpecs, type TableName } from '../../table-specs.js';
 import { batchWriteAll, type BatchOptions, type Item, type WriteRequest } from './batch.js';
 
@@ -20,27 +20,8 @@ export interface ErasureWrites {
   batchOptions?: BatchOptions;
 }
 
-export function erasureScanInput(tables: Record<TableName, string>, table: TableName, tenantId: string): ScanCommandInput {
-  const tenant = `${tenantKeyPrefix(tenantId)}#`;
-  if (table === 'idempotency') {
-    return {
-      TableName: tables.idempotency,
-      // This tenant's records and the tenantless ones (Powertools results, delivery records), whose data may hold the id.
-      FilterExpression: 'begins_with(#id, :tenant) OR NOT begins_with(#id, :tenantLed)',
-      ExpressionAttributeNames: { '#id': 'id' },
-      ExpressionAttributeValues: { ':tenant': tenant, ':tenantLed': 'T#' },
-    };
-  }
-  return {
-    TableName: tables[table],
-    FilterExpression: 'begins_with(#pk, :tenant) OR begins_with(#pk, :reverse)',
-    ExpressionAttributeNames: { '#pk': 'pk' },
-    ExpressionAttributeValues: { ':tenant': tenant, ':reverse': 'CONN#' },
-  };
-}
-
 /**
- * The user's parts out of one scanned item; answers how many went. Idempotent (REMOVE and DELETE of
+ * The user's parts out of one shared item; answers how many went. Idempotent (REMOVE and DELETE of
  * what is gone do nothing); an item deleted meanwhile is not recreated; a guard that fails (a list
  * element moved, or is no longer the user's) re-reads the item and decides again.
  */
@@ -73,10 +54,16 @@ export async function removeSharedParts(writes: ErasureWrites, table: TableName,
   }
 }
 
-/** DeleteItem (ALL_OLD), then ADD -1 to the followee's count if that edge had been counted: only the delete that removed it lowers it. */
-export async function removeOutgoingEdge(writes: ErasureWrites, item: Item, followeeProfile: { pk: string; sk: string }): Promise<boolean> {
-  const deleted = await writes.client.send(new DeleteCommand({ TableName: writes.tables.graph, Key: { pk: item.pk, sk: item.sk }, ReturnValues: 'ALL_OLD' }));
-  if (deleted.Attributes?.counted !== true) return false;
+/**
+ * DeleteItem (ALL_OLD), then ADD -1 to the followee's count if that edge had been counted: only the
+ * delete that removed it lowers it. Answers whether the edge was there and whether a count went down.
+ */
+export async function removeOutgoingEdge(writes: ErasureWrites, edge: TableKey, followeeProfile: TableKey): Promise<{ deleted: boolean; lowered: boolean }> {
+  const deleted = await writes.client.send(new DeleteCommand({ TableName: writes.tables.graph, Key: edge, ReturnValues: 'ALL_OLD' }));
+  return { deleted: deleted.Attributes !== undefined, lowered: deleted.Attributes?.counted === true && (await lowerFollowerCount(writes, followeeProfile)) };
+}
+
+async function lowerFollowerCount(writes: ErasureWrites, followeeProfile: TableKey): Promise<boolean> {
   try {
     await writes.client.send(
       new UpdateCommand({
@@ -94,10 +81,10 @@ export async function removeOutgoingEdge(writes: ErasureWrites, item: Item, foll
   }
 }
 
-export async function deleteKeys(writes: ErasureWrites, table: TableName, items: readonly Item[]): Promise<void> {
-  if (items.length === 0) return;
+export async function deleteKeys(writes: ErasureWrites, table: TableName, keysOrItems: readonly (Item | TableKey)[]): Promise<void> {
+  if (keysOrItems.length === 0) return;
   const spec = tableSpecs[table];
-  const requests: WriteRequest[] = items.map((item) =>
+  const requests: WriteRequest[] = keysOrItems.map((key) => key as Item).map((item) =>
     'sortKey' in spec
       ? { DeleteRequest: { Key: { pk: String(item[spec.partitionKey.name]), sk: String(item[spec.sortKey.name]) } } }
       : { DeleteRequest: { Key: { id: String(item[spec.partitionKey.name]) } } },

@@ -16,6 +16,8 @@ import { FollowPairs, profileOf } from './follow-pairs.js';
 import { GraphRepository } from './graph-repository.js';
 
 export interface FollowGraphRepositoryOptions extends BatchOptions {
+  /** How long a former follower's entry lives after the unfollow: their inbox keeps the account's posts that long (the inbox TTL). Default 90. */
+  formerFollowerTtlDays?: number;
   /**
    * A follow whose pack chunk is at DynamoDB's 400 KB item limit: the edge is stored, the inbox does
    * not merge that celebrity's feed. Given (the apps log a WARN), the write goes on; absent, it

@@ -51,6 +51,17 @@ export class FollowPairs {
    */
   async recordFollowChange(change: PairChange): Promise<PairState> {
     const element = encodeFollowRecord(change.record);
+    // The follower's own list of the accounts they follow(ed), written first for every record (an
+    // unfollow alone leaves a marker too): their erasure and export find this pair's follower item from
+    // it without a Scan. Kept after an unfollow; a crash leaves only the entry (harmless).
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.following(change.tenantId, change.followerId, change.followeeId),
+        UpdateExpression: 'SET firstRecordAt = if_not_exists(firstRecordAt, :at)',
+        ExpressionAttributeValues: { ':at': new Date(change.record.atMs).toISOString() },
+      }),
+    );
     let before: Record<string, unknown> | undefined;
     try {
       const output = await this.client.send(

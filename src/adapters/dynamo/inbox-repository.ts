@@ -1,13 +1,14 @@
 /** Inbox table: per-user inboxes and sharded celebrity feeds, both keyed by notification ULID. */
-import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../core/model/keys.js';
+import { PutCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { AUTHOR_INDEX, keys, ownerIndexValue } from '../../core/model/keys.js';
 import { queryPages } from './query-pages.js';
 import { isExpired, type Comeback, type StoredNotification } from '../../core/model/notification.js';
-import type { CelebrityPostsShard, IdRange, InboxItemToWrite, InboxKey, InboxReader, InboxSource, InboxWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { CelebrityLogShard, CelebrityPostsShard, IdRange, InboxItemToWrite, InboxKey, InboxReader, InboxSource, InboxWriter, OwnInboxItemWriter, PageQuery } from '../../core/ports/inbox.js';
+import type { UserRef } from '../../core/model/user.js';
 import { batchGetAll, batchGetPages, batchPutAll, type BatchOptions } from './batch.js';
 
-function partitionOf(source: InboxSource | CelebrityPostsShard): string {
-  if (source.kind === 'celebrityPosts') return keys.celebrityPostsPartition(source.tenantId, source.shard);
+function partitionOf(source: InboxSource | CelebrityPostsShard | CelebrityLogShard): string {
+  if (source.kind === 'celebrityPosts' || source.kind === 'celebrityLog') return keys.celebrityPostsPartition(source.tenantId, source.shard);
   return source.kind === 'own'
     ? keys.inboxItem(source.tenantId, source.userId, '').pk
     : keys.feedShardPartition(source.tenantId, source.actorId, source.shard);
@@ -34,6 +35,26 @@ export function toStored(item: Record<string, unknown>): StoredNotification {
   };
 }
 
+/** One stored row of an item to write (the batch puts and the single put share it). */
+function rowOf({ source, item, foundByPostsLog }: InboxItemToWrite): Record<string, unknown> {
+  return {
+    pk: partitionOf(source),
+    sk: item.id,
+    type: item.type,
+    createdAt: item.createdAt,
+    actor: item.actor,
+    title: item.title,
+    body: item.body,
+    data: item.data,
+    expiresAt: item.expiresAt,
+    // The log's reader keeps the posts of the celebrities it follows by this attribute.
+    ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
+    // The author index (sparse): a notification in someone else's inbox, for the author's erasure.
+    ...(source.kind === 'own' && item.actor.id !== source.userId && !foundByPostsLog ? { [AUTHOR_INDEX.attribute]: ownerIndexValue(source.tenantId, item.actor.id) } : {}),
+    ...(item.comeback ? { snoozedFrom: item.comeback.from, comebackOf: item.comeback.rootId, ...(item.comeback.rootActor !== undefined ? { comebackOfActor: item.comeback.rootActor } : {}) } : {}),
+  };
+}
+
 /** The key condition of a newest-first id range of one partition (`:pk` bound by the caller). */
 export function rangeCondition(range: { before?: string; after?: string }): { expression: string; values: Record<string, string> } {
   if (range.before !== undefined && range.after !== undefined) {
@@ -45,7 +66,7 @@ export function rangeCondition(range: { before?: string; after?: string }): { ex
   return { expression: 'pk = :pk', values: {} };
 }
 
-export class InboxRepository implements InboxReader, InboxWriter {
+export class InboxRepository implements InboxReader, InboxWriter, OwnInboxItemWriter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -124,7 +145,7 @@ export class InboxRepository implements InboxReader, InboxWriter {
   }
 
   /** getItems: BatchGetItem of the (partition, id) keys, 100 per call; no guard (the caller checks expiry and types). */
-  async getItems(refs: readonly { source: InboxSource; id: string }[]): Promise<Map<string, StoredNotification>> {
+  async getItems(refs: readonly { source: InboxSource | CelebrityLogShard; id: string }[]): Promise<Map<string, StoredNotification>> {
     const unique = new Map(refs.map(({ source, id }) => [`${partitionOf(source)}\u0000${id}`, { pk: partitionOf(source), sk: id }]));
     const items = await batchGetAll(this.client, this.tableName, [...unique.values()], this.batchOptions);
     return new Map(items.map((raw) => [raw.sk as string, toStored(raw)]));
@@ -142,21 +163,12 @@ export class InboxRepository implements InboxReader, InboxWriter {
 
   /** writeInboxItems: BatchWriteItem puts, 25 per call; no guard needed: ids are deterministic, so a retry rewrites the same item. */
   async writeInboxItems(items: readonly InboxItemToWrite[]): Promise<void> {
-    const rows = items.map(({ source, item }) => ({
-      pk: partitionOf(source),
-      sk: item.id,
-      type: item.type,
-      createdAt: item.createdAt,
-      actor: item.actor,
-      title: item.title,
-      body: item.body,
-      data: item.data,
-      expiresAt: item.expiresAt,
-      // The log's reader keeps the posts of the celebrities it follows by this attribute.
-      ...(source.kind === 'celebrityPosts' ? { authorId: source.authorId } : {}),
-      ...(item.comeback ? { snoozedFrom: item.comeback.from, comebackOf: item.comeback.rootId, ...(item.comeback.rootActor !== undefined ? { comebackOfActor: item.comeback.rootActor } : {}) } : {}),
-    }));
-    await batchPutAll(this.client, this.tableName, rows, this.batchOptions);
+    await batchPutAll(this.client, this.tableName, items.map(rowOf), this.batchOptions);
+  }
+
+  /** putOwnInboxItem: one PutItem into the user's own partition; deterministic id, so a retry rewrites the same item. */
+  async putOwnInboxItem(user: UserRef, item: StoredNotification): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: rowOf({ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId }, item }) }));
   }
 }
 

@@ -15,6 +15,8 @@ export interface MeterTotals {
   requests: number;
   readCapacityUnits: number;
   writeCapacityUnits: number;
+  /** Items the reads returned or examined: GetItem's item, BatchGetItem's responses, a Query's or Scan's ScannedCount. */
+  itemsRead: number;
   byCommand: Record<string, number>;
 }
 
@@ -24,7 +26,7 @@ export class RequestMeter {
   private totals: MeterTotals = RequestMeter.empty();
 
   private static empty(): MeterTotals {
-    return { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, byCommand: {} };
+    return { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0, itemsRead: 0, byCommand: {} };
   }
 
   reset(): void {
@@ -43,7 +45,8 @@ export class RequestMeter {
         if (input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
         const result = await next(args);
         const commandName = context.commandName ?? 'unknown';
-        const output = result.output as { ConsumedCapacity?: CapacityEntry | CapacityEntry[] };
+        const output = result.output as { ConsumedCapacity?: CapacityEntry | CapacityEntry[]; Item?: unknown; Responses?: Record<string, unknown[]>; ScannedCount?: number };
+        this.totals.itemsRead += itemsReadBy(commandName, output);
         const entries = Array.isArray(output.ConsumedCapacity) ? output.ConsumedCapacity : output.ConsumedCapacity ? [output.ConsumedCapacity] : [];
         for (const entry of entries) {
           const units = entry.CapacityUnits ?? 0;
@@ -65,4 +68,11 @@ export class RequestMeter {
       { step: 'finalizeRequest', priority: 'low', name: 'requestCountMeter', override: true },
     );
   }
+}
+
+/** Items one read returned or examined (0 for a write). */
+function itemsReadBy(commandName: string, output: { Item?: unknown; Responses?: Record<string, unknown[]>; ScannedCount?: number }): number {
+  if (commandName === 'GetItemCommand' || commandName === 'GetCommand') return output.Item === undefined ? 0 : 1;
+  if (commandName === 'BatchGetItemCommand' || commandName === 'BatchGetCommand') return Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+  return output.ScannedCount ?? 0;
 }

@@ -1,76 +1,85 @@
 /**
  * Erases one user from every table, in bounded steps with a checkpoint, so a user with a million
- * follow edges spans several invocations and a crash resumes where the last batch ended:
+ * follow edges spans several invocations and a crash resumes where the last batch ended. Its cost
+ * follows their footprint, never the table: every read is a Query of their partitions or of the
+ * sparse owner and author indexes under their id, or a read of keys computed from those.
  *
- * 1. tombstone: the erasure record (Idempotency table, hashed id, TTL) is written first; the fan-out
- *    reads it and drops the user from any event that reaches it from now on;
- * 2. grace: nothing is deleted until `graceMs` after the tombstone, so a fan-out that read "not
+ * 1. tombstone: the erasure record (Idempotency table, hashed id, TTL) is written first; every
+ *    consumer that sends to a user reads it (fan-out, live delivery, held releases, push, email);
+ * 2. channels: each device's SNS platform endpoint and their channel records (devices, push consent,
+ *    email address, unsubscribes) go at once, before anything waits, so an erasure cut short keeps
+ *    no address;
+ * 3. grace: nothing else is deleted until `graceMs` after the tombstone, so a fan-out that read "not
  *    erased" just before it has finished writing (set it to at least the fan-out function timeout);
- * 3. connections: each open connection is closed (API Gateway DeleteConnection) and its reverse item deleted;
- * 4. the user's own partitions, whole (Query keys + BatchWriteItem deletes): inbox, read marks and
- *    every other item kind of that partition, connections and presence, feed shards, recent posts log,
- *    followers, followed celebrities (edges and pack), profile and preferences;
- * 5. one Scan per table, each item decided by its key kind and role attributes
- *    (`classifyStoredItem`, src/core/privacy/erasure-roles.ts), never by matching values: their follow edges
- *    in other users' FOLLOWERS partitions (whose counts go down by one), notifications they
- *    authored in other inboxes (with those recipients' read state of them), online subscriptions,
- *    holds, rate windows, traces; their parts of shared items (followers' pack chunks, count index
- *    slots, connections' followed-celebrity lists, other users' held pushes) are taken out, the item
- *    stays; an item of unknown kind is kept, counted and logged at WARN;
- * 6. pending schedules that belong to the user or that they authored (`classifySchedule`).
+ * 4. cross-references, found from their own partitions (`erasure-phases.ts`): connections closed
+ *    with their subscriptions; their id out of their online followers' connections; their followers'
+ *    FOLLOWING entries, FOLLOWING_CELEBS edges and pack elements; their follower items in the
+ *    accounts they follow(ed) (counts lowered); their posts in their followers' and former followers'
+ *    inboxes (recomputed ids from the follow histories) and the notifications the author index holds, with the recipients' read state;
+ *    their celebrity posts log entries and count index entries; their owner-index records (rate
+ *    windows, holds, sends, traces) and the schedules those name;
+ * 5. their own partitions, whole; 6. their export documents.
  *
  * Every step is idempotent (deletes; a count is lowered only by the delete that removed a counted
  * edge), and the checkpoint is written after each batch, so running it twice or after a kill ends
  * the same.
  */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  countRemoved,
-  countUnknownKept,
-  emptyErasureReport,
-  erasureRecordId,
-  userPartitions,
-  type ErasureReport,
-  type ErasureSubject,
-  type SharedItemPartsNamingUser,
-  type UserPartition,
-} from '../../core/privacy/erasure.js';
-import { classifySchedule, classifyStoredItem, type ItemVerdict } from '../../core/privacy/erasure-roles.js';
-import type { ValidateEventInput } from '../../core/fanout/events.js';
-import { forEachBounded } from '../../core/model/bounded-parallel.js';
-import { keys, userPartition } from '../../core/model/keys.js';
-import type { OneTimeSchedule } from '../../core/ports/scheduler.js';
-import { tableSpecs, TABLE_NAMES, type TableName } from '../../table-specs.js';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { countRemoved, emptyErasureReport, ErasureConflictError, erasureRecordId, userPartitions, type ErasureReport, type ErasureSubject, type UserPartition } from '../../core/privacy/erasure.js';
+import { ONLINE_SUBSCRIBER_SHARDS } from '../../core/live/online-followers.js';
+import { tableSpecs, type TableName } from '../../table-specs.js';
 import type { BatchOptions, Item } from './batch.js';
-import { deleteKeys, erasureScanInput, removeOutgoingEdge, removeSharedParts, type ErasureWrites } from './erasure-writes.js';
+import {
+  eraseCelebrityPosts,
+  eraseChannels,
+  eraseConnections,
+  eraseFollowerCopies,
+  eraseFromFollowees,
+  eraseFromFollowers,
+  eraseFromSubscribers,
+  eraseIndexedAuthored,
+  eraseOwnerRecords,
+  PAGE_LIMIT,
+  type Cursor,
+  type PhaseContext,
+  type PhaseStep,
+} from './erasure-phases.js';
+import { deleteKeys, type ErasureWrites } from './erasure-writes.js';
 
-/** Pending one-time schedules that can be listed and deleted (EventBridge Scheduler, the local scheduler). */
+/** Pending one-time schedules deleted by name (EventBridge Scheduler, the local scheduler). */
 export interface ScheduleStore {
-  list(): Promise<OneTimeSchedule[]> | OneTimeSchedule[];
   /** True when it existed. */
   delete(name: string): Promise<boolean> | boolean;
+}
+
+/** The export documents of a user (the export store), deleted with them. */
+export interface ExportsOfUser {
+  /** Deletes every export document of the subject; answers how many there were. */
+  deleteExportsOf(subject: ErasureSubject): Promise<number>;
 }
 
 export interface UserEraserOptions {
   client: DynamoDBDocumentClient;
   tables: Record<TableName, string>;
   feedShards: number;
-  /** Wait between the tombstone and the first delete (>= the fan-out function timeout on AWS). */
+  /** Wait between the tombstone and the first delete after the channels (>= the fan-out function timeout on AWS). */
   graceMs: number;
   /** How long the tombstone outlives the erasure (in-flight and retried events, scheduled sends). */
   tombstoneTtlSeconds: number;
-  /** Work units per step: one per deleted item, SCAN_PAGE_UNITS per scanned page. */
+  /** Work units per step: about one per item read or deleted. */
   stepBudget?: number;
   /** Closes a live connection (API Gateway DeleteConnection); gone connections are not an error. */
   closeConnection?: (connectionId: string) => Promise<void>;
+  /** Deletes an SNS platform endpoint of one of their devices (a gone one is not an error). */
+  deletePushEndpoint?: (endpointArn: string) => Promise<void>;
   schedules?: ScheduleStore;
+  exports?: ExportsOfUser;
   nowMs?: () => number;
   batchOptions?: BatchOptions;
   /** Called after every checkpointed batch (tests inject a crash here). */
   afterBatch?: (phase: string) => Promise<void> | void;
-  /** The catalog's type lookup: a scheduled event's recipients and followee derived from its data count as roles too. */
-  findType?: ValidateEventInput['findType'];
-  /** A WARN line (an item or schedule of unknown kind, kept); default: one JSON line on stderr. */
+  /** A WARN line (a shared item of unknown kind, kept); default: one JSON line on stderr. */
   warn?: (message: string, context: Record<string, unknown>) => void;
 }
 
@@ -86,28 +95,27 @@ export interface ErasureStepResult {
   report: ErasureReport;
 }
 
-interface ErasureRecord {
+export interface ErasureRecord {
   id: string;
   status: 'running' | 'done';
   erasedAtMs: number;
   expiration: number;
   phase: number;
-  cursor?: Item;
+  cursor?: Cursor;
   report: ErasureReport;
+  /** When the last run finished (epoch ms). */
+  doneAtMs?: number;
+  /** Bumped by every save; a save expects the version it read (two runs of one erasure never both go on). */
+  version?: number;
 }
 
 type Phase =
   | { kind: 'grace' }
-  | { kind: 'connections' }
+  | { kind: 'footprint'; name: string; run: (ctx: PhaseContext, cursor: Cursor | undefined, budget: number) => Promise<PhaseStep> }
   | { kind: 'partition'; partition: UserPartition }
-  | { kind: 'scan'; table: TableName }
-  | { kind: 'schedules' };
+  | { kind: 'exports' };
 
 export const DEFAULT_ERASURE_STEP_BUDGET = 20_000;
-const SCAN_PAGE_UNITS = 100;
-const PAGE_LIMIT = 1_000;
-/** Updates of shared items (pack chunks, count index slots) in flight per Scan page. */
-const SHARED_UPDATES_IN_FLIGHT = 8;
 
 export class UserEraser {
   private readonly phases: Phase[];
@@ -116,12 +124,20 @@ export class UserEraser {
     private readonly options: UserEraserOptions,
     private readonly subject: ErasureSubject,
   ) {
+    const footprint = (name: string, run: Extract<Phase, { kind: 'footprint' }>['run']): Phase => ({ kind: 'footprint', name, run });
     this.phases = [
+      footprint('channels', eraseChannels),
       { kind: 'grace' },
-      { kind: 'connections' },
-      ...userPartitions(subject, options.feedShards).map((partition): Phase => ({ kind: 'partition', partition })),
-      ...TABLE_NAMES.map((table): Phase => ({ kind: 'scan', table })),
-      { kind: 'schedules' },
+      footprint('connections', eraseConnections),
+      footprint('onlineSubscribers', eraseFromSubscribers),
+      footprint('followers', eraseFromFollowers),
+      footprint('following', eraseFromFollowees),
+      footprint('followerCopies', eraseFollowerCopies),
+      footprint('authorIndex', eraseIndexedAuthored),
+      footprint('celebrityPosts', eraseCelebrityPosts),
+      footprint('ownerRecords', eraseOwnerRecords),
+      ...userPartitions(subject, options.feedShards, ONLINE_SUBSCRIBER_SHARDS).map((partition): Phase => ({ kind: 'partition', partition })),
+      { kind: 'exports' },
     ];
   }
 
@@ -170,8 +186,9 @@ export class UserEraser {
         continue;
       }
       const batch = await this.runBatch(phase, record, budget);
-      budget -= batch.units;
-      if (batch.finished) {
+      budget -= Math.max(1, batch.units);
+      if (batch.cursor) record.cursor = batch.cursor;
+      else {
         record.phase += 1;
         delete record.cursor;
       }
@@ -180,6 +197,7 @@ export class UserEraser {
     }
     if (record.phase < this.phases.length) return { done: false, report: record.report };
     record.status = 'done';
+    record.doneAtMs = this.now();
     delete record.cursor;
     await this.save(record);
     return { done: true, report: record.report };
@@ -195,59 +213,66 @@ export class UserEraser {
       expiration: Math.floor(nowMs / 1000) + this.options.tombstoneTtlSeconds,
       phase: 0,
       report: emptyErasureReport(),
+      ...(previous?.version !== undefined ? { version: previous.version } : {}),
     };
-    void previous;
     await this.save(record);
     return record;
   }
 
+  /** Conditional on the version this run last read or wrote: another run's save in between stops this one (ErasureConflictError). */
   private async save(record: ErasureRecord): Promise<void> {
-    await this.options.client.send(new PutCommand({ TableName: this.options.tables.idempotency, Item: record }));
+    const expected = record.version;
+    const next = { ...record, version: (expected ?? 0) + 1 };
+    try {
+      await this.options.client.send(
+        new PutCommand({
+          TableName: this.options.tables.idempotency,
+          Item: next,
+          ConditionExpression: expected === undefined ? 'attribute_not_exists(id) OR attribute_not_exists(version)' : 'version = :version',
+          ...(expected === undefined ? {} : { ExpressionAttributeValues: { ':version': expected } }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ErasureConflictError('another run of this erasure saved its checkpoint meanwhile: this run stops');
+      throw error;
+    }
+    record.version = next.version;
   }
 
-  private async runBatch(phase: Phase, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+  private context(record: ErasureRecord): PhaseContext {
+    const { options } = this;
+    return {
+      writes: this.writes,
+      subject: this.subject,
+      report: record.report,
+      feedShards: options.feedShards,
+      warn: options.warn ?? warnOnStderr,
+      ...(options.deletePushEndpoint ? { deletePushEndpoint: options.deletePushEndpoint } : {}),
+      ...(options.closeConnection ? { closeConnection: options.closeConnection } : {}),
+      ...(options.schedules ? { deleteSchedule: (name: string) => options.schedules!.delete(name) } : {}),
+    };
+  }
+
+  private async runBatch(phase: Exclude<Phase, { kind: 'grace' }>, record: ErasureRecord, budget: number): Promise<PhaseStep> {
     switch (phase.kind) {
-      case 'connections':
-        return this.closeConnections(record, budget);
+      case 'footprint':
+        return phase.run(this.context(record), record.cursor, budget);
       case 'partition':
         return this.deletePartitionPage(phase.partition, record, budget);
-      case 'scan':
-        return this.scanPage(phase.table, record, budget);
-      case 'schedules':
-        return this.deleteSchedules(record.report);
-      default:
-        return { units: 0, finished: true };
+      case 'exports': {
+        const deleted = (await this.options.exports?.deleteExportsOf(this.subject)) ?? 0;
+        record.report.exportsDeleted = (record.report.exportsDeleted ?? 0) + deleted;
+        return { units: deleted + 1 };
+      }
     }
-  }
-
-  /** One page of the user's connection items: close each, delete its reverse item (the items go with the partition). */
-  private async closeConnections(record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
-    const output = await this.options.client.send(
-      new QueryCommand({
-        TableName: this.options.tables.connections,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': userPartition(this.subject.tenantId, this.subject.userId), ':prefix': 'C#' },
-        ProjectionExpression: 'sk',
-        Limit: Math.min(PAGE_LIMIT, budget),
-        ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}),
-      }),
-    );
-    const connectionIds = (output.Items ?? []).map((item) => String(item.sk).slice('C#'.length));
-    for (const connectionId of connectionIds) await this.options.closeConnection?.(connectionId);
-    await deleteKeys(this.writes, 'connections', connectionIds.map((connectionId): Item => ({ ...keys.connectionReverse(connectionId) })));
-    countRemoved(record.report, 'connections', 'connectionReverse', connectionIds.length);
-    if (this.options.closeConnection) record.report.connectionsClosed += connectionIds.length;
-    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: connectionIds.length + 1, finished: output.LastEvaluatedKey === undefined };
   }
 
   /**
    * One page of a user partition's keys, deleted. Continues after the last deleted key (a store need
    * not skip what it just deleted); a run that crashed before saving it re-reads gone keys only.
    */
-  private async deletePartitionPage(partition: UserPartition, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
+  private async deletePartitionPage(partition: UserPartition, record: ErasureRecord, budget: number): Promise<PhaseStep> {
     const spec = tableSpecs[partition.table];
-    const limit = Math.min(PAGE_LIMIT, budget);
     const output = await this.options.client.send(
       new QueryCommand({
         TableName: this.options.tables[partition.table],
@@ -255,84 +280,14 @@ export class UserEraser {
         ExpressionAttributeNames: { '#pk': spec.partitionKey.name, '#sk': spec.sortKey.name },
         ExpressionAttributeValues: { ':pk': partition.pk },
         ProjectionExpression: '#pk, #sk',
-        Limit: limit,
+        Limit: Math.max(1, Math.min(PAGE_LIMIT, budget)),
         ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}),
       }),
     );
-    const items = output.Items ?? [];
+    const items: Item[] = output.Items ?? [];
     await deleteKeys(this.writes, partition.table, items);
     countRemoved(record.report, partition.table, partition.kind, items.length);
-    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: items.length + 1, finished: output.LastEvaluatedKey === undefined };
-  }
-
-  /**
-   * One Scan page of a table (this tenant's items and tenantless records), each item decided by its
-   * kind and roles: deleted (an edge the user followed lowers its followee's count; a notification
-   * they authored takes the recipient's read state of it along), its user's parts taken out, or kept
-   * (an unknown kind is counted and logged).
-   */
-  private async scanPage(table: TableName, record: ErasureRecord, budget: number): Promise<{ units: number; finished: boolean }> {
-    const output = await this.options.client.send(new ScanCommand({ ...erasureScanInput(this.options.tables, table, this.subject.tenantId), Limit: Math.min(PAGE_LIMIT, Math.max(budget, 1)), ...(record.cursor ? { ExclusiveStartKey: record.cursor } : {}) }));
-    const deletes: Item[] = [];
-    const readStateReferences: Item[] = [];
-    const edges: { item: Item; followeeProfile: { pk: string; sk: string } }[] = [];
-    const shared: { item: Item; parts: SharedItemPartsNamingUser }[] = [];
-    for (const item of output.Items ?? []) {
-      const verdict = classifyStoredItem(table, item, this.subject);
-      if (verdict.action === 'unknown') this.keepUnknown(table, item, verdict, record.report);
-      else if (verdict.action === 'removeParts') shared.push({ item, parts: verdict.parts });
-      else if (verdict.action === 'delete' && verdict.followeeProfile) edges.push({ item, followeeProfile: verdict.followeeProfile });
-      else if (verdict.action === 'delete') {
-        deletes.push(item);
-        countRemoved(record.report, table, verdict.kind, 1);
-        for (const reference of verdict.readStateReferences ?? []) readStateReferences.push({ ...reference });
-      }
-    }
-    // A celebrity's erasure touches one pack chunk per follower: a few updates in flight, not one at a time.
-    await forEachBounded(shared, SHARED_UPDATES_IN_FLIGHT, async ({ item, parts }) => {
-      countRemoved(record.report, table, parts.kind, await removeSharedParts(this.writes, table, item, parts, this.subject));
-    });
-    for (const { item, followeeProfile } of edges) {
-      if (await removeOutgoingEdge(this.writes, item, followeeProfile)) record.report.followCountsLowered += 1;
-      countRemoved(record.report, table, 'followingEdge', 1);
-    }
-    await deleteKeys(this.writes, table, deletes);
-    // Not counted: most notifications have no read state of their own (the marks cover them).
-    await deleteKeys(this.writes, 'readMarks', readStateReferences);
-    if (output.LastEvaluatedKey) record.cursor = output.LastEvaluatedKey;
-    return { units: SCAN_PAGE_UNITS + deletes.length + edges.length + shared.length, finished: output.LastEvaluatedKey === undefined };
-  }
-
-  private keepUnknown(table: TableName, item: Item, verdict: Extract<ItemVerdict, { action: 'unknown' }>, report: ErasureReport): void {
-    countUnknownKept(report, table);
-    const key = tableSpecs[table];
-    this.warn('erasure kept an item of unknown kind (never deleted on a guess): check what wrote it', {
-      table,
-      key: 'sortKey' in key ? { pk: item.pk, sk: item.sk } : { id: item.id },
-      reason: verdict.reason,
-    });
-  }
-
-  private warn(message: string, context: Record<string, unknown>): void {
-    (this.options.warn ?? warnOnStderr)(message, context);
-  }
-
-  /** Pending schedules that belong to the user or that they authored, by the roles in their payload (`classifySchedule`). */
-  private async deleteSchedules(report: ErasureReport): Promise<{ units: number; finished: boolean }> {
-    const store = this.options.schedules;
-    if (!store) return { units: 0, finished: true };
-    const pending = await store.list();
-    for (const schedule of pending) {
-      const verdict = classifySchedule(schedule.payload, this.subject, this.options.findType);
-      if (verdict.action === 'delete' && (await store.delete(schedule.name))) report.schedulesDeleted += 1;
-      if (verdict.action === 'keep' && verdict.role === 'recipientAmongOthers') report.schedulesKeptNamingUser = (report.schedulesKeptNamingUser ?? 0) + 1;
-      if (verdict.action === 'unknown') {
-        report.schedulesUnknown = (report.schedulesUnknown ?? 0) + 1;
-        this.warn('erasure kept a schedule whose payload is of no known kind (never deleted on a guess)', { schedule: schedule.name, targetArn: schedule.targetArn });
-      }
-    }
-    return { units: pending.length + 1, finished: true };
+    return { units: items.length + 1, ...(output.LastEvaluatedKey ? { cursor: output.LastEvaluatedKey } : {}) };
   }
 }
 
@@ -340,8 +295,8 @@ function phaseName(phase: Phase): string {
   switch (phase.kind) {
     case 'partition':
       return `partition:${phase.partition.table}:${phase.partition.kind}`;
-    case 'scan':
-      return `scan:${phase.table}`;
+    case 'footprint':
+      return phase.name;
     default:
       return phase.kind;
   }

@@ -1,20 +1,27 @@
 /**
  * The user export (src/contract/user-export.ts), streamed: the document is written to `sink` piece by
  * piece while the partitions are paged (1,000 items per Query page), so a large inbox never sits in
- * memory whole. Reads the user's own partitions (Query) and, for the accounts they follow, one
- * tenant-filtered Scan of the Graph table (nothing indexes the edges by follower).
+ * memory whole. Every read is a Query of one of their partitions or a BatchGetItem of keys found
+ * there (no Scan): their inbox and each followed celebrity's feed shard they read (from when they
+ * followed, as the inbox API merges them), their read state with its per-item exceptions, their
+ * FOLLOWING list and the pairs it names, their channel records (devices without token or endpoint,
+ * consent, address, unsubscribes).
  */
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USER_EXPORT_FORMAT } from '../../contract/user-export.js';
 import type { ErasureSubject } from '../../core/privacy/erasure.js';
-import { keys, READ_MARK_SK, tenantKeyPrefix, userPartition } from '../../core/model/keys.js';
-import { isRead, isSeen, type ItemException, type ReadState } from '../../core/model/read-state.js';
+import { readerShard } from '../../core/model/feed-shards.js';
+import { idLowerBoundAt } from '../../core/model/ids.js';
+import { keys, READ_MARK_SK, userPartition } from '../../core/model/keys.js';
+import { currentState, type ItemException, type ReadState } from '../../core/model/read-state.js';
 import { exceptionOf, marksOf } from './read-state-repository.js';
 import { exceptionOfSingleRead } from './read-state-migration.js';
 import { currentRun, FOLLOW_HISTORY_ATTRIBUTE, followHistoryOf } from '../../core/model/follow-history.js';
 import { followerOf } from './follow-pairs.js';
 import type { TableName } from '../../table-specs.js';
-import type { Item } from './batch.js';
+import { batchGetAll, type Item } from './batch.js';
+import { ChannelRepository } from './channel-repository.js';
+import { GraphRepository } from './graph-repository.js';
 import { queryPages } from './query-pages.js';
 
 export interface UserExporterOptions {
@@ -27,6 +34,10 @@ export interface UserExporterOptions {
 export type ExportSink = (text: string) => Promise<void> | void;
 
 const PAGE_LIMIT = 1_000;
+/** Where an inbox item came from, carried on the item between the pages and its mapping. */
+const SOURCE = '\u0000source';
+/** The account a FOLLOWING pair's follower item belongs to (its key holds it escaped). */
+const FOLLOWEE = '\u0000followee';
 
 /** A follower item as exported: the current run's start (null for an unfollowed pair's marker) and, when it has one, its history. */
 function pairOf(userId: string, item: Item) {
@@ -44,16 +55,6 @@ function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** The id in a key segment (`%XX` escapes undone); a hashed segment (`~`) stays as it is. */
-function idOfSegment(segment: string): string {
-  if (segment.startsWith('~')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 export class UserExporter {
   constructor(private readonly options: UserExporterOptions) {}
 
@@ -63,16 +64,21 @@ export class UserExporter {
 
   async export(subject: ErasureSubject, sink: ExportSink): Promise<void> {
     const { tenantId, userId } = subject;
+    const { client, tables, feedShards } = this.options;
     const own = userPartition(tenantId, userId);
+    const nowMs = this.options.nowMs?.() ?? Date.now();
     const profileItems = await this.queryAll('graph', keys.profile(tenantId, userId).pk);
     const profile = profileItems.find((item) => item.sk === 'PROFILE');
     const preferences = profileItems.find((item) => item.sk === 'PREFERENCES');
     const readState = await this.readState(own);
+    const channels = await new ChannelRepository(client, tables.graph).channelState(subject);
+    const celebrities = feedShards > 0 ? await new GraphRepository(client, tables.graph).listFollowedCelebrities(subject) : [];
+    const mutedTypes = new Set(Array.isArray(preferences?.mutedTypes) ? preferences.mutedTypes.map(String) : []);
     const head = {
       format: USER_EXPORT_FORMAT,
       tenantId,
       userId,
-      exportedAt: new Date(this.options.nowMs?.() ?? Date.now()).toISOString(),
+      exportedAt: new Date(nowMs).toISOString(),
       profile: profile ? { followerCount: Number(profile.followerCount ?? 0), tier: profile.tier === 'celebrity' ? 'celebrity' : 'ordinary' } : null,
       preferences: preferences ? withoutKeys(preferences) : null,
       readState: {
@@ -82,18 +88,36 @@ export class UserExporter {
         seenAt: readState.seenAt,
         singleReads: [...readState.exceptions].filter(([, exception]) => exception.read).map(([id]) => id),
       },
+      // Never the token or the endpoint: those are the provider's handles, not data about them.
+      devices: channels.devices.map((device) => ({ deviceId: device.id, platform: device.platform, locale: device.locale ?? null, createdAt: device.createdAt, updatedAt: device.updatedAt })),
+      pushConsent: channels.pushConsent ?? null,
+      emailAddress: channels.emailAddress ?? null,
+      emailUnsubscribed: [...channels.emailUnsubscribed].sort(),
     };
     await sink(JSON.stringify(head).slice(0, -1));
-    await this.writeArray(sink, 'inbox', this.pages('inbox', own, false), (item) => ({ ...notificationOf(item), read: isRead(String(item.sk), readState), seen: isSeen(String(item.sk), readState) }));
-    const authored = [keys.recentPostsPartition(tenantId, userId), ...(this.options.feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
+    const live = (item: Item) => Number(item.expiresAt ?? Number.POSITIVE_INFINITY) > Math.floor(nowMs / 1000);
+    const shard = readerShard(userId, Math.max(1, feedShards));
+    const feeds = celebrities.map((celebrity) => this.pages('inbox', keys.feedShardPartition(tenantId, celebrity.celebrityId, shard), false, idLowerBoundAt(celebrity.followedAtMs)));
+    await this.writeArray(
+      sink,
+      'inbox',
+      this.concat([this.filtered(this.pages('inbox', own, false), live, 'inbox'), ...feeds.map((pages) => this.filtered(pages, (item) => live(item) && !mutedTypes.has(String(item.type)), 'celebrityFeed'))]),
+      (item) => inboxItemOf(item, readState),
+    );
+    const authored = [keys.recentPostsPartition(tenantId, userId), ...(feedShards > 0 ? [keys.feedShardPartition(tenantId, userId, 0)] : [])];
     await this.writeArray(sink, 'authoredPosts', this.concat(authored.map((pk) => this.pages('inbox', pk, false))), (item) =>
       item.notification && typeof item.notification === 'object' ? notificationOf({ ...(item.notification as Item), sk: item.sk, expiresAt: item.expiresAt }) : notificationOf(item),
     );
     await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => pairOf(String(item.sk), item));
-    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(idOfSegment(String(item.pk).split('#')[3] ?? ''), item));
+    await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(String(item[FOLLOWEE]), item));
     await this.writeArray(sink, 'followedCelebrities', this.pages('graph', keys.followingCelebsPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
     await this.writeArray(sink, 'connections', this.connectionPages(own), (item) => ({ connectionId: String(item.sk).slice('C#'.length), connectedAt: stringOrNull(item.connectedAt) }));
-    await sink(',"devices":[]}');
+    await sink('}');
+  }
+
+  /** The pages of `pages` keeping only what `keep` says, each item tagged with its `source`. */
+  private async *filtered(pages: AsyncIterable<Item[]>, keep: (item: Item) => boolean, source?: string): AsyncGenerator<Item[]> {
+    for await (const page of pages) yield page.filter(keep).map((item) => (source ? { ...item, [SOURCE]: source } : item));
   }
 
   private async writeArray(sink: ExportSink, name: string, pages: AsyncIterable<Item[]>, map: (item: Item) => unknown): Promise<void> {
@@ -107,11 +131,12 @@ export class UserExporter {
     await sink(']');
   }
 
-  private async *pages(table: Exclude<TableName, 'idempotency'>, pk: string, ascending: boolean): AsyncGenerator<Item[]> {
+  /** Newest first unless `ascending`; with `after`, only the ids above it. */
+  private async *pages(table: Exclude<TableName, 'idempotency'>, pk: string, ascending: boolean, after?: string): AsyncGenerator<Item[]> {
     yield* queryPages(this.client, {
       TableName: this.options.tables[table],
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
+      KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+      ExpressionAttributeValues: { ':pk': pk, ...(after === undefined ? {} : { ':after': after }) },
       ScanIndexForward: ascending,
       Limit: PAGE_LIMIT,
     });
@@ -147,21 +172,17 @@ export class UserExporter {
     for await (const page of this.pages('connections', own, true)) yield page.filter((item) => String(item.sk).startsWith('C#'));
   }
 
-  /** The edges the user follows: FOLLOWERS items of other accounts with sk = the user (one tenant-filtered Scan). */
+  /** The pairs the user follows or followed: their FOLLOWING list (Query), then each pair's follower item (BatchGetItem). */
   private async *followingPages(subject: ErasureSubject): AsyncGenerator<Item[]> {
-    let start: Item | undefined;
-    do {
-      const output = await this.client.send(
-        new ScanCommand({
-          TableName: this.options.tables.graph,
-          FilterExpression: 'begins_with(pk, :tenant) AND sk = :user',
-          ExpressionAttributeValues: { ':tenant': `${tenantKeyPrefix(subject.tenantId)}#`, ':user': subject.userId },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      yield (output.Items ?? []).filter((item) => String(item.pk).endsWith('#FOLLOWERS') && item.pk !== keys.followersPartition(subject.tenantId, subject.userId));
-      start = output.LastEvaluatedKey;
-    } while (start);
+    for await (const page of this.pages('graph', keys.followingPartition(subject.tenantId, subject.userId), true)) {
+      const followees = page.map((item) => String(item.sk));
+      const pairs = await batchGetAll(this.client, this.options.tables.graph, followees.map((followeeId) => keys.follower(subject.tenantId, followeeId, subject.userId)));
+      const byFollowee = new Map(pairs.map((item) => [String(item.pk), item]));
+      yield followees.flatMap((followeeId) => {
+        const item = byFollowee.get(keys.followersPartition(subject.tenantId, followeeId));
+        return item ? [{ ...item, [FOLLOWEE]: followeeId }] : [];
+      });
+    }
   }
 }
 
@@ -182,5 +203,20 @@ function notificationOf(item: Item): { id: string; type: string; createdAt: stri
     body: String(item.body ?? ''),
     data: item.data ?? {},
     expiresAt: Number(item.expiresAt ?? 0),
+  };
+}
+
+/** An item of their inbox view with its state for them (a deleted or snoozed one is still stored, so it is exported). */
+function inboxItemOf(item: Item, state: ReadState) {
+  const id = String(item.sk);
+  const current = currentState(id, state);
+  return {
+    ...notificationOf(item),
+    read: current.read,
+    seen: current.seen,
+    archived: current.archived,
+    deleted: current.deleted,
+    snoozedUntil: current.snoozedUntil !== undefined ? new Date(current.snoozedUntil).toISOString() : null,
+    source: item[SOURCE] === 'celebrityFeed' ? 'celebrityFeed' : 'inbox',
   };
 }

@@ -1,7 +1,7 @@
 /** The bell: a button with the unseen count that opens the feed (the disclosure's button when `expanded` is given). */
 import type { ReactNode, Ref } from 'react';
 import type { InboxClient } from '../inbox-client.js';
-import type { Counts } from '../types.js';
+import type { BadgeCounts } from '../types.js';
 import { classNames } from './class-names.js';
 import { usePresentation, useInboxClient, type PresentationProps } from './context.js';
 import { useCounts } from './hooks.js';
@@ -12,7 +12,7 @@ export function badgeText(count: number, capped: boolean): string {
 }
 
 /** The bell's text: the unseen count, with "+" only when it reached the cap (`capped` is said of unread, which unseen never exceeds). */
-export function unseenBadgeText(counts: Counts): string {
+export function unseenBadgeText(counts: BadgeCounts): string {
   return badgeText(counts.unseen, counts.capped && counts.unseen >= counts.unread);
 }
 

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { storesOf, type PreferencesState } from '../external-stores.js';
 import type { InboxClient, InboxState } from '../inbox-client.js';
 import type { NotificationPreferences, PreferencesInput } from '../rest.js';
-import type { Counts } from '../types.js';
+import type { BadgeCounts } from '../types.js';
 import { useInboxClient } from './context.js';
 
 export interface InboxView extends InboxState {
@@ -37,7 +37,7 @@ export function useInbox(client?: InboxClient): InboxView {
 }
 
 /** The badge counts; re-renders only when a count changes. */
-export function useCounts(client?: InboxClient): Counts {
+export function useCounts(client?: InboxClient): BadgeCounts {
   const store = storesOf(useInboxClient(client)).counts;
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 }

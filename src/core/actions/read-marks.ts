@@ -34,7 +34,7 @@ export class ReadMarks {
   async markAllRead(user: UserRef, upTo?: string): Promise<{ readAt: string }> {
     const { mark, atIso } = markUpTo(this.deps.clock.nowMs(), upTo);
     const result = await this.deps.readState.advanceReadMark(user, mark, atIso);
-    await this.deps.listener?.readStateChanged(user);
+    await this.deps.listener?.readStateChanged(user, { readUpTo: mark });
     return result;
   }
 
@@ -50,6 +50,6 @@ export class ReadMarks {
   async markOneRead(user: UserRef, id: string): Promise<void> {
     const changed = await this.changes.change(user, [id], { kind: 'read' });
     if (changed.length === 0) throw new NotFoundError(`notification ${id} is not in your inbox`);
-    await this.deps.listener?.readStateChanged(user);
+    await this.deps.listener?.readStateChanged(user, { readIds: [id] });
   }
 }

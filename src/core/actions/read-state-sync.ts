@@ -5,7 +5,7 @@
 import type { ConnectionDirectory, ConnectionPusher } from '../ports/live.js';
 import { pushToUserConnections } from '../live/connection-push.js';
 import { readStatePayload } from '../live/live-messages.js';
-import type { ReadStateListener, ReadStateStore } from '../ports/inbox.js';
+import type { ReadStateChange, ReadStateListener, ReadStateStore } from '../ports/inbox.js';
 import type { Counts } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
 
@@ -20,13 +20,13 @@ export class ReadStateSync implements ReadStateListener {
   constructor(private readonly deps: ReadStateSyncDeps) {}
 
   /** One presence lookup; state and counts are read only when the user has a live connection. */
-  async readStateChanged(user: UserRef): Promise<void> {
+  async readStateChanged(user: UserRef, change: ReadStateChange = {}): Promise<void> {
     await pushToUserConnections(
       this.deps,
       user,
       async () => {
         const [window, counts] = await Promise.all([this.deps.readState.readWindow(user, undefined, 0), this.deps.counts.counts(user)]);
-        return readStatePayload(window.state, counts);
+        return readStatePayload(window.state, counts, change);
       },
       'read_state',
     );

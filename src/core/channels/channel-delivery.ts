@@ -8,7 +8,8 @@
  *   unreadable preferences fail the record (fail closed: nothing is sent, the queue retries);
  * - push consent (default-deny), devices, the email address and email unsubscribes, read uncached;
  * - the per-user rate limit of the channel: past N messages per window the rest are held until the
- *   window ends and then go out together as ONE digest;
+ *   window ends and then go out together as ONE digest; a message counts once, however often its
+ *   record is retried;
  * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
  *   before every send. A dedup store that cannot be read fails the record (no send, retried).
  *   A process killed between a claim and its send leaves the claim: for an at-most-once type (the
@@ -26,9 +27,11 @@
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
  */
+import { createHash } from 'node:crypto';
 import { forEachBounded } from '../model/bounded-parallel.js';
 import type { DeliveryJob } from '../jobs/delivery-job.js';
-import { decideLiveDelivery, exceedsRateLimit, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
+import { jobsOfItemReleases, type ItemRelease, type OwnItemsReader } from '../jobs/item-release.js';
+import { decideLiveDelivery, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, DeliveryGuarantee, EmailProvider, PushProvider } from './ports.js';
 import type { UserRef } from '../model/user.js';
@@ -42,17 +45,26 @@ import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messa
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
 import { escalationVerdict, type EscalationCheck, type EscalationMark, type EscalationRule, type EscalationStateReader, type EscalationVerdict } from './escalation.js';
+import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 
 /**
  * A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's
  * digest); `escalation` one the fan-out delayed to escalate (sent only if still unseen / unread);
- * `alert` a post alert for a follower who turned them on (pushed whatever the type's push default).
+ * `alert` a post alert for a follower who turned them on (pushed whatever the type's push default);
+ * `feedOf` the celebrity whose feed holds the notification (a celebrity-tier post's alert: a hold's
+ * release reads it back there, not from the follower's own inbox).
  */
-export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark; alert?: true };
+export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark; alert?: true; feedOf?: string };
 
 export interface ChannelInput {
   recordId: string;
   job: ChannelJob;
+}
+
+/** A held message back on the channel queue: a reference to the user's notification, read again now. */
+export interface ChannelReleaseInput {
+  recordId: string;
+  release: ItemRelease;
 }
 
 /** What the catalog says of a type, for the channels. */
@@ -92,13 +104,17 @@ export interface ChannelDeliveryDeps {
   /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
   scheduler: Scheduler;
   channelQueueArn: string;
-  /** The signed queue body of a job (the consumer verifies it like any other). */
-  signJob(job: ChannelJob): string;
+  /** The signed queue body of a held message's release (the consumer verifies it like any job). */
+  signRelease(release: ItemRelease): string;
+  /** Reads a released message's notification back (the recipient's own inbox); without it releases find nothing. */
+  items?: OwnItemsReader;
   typeInfo(type: string): ChannelTypeInfo | undefined;
   clock: Clock;
   settings: ChannelDeliverySettings;
   /** A WARN line saying what happened (invalid token removed, throttled, rejected, store unreadable). */
   onEvent(level: 'warn' | 'debug', message: string, context: Record<string, unknown>): void;
+  /** Erasure tombstones: nothing goes to an erased recipient, nor a notification whose author was erased. */
+  erased?: ErasedUsers;
   /** The delivery trace and audit trail: one decision per (notification, recipient), one batched write per batch. */
   trace?: TraceRecorder;
   /** The marks, exceptions and retractions an escalation checks (the consumer of an escalation channel). */
@@ -140,21 +156,35 @@ const ESCALATION_OUTCOME: Record<Exclude<EscalationVerdict, 'due'>, TraceOutcome
   snoozed: 'escalation_cancelled',
   retracted: 'escalation_cancelled',
 };
+/** A message's identity in its rate window: its notification id, or a digest's ids hashed (the same ids are the same digest). */
+function messageKeyOf(message: readonly Candidate[]): string {
+  const ids = message.map((candidate) => candidate.notificationId).sort();
+  return ids.length === 1 ? ids[0]! : `D${createHash('sha256').update(ids.join(',')).digest('base64url').slice(0, 22)}`;
+}
 /** Hold records outlive their window by this much (rate counters' TTL). */
 const COUNTER_RETENTION_SECONDS = 2 * 86_400;
 
 export class ChannelDelivery {
   constructor(private readonly deps: ChannelDeliveryDeps) {}
 
-  async deliver(inputs: readonly ChannelInput[]): Promise<ChannelReport> {
+  async deliver(jobs: readonly ChannelInput[], releases: readonly ChannelReleaseInput[] = []): Promise<ChannelReport> {
     const report: ChannelRun = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, held: 0, skipped: {}, devicesRemoved: 0, traced: [], sends: new Map() };
+    const inputs = [...jobs, ...(await this.releasedJobs(releases, report))];
+    const erased = await this.erasedAmong(inputs, report);
+    if (!erased) return report;
     const byUser = new Map<string, Candidate[]>();
     for (const { recordId, job } of inputs) {
       if (job.target.kind !== 'recipients') continue;
+      const authorErased = erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id });
       for (const recipient of job.target.recipients) {
         const user = { tenantId: job.tenantId, userId: recipient.userId };
+        const candidate = { recordId, job, notificationId: recipient.notificationId, user };
+        if (authorErased || erased.has(user)) {
+          this.skip(report, 'erased', candidate);
+          continue;
+        }
         const list = byUser.get(userKey(user)) ?? [];
-        list.push({ recordId, job, notificationId: recipient.notificationId, user });
+        list.push(candidate);
         byUser.set(userKey(user), list);
       }
     }
@@ -171,6 +201,40 @@ export class ChannelDelivery {
     });
     await this.recordTrace(report);
     return report;
+  }
+
+  /** The jobs of released holds whose notification still exists (one gone is skipped: deleted, expired); a failed read fails their records. */
+  private async releasedJobs(releases: readonly ChannelReleaseInput[], report: ChannelRun): Promise<ChannelInput[]> {
+    if (releases.length === 0) return [];
+    try {
+      const { jobs } = await jobsOfItemReleases(this.deps.items ?? { getItems: async () => new Map() }, releases.map((input) => input.release), this.deps.clock.nowMs());
+      return releases.flatMap((input, index): ChannelInput[] => {
+        const job = jobs[index];
+        // Deleted or expired meanwhile: nothing to send, and no notification to trace.
+        if (!job) report.skipped.gone = (report.skipped.gone ?? 0) + 1;
+        if (!job) return [];
+        const { escalation, alert, feedOf, early } = input.release;
+        return [{ recordId: input.recordId, job: { ...job, ...(early ? {} : { held: true as const }), ...(escalation ? { escalation } : {}), ...(alert ? { alert } : {}), ...(feedOf !== undefined ? { feedOf } : {}) } }];
+      });
+    } catch (error) {
+      this.deps.onEvent('warn', `held ${this.deps.channel} messages unreadable; the releases are retried`, { error: String(error) });
+      for (const input of releases) report.failedRecordIds.add(input.recordId);
+      return [];
+    }
+  }
+
+  /** The batch's erased recipients and authors; undefined (every record failed, retried) when the tombstones cannot be read. */
+  private async erasedAmong(inputs: readonly ChannelInput[], report: ChannelRun): Promise<ErasedSet | undefined> {
+    try {
+      return await erasedAmongUsers(this.deps.erased, inputs.flatMap(({ job }) => [
+        { tenantId: job.tenantId, userId: job.notification.actor.id },
+        ...(job.target.kind === 'recipients' ? job.target.recipients.map((recipient) => ({ tenantId: job.tenantId, userId: recipient.userId })) : []),
+      ]));
+    } catch (error) {
+      this.deps.onEvent('warn', `erasure tombstones unreadable: no ${this.deps.channel} until they are (fail closed, retried)`, { error: String(error) });
+      for (const input of inputs) report.failedRecordIds.add(input.recordId);
+      return undefined;
+    }
   }
 
   private skip(report: ChannelRun, reason: TraceOutcome, candidate: Candidate): void {
@@ -274,7 +338,7 @@ export class ChannelDelivery {
       const rule = this.deps.typeInfo(type)?.escalation;
       if (!rule || rule.channel !== this.deps.channel || !this.deps.escalationState) this.skip(report, 'channel_off', candidate);
       else if (mark.dueAtMs > nowMs + ESCALATION_DUE_SLACK_MS) {
-        await this.reenter(candidate, mark.dueAtMs, false);
+        await this.reenter(candidate, mark.dueAtMs, 'early_escalation');
         report.held += 1;
         this.traceOf(report, candidate, 'deferred');
       } else if (switches?.[type]?.escalation === false) this.skip(report, 'escalation_off', candidate);
@@ -328,36 +392,63 @@ export class ChannelDelivery {
     return digest.length > 0 ? [...single, digest] : single;
   }
 
-  /** Counts the messages against the user's window; the ones over the limit are held for the window's digest. */
+  /**
+   * Admits each message against the user's window, once per message: a record retried after one
+   * device was throttled finds its message counted already and is not counted again. The messages
+   * over the limit are held for the window's digest and do not count (they go out in the next window).
+   */
   private async applyRateLimit(user: UserRef, messages: Candidate[][], report: ChannelRun, nowMs: number): Promise<Candidate[][]> {
     const limit = this.deps.settings.rateLimitPerWindow;
     if (limit <= 0) return messages;
     const window = rateLimitWindowAt(nowMs, this.deps.settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS);
-    const total = await this.deps.rate.countSends(user, this.deps.channel, window.startMs, messages.length, Math.ceil(window.endMs / 1000) + COUNTER_RETENTION_SECONDS);
-    if (!exceedsRateLimit(total, limit)) return messages;
-    const allowedCount = Math.max(0, limit - (total - messages.length));
-    for (const message of messages.slice(allowedCount)) {
+    const admitted: Candidate[][] = [];
+    let held = 0;
+    for (const message of messages) {
+      const verdict = await this.deps.rate.admitMessage(user, this.deps.channel, window.startMs, messageKeyOf(message), limit, Math.ceil(window.endMs / 1000) + COUNTER_RETENTION_SECONDS);
+      if (verdict !== 'over_limit') {
+        admitted.push(message);
+        continue;
+      }
       for (const candidate of message) {
         await this.hold(candidate, window.endMs);
         this.traceOf(report, candidate, 'rate_limited');
       }
       report.held += message.length;
+      held += message.length;
     }
-    this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
-    return messages.slice(0, allowedCount);
+    if (held > 0) this.deps.onEvent('debug', `${this.deps.channel} rate limit reached; holding for the window digest`, { tenantId: user.tenantId, userId: user.userId, held, releaseAt: new Date(window.endMs).toISOString() });
+    return admitted;
   }
 
-  /** A hold: the job narrowed to this recipient re-enters at `atMs` and joins the user's digest then. */
+  /** A hold: a reference to the recipient's notification re-enters at `atMs` and joins the user's digest then. */
   private async hold(candidate: Candidate, atMs: number): Promise<void> {
-    await this.reenter(candidate, atMs, true);
+    await this.reenter(candidate, atMs, 'hold');
   }
 
-  /** The job narrowed to this recipient re-enters the channel queue at `atMs` (deterministic name: scheduling twice is a no-op). An escalation stays one. */
-  private async reenter(candidate: Candidate, atMs: number, held: boolean): Promise<void> {
-    const recipient = { userId: candidate.user.userId, notificationId: candidate.notificationId };
-    const job: ChannelJob = { ...candidate.job, target: { kind: 'recipients', recipients: [recipient] }, ...(held ? { held: true as const } : {}) };
-    const name = scheduleName('hold', candidate.user.tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${candidate.user.userId}\u0000${atMs}${held ? '' : '\u0000escalation'}`);
-    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signJob(job) });
+  /**
+   * A reference to this recipient's notification re-enters the channel queue at `atMs`
+   * (deterministic name: scheduling twice is a no-op; an escalation come early has a name of its
+   * own and stays an escalation, a post alert stays one); the schedule names the recipient only, and
+   * is referenced for their erasure.
+   */
+  private async reenter(candidate: Candidate, atMs: number, why: 'hold' | 'early_escalation'): Promise<void> {
+    const { tenantId, userId } = candidate.user;
+    const { job } = candidate;
+    const release: ItemRelease = {
+      v: 1,
+      kind: 'item-release',
+      tenantId,
+      userId,
+      notificationId: candidate.notificationId,
+      priority: job.priority,
+      eventId: job.eventId,
+      ...(job.feedOf !== undefined ? { feedOf: job.feedOf } : {}),
+      ...(job.escalation ? { escalation: job.escalation } : {}),
+      ...(job.alert ? { alert: true as const } : {}),
+      ...(why === 'early_escalation' ? { early: true as const } : {}),
+    };
+    const name = scheduleName('hold', tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${userId}\u0000${atMs}${why === 'hold' ? '' : '\u0000escalation'}`);
+    await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signRelease(release) }, { tenantId, userIds: [userId] });
   }
 
   private itemsOf(message: readonly Candidate[]): ChannelItem[] {

@@ -36,12 +36,26 @@ export type PushOutcome =
   /** 429 / 5xx / throttling: leave the job for a retry with backoff. */
   | { status: 'throttled'; reason: string };
 
-/** SNS mobile push: platform endpoints and Publish to an endpoint. */
+/** SNS mobile push: Publish to an endpoint, and the removal of an endpoint the provider called invalid. */
 export interface PushProvider {
-  /** CreatePlatformEndpoint (idempotent per token) and SetEndpointAttributes (re-enable, user data); the endpoint ARN. */
-  upsertEndpoint(platform: Platform, token: string, userData: string, owner?: UserRef): Promise<string>;
   deleteEndpoint(endpointArn: string): Promise<void>;
   publish(endpointArn: string, platform: Platform, message: PushMessage): Promise<PushOutcome>;
+}
+
+/**
+ * The platform endpoints of the devices API. A token has one endpoint per platform application and
+ * the endpoint names one owner (SNS CustomUserData): the user who registered the token last. That
+ * owner is the only one whose device list holds the token, and the only one who may delete it.
+ */
+export interface DeviceEndpoints {
+  /** Platforms with an SNS platform application (the others answer 400). */
+  platforms(): Platform[];
+  /** The token's endpoint (created naming `owner` when there is none) and the user it names now (undefined: none readable). */
+  findOrCreateEndpoint(platform: Platform, token: string, owner: UserRef): Promise<{ endpointArn: string; owner?: UserRef }>;
+  /** Names `owner` in the endpoint and enables it for `token` (nothing to write when it already does). */
+  assignEndpoint(endpointArn: string, token: string, owner: UserRef): Promise<void>;
+  /** Deletes the endpoint unless it names another user; true when deleted (or already gone). */
+  deleteEndpointOf(endpointArn: string, owner: UserRef): Promise<boolean>;
 }
 
 export interface PushMessage {
@@ -101,9 +115,13 @@ export interface ChannelSendKey extends UserRef {
   deviceId?: string;
 }
 
-/** Sends per user per channel per window (one digest counts once). */
+/**
+ * Messages per user per channel per window, each counted once however often its record is retried
+ * (a digest is one message). `counted`: admitted now; `already_counted`: a retry of a message admitted
+ * before (send it, it counts no more); `over_limit`: the window holds `limit` messages already.
+ */
 export interface ChannelRateCounter {
-  countSends(user: UserRef, channel: Channel, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
+  admitMessage(user: UserRef, channel: Channel, windowStartMs: number, messageKey: string, limit: number, expiresAtSeconds: number): Promise<'counted' | 'already_counted' | 'over_limit'>;
 }
 
 /** Post alerts: the followers of an account who turned them on (the bell on a profile). */

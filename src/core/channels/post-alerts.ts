@@ -39,7 +39,7 @@ export async function alertPage(deps: PostAlertsDeps, recordId: string, job: Ale
   const inputs = following.map((userId): ChannelInput => {
     const notificationId = idOfEventFor(tenantId, event, alerts.mode === 'celebrity' ? { actorId: alerts.actorId } : { userId });
     const delivery: DeliveryJob = { ...base, target: { kind: 'recipients', recipients: [{ userId, notificationId }] } };
-    return { recordId, job: { ...delivery, alert: true } };
+    return { recordId, job: { ...delivery, alert: true, ...(alerts.mode === 'celebrity' ? { feedOf: alerts.actorId } : {}) } };
   });
   return { inputs, listed: page.followerIds.length, ...(page.next !== undefined ? { next: { ...job, alerts: { ...alerts, after: page.next, page: alerts.page + 1 } } } : {}) };
 }

@@ -367,7 +367,8 @@ export class FanOutService {
           const batch = buffer.splice(0, BATCH_WRITE_SIZE);
           notify();
           const { writes, recipients } = planRecipientWrites(event, rendered, batch, settings.inboxTtlDays, arrivalMs);
-          await this.deps.inbox.writeInboxItems(writes);
+          // The author's erasure finds these from their recent posts log and followers: no author index entry.
+          await this.deps.inbox.writeInboxItems(event.actor.id === accountId ? writes.map((write) => ({ ...write, foundByPostsLog: true as const })) : writes);
           await this.traceRecipients(event, recipients, [], `inbox item written (follower of ${accountId})`);
           summary.inboxItems += writes.length;
           writtenCount += writes.length;

@@ -7,7 +7,7 @@ export interface FanOutSummary {
   feedItems: number;
   deliveryJobs: number;
   audienceTier?: Tier;
-  tierChange?: { userId: string; from: Tier; to: Tier };
+  tierChange?: { from: Tier; to: Tier };
   /** Posts a follow copied into the new follower's inbox (they raced the follow). */
   backfilled?: number;
   /** Users of the event who were erased (tombstone): dropped from it, or the whole event dropped when they were its actor, audience or followee. */

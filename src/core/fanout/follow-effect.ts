@@ -140,7 +140,8 @@ export class FollowEffect {
     }
     if (posts.length === 0) return 0;
     const { writes, jobs } = planBackfill(pair.tenantId, pair.followerId, posts);
-    await this.deps.inbox.writeInboxItems(writes);
+    // The followee's own posts: their erasure finds these from their recent posts log and followers (no author index entry).
+    await this.deps.inbox.writeInboxItems(writes.map((write) => (write.item.actor.id === pair.followeeId ? { ...write, foundByPostsLog: true as const } : write)));
     const atMs = Date.now();
     await this.deps.trace?.record(
       posts.map((post): TraceEntry => ({
@@ -171,7 +172,8 @@ export class FollowEffect {
     if (!change) return profile.tier;
     if (change.to === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
     const changed = await this.deps.graph.changeTier(tenantId, userId, change);
-    if (changed) summary.tierChange = { userId, from: change.from, to: change.to };
+    // Not the account's id: the stored result (keyed by a hash, tenantless) names nobody an erasure could not find.
+    if (changed) summary.tierChange = { from: change.from, to: change.to };
     return change.to;
   }
 }

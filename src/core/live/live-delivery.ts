@@ -16,6 +16,7 @@ import type { DeliveryJob } from '../jobs/delivery-job.js';
 import type { Notification } from '../model/notification.js';
 import type { UserRef } from '../model/user.js';
 import type { ConnectionDirectory, ConnectionPusher, ConnectionTarget, DeliveryErrorReporter, DeliveryLedger } from '../ports/live.js';
+import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
 import type { RetractionsReader } from '../ports/inbox.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -42,6 +43,8 @@ export interface LiveDeliveryDeps {
   celebrityJobs?: CelebrityJobSettings;
   /** The delivery trace (never throws: the composition wraps it): the gate's and the push's outcome per recipient. */
   trace?: TraceRecorder;
+  /** Erasure tombstones: an erased recipient gets nothing (no push, no trace); a job whose author was erased is dropped. */
+  erased?: ErasedUsers;
   /** The tenant's retractions, read (uncached) before a snooze comeback is pushed: a comeback of a retracted event is dropped. */
   retractions?: RetractionsReader;
   clock?: Clock;
@@ -71,14 +74,43 @@ export class LiveDelivery {
    * Delivers one queue batch. `urgent`: every notification is its own message. `info`: per
    * connection, several digestible notifications of the batch collapse into one digest.
    */
-  async deliver(inputs: readonly DeliveryInput[], mode: Priority): Promise<DeliveryReport> {
+  async deliver(all: readonly DeliveryInput[], mode: Priority): Promise<DeliveryReport> {
     const report: DeliveryReport = { failedRecordIds: new Set(), messagesSent: 0, duplicatesSkipped: 0, goneConnections: 0 };
+    const inputs = await this.withoutErased(all, report);
     const retractions = inputs.filter((input) => input.job.retracted !== undefined);
     const notifications = inputs.filter((input) => input.job.retracted === undefined);
     const recipientInputs = notifications.filter((input) => input.job.target.kind === 'recipients');
     const celebrityInputs = notifications.filter((input) => input.job.target.kind === 'onlineFollowers');
     await Promise.all([this.deliverToRecipients(recipientInputs, mode, report), this.onlineFollowers.deliver(celebrityInputs, mode, report), this.deliverRetractions(retractions, report)]);
     return report;
+  }
+
+  /**
+   * The batch minus what the erasure tombstones forbid: erased recipients leave their jobs, a job whose
+   * author was erased is dropped (its notifications are being deleted), retractions keep going to the
+   * others. One lookup for the batch (recipients and authors); a failed lookup fails every record.
+   */
+  private async withoutErased(inputs: readonly DeliveryInput[], report: DeliveryReport): Promise<DeliveryInput[]> {
+    if (!this.deps.erased || inputs.length === 0) return [...inputs];
+    let erased: ErasedSet;
+    try {
+      erased = await erasedAmongUsers(this.deps.erased, inputs.flatMap(({ job }) => [
+        { tenantId: job.tenantId, userId: job.notification.actor.id },
+        ...(job.target.kind === 'recipients' ? job.target.recipients.map((recipient) => ({ tenantId: job.tenantId, userId: recipient.userId })) : []),
+      ]));
+    } catch (error) {
+      this.onError('erasure tombstone lookup failed', error, { records: inputs.length });
+      for (const input of inputs) report.failedRecordIds.add(input.recordId);
+      return [];
+    }
+    if (erased.size === 0) return [...inputs];
+    return inputs.flatMap((input): DeliveryInput[] => {
+      const { job } = input;
+      if (job.retracted === undefined && erased.has({ tenantId: job.tenantId, userId: job.notification.actor.id })) return [];
+      if (job.target.kind !== 'recipients') return [input];
+      const recipients = job.target.recipients.filter((recipient) => !erased.has({ tenantId: job.tenantId, userId: recipient.userId }));
+      return recipients.length === job.target.recipients.length ? [input] : [{ ...input, job: { ...job, target: { ...job.target, recipients } } }];
+    });
   }
 
   /**
@@ -180,7 +212,9 @@ export class LiveDelivery {
       const digestible = mode === 'info' && this.deps.isDigestible(job.notification.type);
       for (const recipient of job.target.recipients) {
         if (!admitted.has(`${recordId}\u0000${recipient.userId}`)) continue;
-        const notification = liveNotification(recipient.notificationId, job.notification);
+        const pushed = liveNotification(recipient.notificationId, job.notification);
+        // A comeback says what it brings back, as on a page (a retraction of its root takes it too).
+        const notification = job.comeback ? { ...pushed, comebackOf: job.comeback.rootId } : pushed;
         for (const target of connectionsByUser.get(userKey({ tenantId: job.tenantId, userId: recipient.userId })) ?? []) {
           const queue = queues.get(target.connectionId) ?? { target, pushes: [] };
           queue.pushes.push({ notification, digestible, tag: recordId });
@@ -243,10 +277,13 @@ export class LiveDelivery {
   }
 
   /** The connections of a celebrity-feed page whose users the gate lets through now. */
-  private async admitFollowers(page: readonly ConnectionTarget[], job: DeliveryJob, notification: Notification): Promise<ConnectionTarget[]> {
+  private async admitFollowers(subscribers: readonly ConnectionTarget[], job: DeliveryJob, notification: Notification): Promise<ConnectionTarget[]> {
+    // Erased followers (their subscriptions go with the erasure, which may still be running) get nothing.
+    const erased = await erasedAmongUsers(this.deps.erased, subscribers);
+    const page = erased.size === 0 ? subscribers : subscribers.filter((target) => !erased.has(target));
     if (!this.deps.gate || page.length === 0) return [...page];
     const users = [...new Map(page.map((target) => [userKey(target), { tenantId: target.tenantId, userId: target.userId }])).values()];
-    const decisions = await this.decide(users.map((user) => ({ ...user, notification, priority: job.priority, eventId: job.eventId })));
+    const decisions = await this.decide(users.map((user) => ({ ...user, notification, source: 'celebrity' as const, priority: job.priority, eventId: job.eventId })));
     const atMs = Date.now();
     await this.deps.trace?.record(users.map((user, index) => gateEntry({ ...user, notification, priority: job.priority }, job.eventId, decisions[index]!, atMs)));
     const admitted = new Set(users.filter((_, index) => decisions[index]!.verdict === 'push').map(userKey));

@@ -24,8 +24,10 @@ import type { PreferencesLookup } from '../preferences/preferences.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import { scheduleName } from '../jobs/schedules.js';
 import type { Scheduler } from '../ports/scheduler.js';
-import type { HeldPush, LiveHoldStore } from '../ports/live.js';
+import type { HeldPush, HeldSource, LiveHoldStore, StoredHeldPush } from '../ports/live.js';
+import { heldPushId, resolveHeldPushes, type HeldItemsDeps, type ResolvedHeldPush } from './held-items.js';
 import type { TraceEntry, TraceRecorder } from '../ports/trace.js';
+import type { ErasedUsers } from '../ports/erased-users.js';
 
 /** A held hold item keeps at most this many notifications (a digest beyond it would not fit 128 KB anyway). */
 export const MAX_HELD_PER_RELEASE = 100;
@@ -48,6 +50,8 @@ export function parseLiveReleaseMessage(body: unknown): LiveReleaseMessage | und
 
 export interface GateCandidate extends UserRef {
   notification: Notification;
+  /** Where a held push of it is read back from (default the user's own inbox). */
+  source?: HeldSource;
   priority: Priority;
   /** The producer's event id, kept with a held push for the release stage's trace. */
   eventId?: string;
@@ -69,7 +73,7 @@ export interface LiveGateSettings {
   rateLimitWindowMs?: number;
 }
 
-export interface LiveGateDeps {
+export interface LiveGateDeps extends HeldItemsDeps {
   preferences: PreferencesReader;
   holds: LiveHoldStore;
   scheduler: Scheduler;
@@ -89,6 +93,8 @@ const COUNTER_PARALLELISM = 16;
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
 const byIdAscending = (a: { notification: Notification }, b: { notification: Notification }) => (a.notification.id < b.notification.id ? -1 : a.notification.id > b.notification.id ? 1 : 0);
+/** What a hold keeps of a candidate: a reference to its item. */
+const heldOf = (candidate: GateCandidate, failClosedHolds: number): HeldPush => ({ id: candidate.notification.id, source: candidate.source ?? 'own', priority: candidate.priority, failClosedHolds, ...eventIdOf(candidate) });
 
 export class LiveDeliveryGate {
   constructor(private readonly deps: LiveGateDeps) {}
@@ -107,8 +113,8 @@ export class LiveDeliveryGate {
     if (candidates.length === 0) return decisions;
     const nowMs = this.deps.clock.nowMs();
     const lookups = await this.lookups(candidates);
-    const holds = new Map<string, { user: UserRef; releaseAtMs: number; entries: { index: number; push: HeldPush }[] }>();
-    const addHold = (index: number, user: UserRef, releaseAtMs: number, push: HeldPush) => {
+    const holds = new Map<string, { user: UserRef; releaseAtMs: number; entries: { index: number; push: StoredHeldPush }[] }>();
+    const addHold = (index: number, user: UserRef, releaseAtMs: number, push: StoredHeldPush) => {
       const key = `${userKey(user)}\u0000${releaseAtMs}`;
       const group = holds.get(key) ?? { user: { tenantId: user.tenantId, userId: user.userId }, releaseAtMs, entries: [] };
       group.entries.push({ index, push });
@@ -122,7 +128,7 @@ export class LiveDeliveryGate {
         decisions[index] = { verdict: 'skipped', reason: decision.reason };
       } else if (decision.action === 'hold') {
         decisions[index] = { verdict: 'held', reason: decision.reason, untilMs: decision.untilMs };
-        addHold(index, candidate, decision.untilMs, { notification: candidate.notification, priority: candidate.priority, failClosedHolds: decision.reason === 'preferences_unavailable' ? 1 : 0, ...eventIdOf(candidate) });
+        addHold(index, candidate, decision.untilMs, heldOf(candidate, decision.reason === 'preferences_unavailable' ? 1 : 0));
       } else {
         const group = pushesByUser.get(userKey(candidate)) ?? { user: candidate, indexes: [] };
         group.indexes.push(index);
@@ -143,7 +149,7 @@ export class LiveDeliveryGate {
           const ordered = [...indexes].sort((a, b) => byIdAscending(candidates[a]!, candidates[b]!));
           for (const index of ordered.slice(allowed)) {
                 decisions[index] = { verdict: 'held', reason: 'rate_limited', untilMs: window.endMs };
-            addHold(index, user, window.endMs, { notification: candidates[index]!.notification, priority: candidates[index]!.priority, failClosedHolds: 0, ...eventIdOf(candidates[index]!) });
+            addHold(index, user, window.endMs, heldOf(candidates[index]!, 0));
           }
           this.deps.onEvent?.('rate limit reached; holding for the window digest', { tenantId: user.tenantId, userId: user.userId, total, releaseAt: new Date(window.endMs).toISOString() });
         },
@@ -159,45 +165,49 @@ export class LiveDeliveryGate {
   }
 
   /**
-   * The pushes of a fired release, re-checked against the user's preferences now: still quiet (a
-   * rate-limit digest landing in quiet hours) or unreadable -> held again; muted / live off -> dropped.
+   * The pushes of a fired release, read back by reference (one gone meanwhile is dropped) and
+   * re-checked against the user's preferences now: still quiet (a rate-limit digest landing in quiet
+   * hours) or unreadable -> held again; muted / live off -> dropped.
    */
   async takeRelease(message: LiveReleaseMessage): Promise<Notification[]> {
     const user: UserRef = { tenantId: message.tenantId, userId: message.userId };
-    const held = await this.deps.holds.release(user, message.releaseAtMs);
-    if (held.length === 0) return [];
+    const stored = await this.deps.holds.release(user, message.releaseAtMs);
+    if (stored.length === 0) return [];
     const nowMs = this.deps.clock.nowMs();
+    const { resolved: held, gone } = await resolveHeldPushes(this.deps, user, stored, nowMs);
     const lookup = (await this.deps.preferences.getPreferences(user.tenantId, [user.userId])).get(user.userId);
     const now: Notification[] = [];
     const seen = new Set<string>();
-    const again = new Map<number, HeldPush[]>();
+    const again = new Map<number, ResolvedHeldPush[]>();
     const trace: TraceEntry[] = [];
-    const traced = (push: HeldPush, outcome: TraceEntry['outcome'], detail: string) => {
-      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, notificationId: push.notification.id, stage: 'release', outcome, atMs: nowMs, detail });
+    const traced = ({ push }: { push: StoredHeldPush }, outcome: TraceEntry['outcome'], detail: string) => {
+      if (push.eventId !== undefined) trace.push({ tenantId: user.tenantId, userId: user.userId, eventId: push.eventId, notificationId: heldPushId(push), stage: 'release', outcome, atMs: nowMs, detail });
     };
-    for (const push of [...held].sort(byIdAscending)) {
-      if (seen.has(push.notification.id)) continue;
-      seen.add(push.notification.id);
-      const decision = this.decide(nowMs, push.notification.type, push.priority, lookup);
+    for (const push of gone) traced({ push }, 'dropped', `dropped at release: notification ${heldPushId(push)} is gone`);
+    for (const entry of [...held].sort(byIdAscending)) {
+      const { push } = entry;
+      if (seen.has(entry.notification.id)) continue;
+      seen.add(entry.notification.id);
+      const decision = this.decide(nowMs, entry.notification.type, push.priority, lookup);
       if (decision.action === 'push') {
-        now.push(push.notification);
-        traced(push, 'released', `held push released${held.length > 1 ? ` in a digest of ${held.length}` : ''}`);
+        now.push(entry.notification);
+        traced(entry, 'released', `held push released${held.length > 1 ? ` in a digest of ${held.length}` : ''}`);
       } else if (decision.action === 'hold' && decision.untilMs > message.releaseAtMs) {
         const failClosedHolds = decision.reason === 'preferences_unavailable' ? push.failClosedHolds + 1 : 0;
         if (failClosedHolds > FAIL_CLOSED_MAX_HOLDS) {
-          this.deps.onEvent?.('giving up a live push: preferences unreadable for a day', { tenantId: user.tenantId, userId: user.userId, notificationId: push.notification.id });
-          traced(push, 'dropped', 'preferences unreadable for a day: live push given up (the inbox item stays)');
+          this.deps.onEvent?.('giving up a live push: preferences unreadable for a day', { tenantId: user.tenantId, userId: user.userId, notificationId: entry.notification.id });
+          traced(entry, 'dropped', 'preferences unreadable for a day: live push given up (the inbox item stays)');
           continue;
         }
-        traced(push, decision.reason, `held again until ${new Date(decision.untilMs).toISOString()}`);
-        again.set(decision.untilMs, [...(again.get(decision.untilMs) ?? []), { ...push, failClosedHolds }]);
+        traced(entry, decision.reason, `held again until ${new Date(decision.untilMs).toISOString()}`);
+        again.set(decision.untilMs, [...(again.get(decision.untilMs) ?? []), { notification: entry.notification, push: { ...push, failClosedHolds } }]);
       } else if (decision.action === 'hold') {
-        now.push(push.notification);
-        traced(push, 'released', 'held push released');
-      } else traced(push, decision.reason, `dropped at release: ${decision.reason}`);
+        now.push(entry.notification);
+        traced(entry, 'released', 'held push released');
+      } else traced(entry, decision.reason, `dropped at release: ${decision.reason}`);
     }
-    for (const [releaseAtMs, pushes] of again) {
-      if ((await this.holdUntil(user, releaseAtMs, pushes)) === 'released') now.push(...pushes.map((push) => push.notification));
+    for (const [releaseAtMs, entries] of again) {
+      if ((await this.holdUntil(user, releaseAtMs, entries.map((entry) => entry.push))) === 'released') now.push(...entries.map((entry) => entry.notification));
     }
     await this.deps.trace?.record(trace);
     return now;
@@ -221,7 +231,7 @@ export class LiveDeliveryGate {
   }
 
   /** Adds to the hold and makes sure its release schedule exists (idempotent by name). */
-  private async holdUntil(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[]): Promise<'held' | 'released'> {
+  private async holdUntil(user: UserRef, releaseAtMs: number, pushes: readonly StoredHeldPush[]): Promise<'held' | 'released'> {
     const outcome = await this.deps.holds.hold(user, releaseAtMs, pushes, Math.ceil(releaseAtMs / 1000) + HOLD_RETENTION_SECONDS);
     if (outcome.status === 'released') return 'released';
     if (!outcome.scheduled) {
@@ -231,7 +241,7 @@ export class LiveDeliveryGate {
         atMs: releaseAtMs,
         targetArn: this.deps.releaseQueueArn,
         payload: JSON.stringify(message),
-      });
+      }, { tenantId: user.tenantId, userIds: [user.userId] });
       await this.deps.holds.markScheduled(user, releaseAtMs);
     }
     this.deps.onEvent?.('live push held', { tenantId: user.tenantId, userId: user.userId, count: pushes.length, releaseAt: new Date(releaseAtMs).toISOString() });
@@ -246,6 +256,8 @@ export interface HeldPushReleaserDeps {
   directory: Pick<ConnectionDirectory, 'connectionsOf' | 'removeConnection'>;
   ledger: DeliveryLedger;
   pusher: ConnectionPusher;
+  /** Erasure tombstones: a release for an erased user pushes nothing and holds nothing again. */
+  erased?: ErasedUsers;
 }
 
 /**
@@ -256,7 +268,8 @@ export interface HeldPushReleaserDeps {
 export class HeldPushReleaser {
   constructor(private readonly deps: HeldPushReleaserDeps) {}
 
-  async release(message: LiveReleaseMessage): Promise<{ notifications: number; messagesSent: number }> {
+  async release(message: LiveReleaseMessage): Promise<{ notifications: number; messagesSent: number; erased?: true }> {
+    if (this.deps.erased && (await this.deps.erased.erasedAmong(message.tenantId, [message.userId])).size > 0) return { notifications: 0, messagesSent: 0, erased: true };
     const notifications = await this.deps.gate.takeRelease(message);
     if (notifications.length === 0) return { notifications: 0, messagesSent: 0 };
     const connections = await this.deps.directory.connectionsOf([{ tenantId: message.tenantId, userId: message.userId }]);

@@ -6,6 +6,7 @@ import type { DigestMessage, NotificationMessage, NotificationRefMessage, ReadSt
 import type { RenderedNotification } from '../jobs/delivery-job.js';
 import type { Notification } from '../model/notification.js';
 import type { Counts } from '../model/read-state.js';
+import type { ReadStateChange } from '../ports/inbox.js';
 
 export type { DigestMessage, ErrorMessage, NotificationMessage, NotificationRefMessage, PongMessage, ReadStateMessage } from '../../contract/wire.js';
 
@@ -74,12 +75,26 @@ export function digestPayload(notifications: readonly Notification[], limitBytes
   return encodeLiveMessage(digestMessage(notifications, limitBytes));
 }
 
-export function readStateMessage(state: { readAt: string | null; seenAt: string | null }, counts: Counts): ReadStateMessage {
-  return { type: 'read_state', readAt: state.readAt, seenAt: state.seenAt, unread: counts.unread, unseen: counts.unseen, capped: counts.capped };
+type MarksOf = { readAt: string | null; seenAt: string | null; readMark?: string | null; seenMark?: string | null };
+
+export function readStateMessage(state: MarksOf, counts: Counts, change: ReadStateChange = {}): ReadStateMessage {
+  return {
+    type: 'read_state',
+    readAt: state.readAt,
+    seenAt: state.seenAt,
+    ...(change.readIds !== undefined && change.readIds.length > 0 ? { ids: [...change.readIds] } : {}),
+    ...(change.readUpTo !== undefined ? { readUpTo: change.readUpTo } : {}),
+    ...(state.readMark !== undefined ? { readMark: state.readMark } : {}),
+    ...(state.seenMark !== undefined ? { seenMark: state.seenMark } : {}),
+    unread: counts.unread,
+    unseen: counts.unseen,
+    capped: counts.capped,
+    newestId: counts.newestId,
+  };
 }
 
-export function readStatePayload(state: { readAt: string | null; seenAt: string | null }, counts: Counts): string {
-  return encodeLiveMessage(readStateMessage(state, counts));
+export function readStatePayload(state: MarksOf, counts: Counts, change?: ReadStateChange): string {
+  return encodeLiveMessage(readStateMessage(state, counts, change));
 }
 
 export const PONG_PAYLOAD = encodeLiveMessage({ type: 'pong' });

@@ -77,6 +77,7 @@ export type ParsedKey =
   // ReadMarks table
   | ({ kind: 'readMark'; userId: KeyId } & Tenanted)
   | ({ kind: 'readException' | 'itemState'; userId: KeyId; notificationId: string } & Tenanted)
+  | ({ kind: 'userTrace'; userId: KeyId; stage: string; eventId: string } & Tenanted)
   // Connections table
   | ({ kind: 'connection'; userId: KeyId; connectionId: string } & Tenanted)
   | ({ kind: 'presence'; userId: KeyId } & Tenanted)
@@ -86,6 +87,8 @@ export type ParsedKey =
   | ({ kind: 'follower'; followeeId: KeyId; followerId: string } & Tenanted)
   /** A follower who turned post alerts on for the account. */
   | ({ kind: 'alertSubscriber'; accountId: KeyId; followerId: string } & Tenanted)
+  | ({ kind: 'followingEntry'; userId: KeyId; followeeId: string } & Tenanted)
+  | ({ kind: 'formerFollower'; followeeId: KeyId; followerId: string } & Tenanted)
   | ({ kind: 'followingCeleb'; userId: KeyId; celebrityId: string } & Tenanted)
   | ({ kind: 'followedCelebsPack'; userId: KeyId; chunk: number } & Tenanted)
   | ({ kind: 'profile' | 'preferences'; userId: KeyId } & Tenanted)
@@ -103,7 +106,9 @@ export type ParsedKey =
   | ({ kind: 'channelRateWindow'; userId: KeyId; channel: string; windowStartMs: number } & Tenanted)
   /** A trace record: of one user, or (no `userId`) of the whole event. */
   | ({ kind: 'traceRecord'; userId?: KeyId; stage: string; eventId: string } & Tenanted)
+  | ({ kind: 'scheduleRef'; userId: KeyId; scheduleName: string } & Tenanted)
   | ({ kind: 'erasureRecord'; digest: string } & Tenanted)
+  | ({ kind: 'exportJob'; jobId: string } & Tenanted)
   | ({ kind: 'auditSalt'; userId: KeyId } & Tenanted)
   | { kind: 'fanOutIdempotencyRecord'; hash: string };
 
@@ -196,6 +201,15 @@ function parseUserPartitionKey(tenantId: KeyId, rest: string[], sk: string): Par
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'follower', tenantId, followeeId: userId, followerId: sk } : undefined;
     case 'ALERTS':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertSubscriber', tenantId, accountId: userId, followerId: sk } : undefined;
+    case 'FOLLOWING':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'followingEntry', ...base, followeeId: sk } : undefined;
+    case 'FORMER_FOLLOWERS':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'formerFollower', tenantId, followeeId: userId, followerId: sk } : undefined;
+    case 'TRACE': {
+      const separator = sk.indexOf('#');
+      const stage = separator > 0 ? matching(sk.slice(0, separator), LOWER_WORD) : undefined;
+      return stage ? { kind: 'userTrace', ...base, stage, eventId: sk.slice(separator + 1) } : undefined;
+    }
     case FOLLOWING_CELEBS_SUFFIX.slice(1):
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'followingCeleb', ...base, celebrityId: sk } : undefined;
     case FOLLOWED_CELEBS_PACK_SUFFIX.slice(1): {
@@ -241,6 +255,8 @@ function parseIdempotencyId(id: string): ParsedKey | undefined {
     }
     case 'ERASED':
       return tokens.length === 4 && /^[A-Za-z0-9_-]{43}$/.test(tokens[3]!) ? { kind: 'erasureRecord', tenantId, digest: tokens[3]! } : undefined;
+    case 'EXPORT':
+      return tokens.length === 4 && ULID_PATTERN.test(tokens[3]!) ? { kind: 'exportJob', tenantId, jobId: tokens[3]! } : undefined;
     case 'U':
       return parseUserRecordId(tenantId, tokens.slice(3), eventIdFrom(6));
     default:
@@ -265,6 +281,10 @@ function parseUserRecordId(tenantId: KeyId, tokens: string[], traceEventId: stri
     const deviceId = count === 5 ? matching(third, DEVICE_ID) : undefined;
     if (!channel || !second || (count === 5 && !deviceId)) return undefined;
     return { kind: 'channelSend', ...base, channel, notificationId: second, ...(deviceId ? { deviceId } : {}) };
+  }
+  if (kind === 'SCHED' && count === 3) {
+    const scheduleName = matching(first, /^[0-9a-zA-Z\-_.]{1,64}$/);
+    return scheduleName ? { kind: 'scheduleRef', ...base, scheduleName } : undefined;
   }
   if (kind === 'AUDITSALT' && count === 2) return { kind: 'auditSalt', ...base };
   if (kind === 'CHRATE' && count === 4) {

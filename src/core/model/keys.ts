@@ -46,11 +46,32 @@ export function keySegment(kind: string, value: string): string {
   return escaped.length <= MAX_ESCAPED_SEGMENT ? escaped : `${HASHED_SEGMENT_MARK}${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
 }
 
+/**
+ * A user's partition (`userPartition`) as an IAM `dynamodb:LeadingKeys` StringLike pattern. `*` also
+ * matches `#`, so a feed shard of an actor whose id is `U` (`T#t#F#U#S1`) matches it too: a grant
+ * narrowed to user partitions pairs it with StringNotLike FEED_SHARD_KEY_PATTERN (no user partition has `#F#`).
+ */
+export const USER_PARTITION_KEY_PATTERN = 'T#*#U#*';
+/** Every feed shard partition (`feedShardPartition`), as an IAM StringLike pattern. */
+export const FEED_SHARD_KEY_PATTERN = 'T#*#F#*';
+/** Graph: a user's PROFILE partition (the profile and the preferences items), as an IAM StringLike pattern; no other partition ends with `#PROFILE`. */
+export const PROFILE_PARTITION_KEY_PATTERN = 'T#*#U#*#PROFILE';
+/** Graph: a user's channel state (`channelStatePartition`), as an IAM StringLike pattern. */
+export const CHANNEL_STATE_KEY_PATTERN = 'T#*#U#*#CHANNELS';
+/** Graph: a user's packed followed-celebrities list (`followedCelebsPackPartition`), as an IAM StringLike pattern. */
+export const FOLLOWED_CELEBS_PACK_KEY_PATTERN = 'T#*#U#*#FOLLOWED_CELEBS_PACK';
+
 /** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
 
 /** Every count index partition (`celebrityPostsIndexPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const CELEBRITY_POSTS_INDEX_KEY_PATTERN = 'T#*#CPX#S*';
+
+/** Every user's trace partition (`userTracePartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern (a user segment never holds `#`). */
+export const USER_TRACE_KEY_PATTERN = 'T#*#U#*#TRACE';
+
+/** Every schedule reference (`scheduleRefId`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
+export const SCHEDULE_REF_KEY_PATTERN = 'T#*#U#*#SCHED#*';
 
 /** `T#<tenant segment>`: the literal leading segment of every tenant-led partition key (IAM `dynamodb:LeadingKeys`). */
 export function tenantKeyPrefix(tenantId: string): string {
@@ -178,6 +199,28 @@ export const keys = {
     followersPk.endsWith('#FOLLOWERS') ? { pk: `${followersPk.slice(0, -'#FOLLOWERS'.length)}#PROFILE`, sk: 'PROFILE' } : undefined,
   follower: (tenantId: string, followeeId: string, followerId: string): TableKey => ({
     pk: keys.followersPartition(tenantId, followeeId),
+    sk: assertIdentifier('followerId', followerId),
+  }),
+
+  /**
+   * Graph: the accounts `userId` follows (sk = followee id, holds followedAt), written with each
+   * follow edge; an unfollow keeps it with `unfollowedAt` and a TTL, so the erasure of the follower
+   * finds their edges and their entries in `formerFollowers` without a scan.
+   */
+  followingPartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#FOLLOWING`,
+  following: (tenantId: string, followerId: string, followeeId: string): TableKey => ({
+    pk: keys.followingPartition(tenantId, followerId),
+    sk: assertIdentifier('followeeId', followeeId),
+  }),
+
+  /**
+   * Graph: the accounts that followed `userId` and unfollowed (sk = follower id; first followedAt,
+   * last unfollowedAt, TTL = the inbox's after the unfollow): their inboxes still hold the posts
+   * `userId` wrote while they followed, which the erasure of `userId` finds from here and the recent posts log.
+   */
+  formerFollowersPartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#FORMER_FOLLOWERS`,
+  formerFollower: (tenantId: string, followeeId: string, followerId: string): TableKey => ({
+    pk: keys.formerFollowersPartition(tenantId, followeeId),
     sk: assertIdentifier('followerId', followerId),
   }),
 
@@ -319,10 +362,30 @@ export const keys = {
 
   /**
    * Idempotency table: one stage's delivery-trace record of an event, for a user or (no user) the
-   * whole event, TTL. The event id comes last: it is free text, so nothing may follow it.
+   * whole event, TTL. The event id comes last: it is free text, so nothing may follow it. A user's
+   * records are written to `userTrace` now (their own partition); this form is read for older ones.
    */
   traceRecordId: (tenantId: string, userId: string | undefined, stage: string, eventId: string): string =>
     `${userId === undefined ? `${tenantKeyPrefix(tenantId)}#E` : userPartition(tenantId, userId)}#TRACE#${stage}#${eventId}`,
+
+  /** Inbox table: a user's delivery-trace records (`T#t#U#u#TRACE` / `<stage>#<event id>`), TTL; the erasure deletes the partition whole. */
+  userTracePartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#TRACE`,
+  userTrace: (tenantId: string, userId: string, stage: string, eventId: string): TableKey => ({
+    pk: keys.userTracePartition(tenantId, userId),
+    sk: `${assertIdentifierMatching('stage', stage, /^[a-z]{1,32}$/)}#${eventId}`,
+  }),
+
+  /**
+   * Idempotency table: a pending one-time schedule that names the user (`T#t#U#u#SCHED#<schedule
+   * name>`), written with the schedule, TTL a while after it fires: the erasure deletes the schedule
+   * by the name in the key, found through the owner index (`ownerIndexValue`).
+   */
+  scheduleRefId: (tenantId: string, userId: string, scheduleName: string): string =>
+    `${userPartition(tenantId, userId)}#SCHED#${assertIdentifierMatching('scheduleName', scheduleName, /^[0-9a-zA-Z\-_.]{1,64}$/)}`,
+
+  /** Idempotency table: an export job's status record (`T#t#EXPORT#<job id>`), TTL; it holds no user id. */
+  exportJobId: (tenantId: string, jobId: string): string =>
+    `${tenantKeyPrefix(tenantId)}#EXPORT#${assertIdentifierMatching('jobId', jobId, /^[0-9A-HJKMNP-TV-Z]{26}$/)}`,
 
   /** Idempotency table: an erasure's tombstone and checkpoint, keyed by a digest of (tenant, user) so it does not name them (src/core/privacy/erasure.ts). */
   erasureRecordId: (tenantId: string, digest: string): string =>
@@ -331,6 +394,19 @@ export const keys = {
   /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
   auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
 };
+
+/**
+ * The owner index: the attribute (`userRef`) that puts a record of one user into the table's
+ * sparse `byUser` index (Idempotency: rate windows, holds, channel sends and rate windows, schedule
+ * refs, event traces about an account), and the author index attribute (`authorRef`, Inbox) of a
+ * notification written into another user's inbox that the author's recent posts log cannot find.
+ * Both values are the user's partition (`T#t#U#u`): one Query lists what names them.
+ */
+export const OWNER_INDEX = { name: 'byUser', attribute: 'userRef' } as const;
+export const AUTHOR_INDEX = { name: 'byAuthor', attribute: 'authorRef' } as const;
+export function ownerIndexValue(tenantId: string, userId: string): string {
+  return userPartition(tenantId, userId);
+}
 
 /** Idempotency table: the fan-out handler's Powertools `keyPrefix`; Powertools keys its records `fanout#<base64 MD5 of [type, tenant, event id]>`. */
 export const FAN_OUT_IDEMPOTENCY_PREFIX = 'fanout';

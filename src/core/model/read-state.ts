@@ -211,24 +211,31 @@ export interface Counts {
   unread: number;
   unseen: number;
   capped: boolean;
+  /**
+   * The newest unread id these counts include (null when none). A client that receives the push of
+   * an id at or below it knows the counts already hold it, and does not add it again.
+   */
+  newestId: string | null;
 }
 
-/** Raw (uncapped) unread and unseen counts of the ids; `gone` ids count as neither. */
-export function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean = () => false): { unread: number; unseen: number } {
+/** Raw (uncapped) unread and unseen counts of the ids, and the newest unread id; `gone` ids count as neither. */
+export function tallyUnread(ids: Iterable<string>, state: ReadState, gone: (id: string) => boolean = () => false): { unread: number; unseen: number; newestId: string | null } {
   let unread = 0;
   let unseen = 0;
+  let newestId: string | null = null;
   for (const id of ids) {
     if (isRead(id, state) || gone(id)) continue;
     unread += 1;
+    if (newestId === null || id > newestId) newestId = id;
     if (!isSeen(id, state)) unseen += 1;
   }
-  return { unread, unseen };
+  return { unread, unseen, newestId };
 }
 
 /** Capped counts: `capped` is true when there are more than `cap` unread; both counts then stop at `cap`. */
 export function countFromIds(ids: Iterable<string>, state: ReadState, cap = COUNT_CAP, gone: (id: string) => boolean = () => false): Counts {
-  const { unread, unseen } = tallyUnread(ids, state, gone);
-  return { unread: Math.min(unread, cap), unseen: Math.min(unseen, cap), capped: unread > cap };
+  const { unread, unseen, newestId } = tallyUnread(ids, state, gone);
+  return { unread: Math.min(unread, cap), unseen: Math.min(unseen, cap), capped: unread > cap, newestId };
 }
 
 export function presentNotification(item: StoredNotification, state: ReadState): Notification {

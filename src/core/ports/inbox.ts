@@ -18,6 +18,13 @@ export interface CelebrityPostsShard {
   authorId: string;
 }
 
+/** Read only: one shard of the tenant's celebrity posts log (a held push of a celebrity's post is read back from it by id). */
+export interface CelebrityLogShard {
+  kind: 'celebrityLog';
+  tenantId: string;
+  shard: number;
+}
+
 export interface IdRange {
   /** Exclusive upper bound. */
   before?: string;
@@ -45,7 +52,7 @@ export interface InboxReader {
   /** Newest-first keys of one source in (after, before) (unexpired), at most `limit`: the id, and what a snooze comeback brings back. */
   listIdsAbove(source: InboxSource, range: IdRange, limit: number, nowMs: number, excludeTypes?: readonly string[]): Promise<InboxKey[]>;
   /** The items at these (source, id) keys (BatchGetItem), absent ones left out, expired ones included. */
-  getItems(keys: readonly { source: InboxSource; id: string }[]): Promise<Map<string, StoredNotification>>;
+  getItems(keys: readonly { source: InboxSource | CelebrityLogShard; id: string }[]): Promise<Map<string, StoredNotification>>;
   /** The item with this id in any of the sources, if present and unexpired. */
   findNotification(sources: readonly InboxSource[], id: string, nowMs: number): Promise<StoredNotification | undefined>;
 }
@@ -53,6 +60,16 @@ export interface InboxReader {
 export interface InboxItemToWrite {
   source: InboxSource | CelebrityPostsShard;
   item: StoredNotification;
+  /**
+   * An item in another user's inbox is in the author index (its erasure finds it there) unless its
+   * author's recent posts log and followers find it: an author's follower fan-out and its backfill.
+   */
+  foundByPostsLog?: true;
+}
+
+/** One item into the user's own partition (the snooze comeback: a PutItem its role may send to user partitions only). */
+export interface OwnInboxItemWriter {
+  putOwnInboxItem(user: UserRef, item: StoredNotification): Promise<void>;
 }
 
 export interface InboxWriter {
@@ -133,9 +150,17 @@ export interface RetractionsReader {
   retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]>;
 }
 
+/** What a read-state change did, for the devices that have not loaded all of it. */
+export interface ReadStateChange {
+  /** The notifications read one by one (a single read). */
+  readIds?: readonly string[];
+  /** A read-all's mark: everything at or below it is read now, also when the read mark stays higher (a device behind). */
+  readUpTo?: string;
+}
+
 /** Told after a user's read state changed, so every device can be synced (live delivery). */
 export interface ReadStateListener {
-  readStateChanged(user: UserRef): Promise<void>;
+  readStateChanged(user: UserRef, change?: ReadStateChange): Promise<void>;
 }
 
 /** The user's muted types, left out of celebrity feeds at read time (their own inbox never got them). */

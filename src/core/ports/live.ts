@@ -30,12 +30,30 @@ export interface ConnectionPusher {
   post(connectionId: string, payload: string): Promise<PostOutcome>;
 }
 
+/** Where a held notification is read back from at release: the user's own inbox, or the tenant's celebrity posts log. */
+export type HeldSource = 'own' | 'celebrity';
+
+/**
+ * A held live push: a reference, never a copy, so a hold names nobody but its owner (an author's
+ * erasure deletes their notifications and the release finds them gone).
+ */
 export interface HeldPush {
-  notification: Notification;
+  id: string;
+  source: HeldSource;
   priority: Priority;
   /** Consecutive fail-closed holds (unreadable preferences); the push is dropped after FAIL_CLOSED_MAX_HOLDS. */
   failClosedHolds: number;
   /** The producer's event id (for the release stage's trace); absent in holds written before it existed. */
+  eventId?: string;
+}
+
+/** A hold element as stored: a reference, or (holds written before references) the notification copied whole. */
+export type StoredHeldPush = HeldPush | LegacyHeldPush;
+
+export interface LegacyHeldPush {
+  notification: Notification;
+  priority: Priority;
+  failClosedHolds: number;
   eventId?: string;
 }
 
@@ -46,11 +64,11 @@ export interface LiveHoldStore {
   /** Atomically adds `count` to the user's pushes of the window; the total after. */
   countPushes(user: UserRef, windowStartMs: number, count: number, expiresAtSeconds: number): Promise<number>;
   /** Appends to the user's hold released at `releaseAtMs`, unless that hold was already released. */
-  hold(user: UserRef, releaseAtMs: number, pushes: readonly HeldPush[], expiresAtSeconds: number): Promise<HoldOutcome>;
+  hold(user: UserRef, releaseAtMs: number, pushes: readonly StoredHeldPush[], expiresAtSeconds: number): Promise<HoldOutcome>;
   /** Records that the release schedule exists (saves a CreateSchedule call per further hold). */
   markScheduled(user: UserRef, releaseAtMs: number): Promise<void>;
   /** Marks the hold released (later holds are refused) and returns its pushes; again on a redelivery. */
-  release(user: UserRef, releaseAtMs: number): Promise<HeldPush[]>;
+  release(user: UserRef, releaseAtMs: number): Promise<StoredHeldPush[]>;
 }
 
 /** Where delivery code reports a failure it handled (the composition logs it at WARN). */

@@ -17,6 +17,16 @@ export interface OneTimeSchedule {
 /** `already_scheduled`: a schedule with this name exists (a retry or a duplicate event): success. */
 export type ScheduleOutcome = 'created' | 'already_scheduled';
 
+/**
+ * The users a schedule's payload names (the recipient of a held push or a comeback, the roles of a
+ * `sendAt` event): a reference record per user is written before the schedule, so their erasure
+ * finds and deletes it without listing every pending schedule.
+ */
+export interface ScheduleNames {
+  tenantId: string;
+  userIds: readonly string[];
+}
+
 export interface Scheduler {
-  scheduleOnce(schedule: OneTimeSchedule): Promise<ScheduleOutcome>;
+  scheduleOnce(schedule: OneTimeSchedule, names?: ScheduleNames): Promise<ScheduleOutcome>;
 }

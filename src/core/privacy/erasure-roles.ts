@@ -48,11 +48,14 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   readMark: 'readMarks',
   readException: 'readMarks',
   itemState: 'readMarks',
+  userTrace: 'inbox',
   connection: 'connections',
   presence: 'connections',
   connectionReverse: 'connections',
   onlineSubscription: 'connections',
   follower: 'graph',
+  followingEntry: 'graph',
+  formerFollower: 'graph',
   followingCeleb: 'graph',
   followedCelebsPack: 'graph',
   profile: 'graph',
@@ -69,7 +72,9 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   channelSend: 'idempotency',
   channelRateWindow: 'idempotency',
   traceRecord: 'idempotency',
+  scheduleRef: 'idempotency',
   erasureRecord: 'idempotency',
+  exportJob: 'idempotency',
   auditSalt: 'idempotency',
   fanOutIdempotencyRecord: 'idempotency',
 };
@@ -122,9 +127,16 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'rateWindow':
     case 'channelSend':
     case 'channelRateWindow':
+    case 'userTrace':
+    case 'scheduleRef':
     case 'auditSalt':
       // (auditSalt: the audit trail's pseudonym salt; once it is gone, the user's audit records name nobody.)
       return isUser(parsed.userId) ? remove(parsed.kind) : keep(parsed.kind);
+    case 'followingEntry':
+      // Their own list of followees, or a follower's entry naming them as followee.
+      return isUser(parsed.userId) ? remove('followingEntry') : parsed.followeeId === userId ? remove('followingEntryOfFollower') : keep(parsed.kind);
+    case 'formerFollower':
+      return isUser(parsed.followeeId) ? remove('formerFollower') : parsed.followerId === userId ? remove('formerFollowerEntry') : keep(parsed.kind);
     case 'connectionReverse':
       return classifyConnectionReverse(item, subject);
     case 'onlineSubscription':
@@ -156,6 +168,7 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'deliveryStep':
     case 'arrivalRecord':
     case 'erasureRecord':
+    case 'exportJob':
       return keep(parsed.kind);
   }
 }

@@ -24,6 +24,14 @@ export function erasureRecordId(subject: ErasureSubject): string {
   return keys.erasureRecordId(subject.tenantId, digest);
 }
 
+/**
+ * Another run of the same erasure saved its checkpoint since this one read it (a duplicate job
+ * message): this run stops, the other goes on. Its deletes are not lost (they are idempotent).
+ */
+export class ErasureConflictError extends Error {
+  override readonly name = 'ErasureConflictError';
+}
+
 /** A partition (pk) of one table that belongs to the user alone: deleted whole, Query + BatchWriteItem. */
 export interface UserPartition {
   table: Exclude<TableName, 'idempotency'>;
@@ -31,27 +39,41 @@ export interface UserPartition {
   kind: string;
 }
 
-/** Every partition that belongs to the user alone (the feed shards up to `feedShards`; a scan catches any beyond). */
-export function userPartitions(subject: ErasureSubject, feedShards: number): UserPartition[] {
+/**
+ * Every partition that belongs to the user alone, deleted whole after the cross-references they lead
+ * to are gone (the feed shards up to the deployment's `feedShards`, their followers' online
+ * subscriptions in each of `onlineSubscriberShards`). Their channel records go first, on their own.
+ */
+export function userPartitions(subject: ErasureSubject, feedShards: number, onlineSubscriberShards = 0): UserPartition[] {
   const { tenantId, userId } = subject;
   const own = userPartition(tenantId, userId);
   return [
     { table: 'connections', pk: own, kind: 'connection' },
+    ...Array.from({ length: onlineSubscriberShards }, (_, shard): UserPartition => ({ table: 'connections', pk: keys.onlineSubscribersPartition(tenantId, userId, shard), kind: 'onlineSubscriber' })),
     { table: 'inbox', pk: own, kind: 'inboxItem' },
     { table: 'readMarks', pk: own, kind: 'readState' },
     ...Array.from({ length: feedShards }, (_, shard): UserPartition => ({ table: 'inbox', pk: keys.feedShardPartition(tenantId, userId, shard), kind: 'feedItem' })),
     { table: 'inbox', pk: keys.recentPostsPartition(tenantId, userId), kind: 'postsLogEntry' },
+    { table: 'inbox', pk: keys.userTracePartition(tenantId, userId), kind: 'userTrace' },
     // Their followers: the edges go with the account (its count goes with its PROFILE).
     { table: 'graph', pk: keys.followersPartition(tenantId, userId), kind: 'followerEdge' },
+    { table: 'graph', pk: keys.formerFollowersPartition(tenantId, userId), kind: 'formerFollower' },
+    { table: 'graph', pk: keys.followingPartition(tenantId, userId), kind: 'followingEntry' },
     { table: 'graph', pk: keys.followingCelebsPartition(tenantId, userId), kind: 'followedCelebrity' },
     { table: 'graph', pk: keys.followedCelebsPackPartition(tenantId, userId), kind: 'followedCelebritiesPack' },
     { table: 'graph', pk: keys.profile(tenantId, userId).pk, kind: 'profileOrPreferences' },
+    // Again at the end: a device registered while the erasure ran (the first phase deleted the rest).
+    { table: 'graph', pk: keys.channelStatePartition(tenantId, userId), kind: 'channelState' },
   ];
 }
 
 /** What one erasure removed, by table and kind; `followCountsLowered` = followees whose count went down by one. */
 export interface ErasureReport {
   removed: Record<string, number>;
+  /** SNS platform endpoints of their devices deleted. */
+  pushEndpointsDeleted?: number;
+  /** Export documents of theirs deleted from the export store. */
+  exportsDeleted?: number;
   /** Items kept because their key is of no kind keys.ts builds, by table (never deleted on a guess; each logged at WARN). */
   unknownKept?: Record<string, number>;
   connectionsClosed: number;
@@ -66,7 +88,7 @@ export interface ErasureReport {
 }
 
 export function emptyErasureReport(): ErasureReport {
-  return { removed: {}, unknownKept: {}, connectionsClosed: 0, followCountsLowered: 0, schedulesDeleted: 0, schedulesKeptNamingUser: 0, schedulesUnknown: 0, steps: 0 };
+  return { removed: {}, unknownKept: {}, pushEndpointsDeleted: 0, exportsDeleted: 0, connectionsClosed: 0, followCountsLowered: 0, schedulesDeleted: 0, schedulesKeptNamingUser: 0, schedulesUnknown: 0, steps: 0 };
 }
 
 export function countRemoved(report: ErasureReport, table: TableName, kind: string, count: number): void {

@@ -10,18 +10,12 @@ import { NotFoundError, ValidationError } from '../../core/model/errors.js';
 import { MAX_DEVICES_PER_USER, deviceIdOf, type Device } from '../../core/channels/devices.js';
 import { ALL_TYPES, verifyUnsubscribeToken } from '../../core/channels/unsubscribe-token.js';
 import type { Clock } from '../../core/ports/clock.js';
-import type { ChannelStateStore } from '../../core/channels/ports.js';
+import type { ChannelStateStore, DeviceEndpoints } from '../../core/channels/ports.js';
 import { errorBody, identityFrom, json, parseJsonBody, type RestHandler } from './http.js';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { UserRef } from '../../core/model/user.js';
 import { noQuerySchema } from '../../contract/rest-schemas.js';
-import { deviceInputSchema, devicePathSchema, pushConsentInputSchema, unsubscribeQuerySchema, type Platform } from '../../contract/channel-schemas.js';
-
-export interface DeviceEndpoints {
-  /** Platforms with an SNS platform application (the others answer 400). */
-  platforms(): Platform[];
-  /** `owner`: the platform application (of K) the user's devices stick to. */
-  upsertEndpoint(platform: Platform, token: string, userData: string, owner?: { tenantId: string; userId: string }): Promise<string>;
-  deleteEndpoint(endpointArn: string): Promise<void>;
-}
+import { deviceInputSchema, devicePathSchema, pushConsentInputSchema, unsubscribeQuerySchema } from '../../contract/channel-schemas.js';
 
 export interface ChannelsApiDeps {
   store: ChannelStateStore;
@@ -32,7 +26,10 @@ export interface ChannelsApiDeps {
   knownTypes: readonly string[];
   tenantClaim: string;
   clock: Clock;
+  logger?: Logger;
 }
+
+const sameUser = (a: UserRef, b: UserRef) => a.tenantId === b.tenantId && a.userId === b.userId;
 
 function present(device: Device) {
   // The token stays server-side: a leaked listing cannot be replayed to push to the phone.
@@ -78,8 +75,15 @@ export function channelsRoutes(deps: ChannelsApiDeps): Record<string, RestHandle
       const id = deviceIdOf(input.platform, input.token);
       const now = new Date(deps.clock.nowMs()).toISOString();
       const existing = (await deps.store.listDevices(user)).find((device) => device.id === id);
-      // CustomUserData names the owner, so an operator looking at an endpoint in SNS can tell whose it is.
-      const endpointArn = await deps.endpoints.upsertEndpoint(input.platform, input.token, JSON.stringify({ tenantId: user.tenantId, userId: user.userId }).slice(0, 2_048), user);
+      // One owner per token (a phone signed out of one account and into another, maybe another
+      // tenant): the previous owner's device goes BEFORE the endpoint names the new one, so a retry
+      // after a crash still finds whom to take it from.
+      const { endpointArn, owner } = await deps.endpoints.findOrCreateEndpoint(input.platform, input.token, user);
+      if (owner && !sameUser(owner, user)) {
+        await deps.store.deleteDevice(owner, id);
+        deps.logger?.info('push token moved to the user who registered it last', { deviceId: id, fromTenantId: owner.tenantId, toTenantId: user.tenantId });
+      }
+      await deps.endpoints.assignEndpoint(endpointArn, input.token, user);
       const device: Device = { id, platform: input.platform, token: input.token, ...(input.locale ? { locale: input.locale } : {}), endpointArn, createdAt: existing?.createdAt ?? now, updatedAt: now };
       if (!(await deps.store.putDevice(user, device, MAX_DEVICES_PER_USER))) {
         return json(409, errorBody('too_many_devices', `at most ${MAX_DEVICES_PER_USER} devices per user; DELETE /devices/{id} one first`));
@@ -91,7 +95,8 @@ export function channelsRoutes(deps: ChannelsApiDeps): Record<string, RestHandle
       const { id } = devicePathSchema.parse(event.pathParameters ?? {});
       const removed = await deps.store.deleteDevice(user, id);
       if (!removed) throw new NotFoundError('no such device');
-      await deps.endpoints?.deleteEndpoint(removed.endpointArn);
+      // The endpoint goes only if it still names the caller: a token that moved to another user keeps theirs.
+      await deps.endpoints?.deleteEndpointOf(removed.endpointArn, user);
       return json(204);
     },
     'PUT /push-consent': async (event) => {

@@ -35,7 +35,12 @@ export function identityFrom(event: APIGatewayProxyEvent, tenantClaim: string): 
 /** Named errors to status codes, in one place. A 500 never carries internals to the client. */
 export function errorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof ZodError) {
-    const details = error.issues.map((issue) => ({ path: issue.path.join('.') || '(root)', message: issue.message }));
+    // An unknown field is named by its own path (`theme`, `__proto__`), not the object that holds it.
+    const details = error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ path: [...issue.path, key].join('.'), message: 'unknown field' }))
+        : [{ path: issue.path.join('.') || '(root)', message: issue.message }],
+    );
     return json(400, errorBody('validation_error', `invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details));
   }
   if (error instanceof ValidationError) return json(400, errorBody(error.code, error.message, error.details));

@@ -37,7 +37,7 @@ function present(preferences: Preferences) {
 export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
   const inputSchema = preferencesInputSchema(deps.knownTypes, deps.offeredChannels);
   const routes: Record<string, Handler> = {
-    ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
+    ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock, logger: deps.logger }) : {}),
     ...(deps.alerts ? alertsRoutes({ ...deps.alerts, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
     'GET /preferences': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventValidationError, validateEvent, type ValidateEventInput } from '../../core/fanout/events.js';
 import { LOCAL_ACCOUNT_ID } from '../sqs/index.js';
+import { PRIVACY_REQUEST_DETAIL_TYPES, privacyRequestDetailSchema } from '../../core/privacy/privacy-jobs.js';
 
 /** PutEvents entry size limit. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
@@ -111,7 +112,11 @@ export function checkEntry(entry: unknown, context: EntryContext): AcceptedEntry
   const time = eventTime(Time);
   if (typeof time !== 'string') return time;
   const id = randomUUID();
-  if (bus === 'notifications') {
+  if (bus === 'notifications' && PRIVACY_REQUEST_DETAIL_TYPES.includes(DetailType)) {
+    // A privacy request (the privacy job's rule): its own schema, so a bad one fails here as the job would refuse it.
+    const request = privacyRequestDetailSchema.safeParse(detail);
+    if (!request.success) return invalid(`Detail: ${request.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+  } else if (bus === 'notifications') {
     try {
       validateEvent({ detailType: DetailType, detail, fallbackTime: time, findType: context.findType });
     } catch (error) {

@@ -9,10 +9,18 @@ import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { OneTimeSchedule, ScheduleOutcome, Scheduler } from '../../core/ports/scheduler.js';
 
-/** Delivers a fired schedule's payload to its target (a local queue found by ARN). */
-export type ScheduleTargetDispatcher = (targetArn: string, payload: string) => Promise<void>;
+/** Delivers a fired schedule's payload to its target (a local queue found by ARN), as the schedule's role when it names one. */
+export type ScheduleTargetDispatcher = (targetArn: string, payload: string, roleArn?: string) => Promise<void>;
+
+/** A schedule as the Scheduler API creates it: the role Scheduler assumes to deliver it, in its group. */
+export interface ApiSchedule extends OneTimeSchedule {
+  groupName: string;
+  roleArn: string;
+}
 
 interface StoredSchedule extends OneTimeSchedule {
+  groupName?: string;
+  roleArn?: string;
   createdAt: string;
   /** Failed delivery attempts so far. */
   attempts: number;
@@ -67,7 +75,7 @@ export class LocalScheduler implements Scheduler {
   }
 
   /** Persists before answering, so a schedule acknowledged here survives a crash or restart. */
-  async scheduleOnce(schedule: OneTimeSchedule): Promise<ScheduleOutcome> {
+  async scheduleOnce(schedule: OneTimeSchedule | ApiSchedule): Promise<ScheduleOutcome> {
     if (this.schedules.has(schedule.name)) return 'already_scheduled';
     const stored: StoredSchedule = { ...schedule, createdAt: new Date(this.now()).toISOString(), attempts: 0 };
     this.schedules.set(schedule.name, stored);
@@ -84,6 +92,14 @@ export class LocalScheduler implements Scheduler {
   /** The pending schedules (tests, diagnostics). */
   list(): OneTimeSchedule[] {
     return [...this.schedules.values()].map(({ name, atMs, targetArn, payload }) => ({ name, atMs, targetArn, payload }));
+  }
+
+  /** One pending schedule with its group and role (the Scheduler API's GetSchedule). */
+  get(name: string): (OneTimeSchedule & { groupName?: string; roleArn?: string }) | undefined {
+    const stored = this.schedules.get(name);
+    if (!stored) return undefined;
+    const { attempts: _attempts, createdAt: _createdAt, ...schedule } = stored;
+    return schedule;
   }
 
   /** DeleteSchedule: disarms and forgets a pending schedule (user erasure); true when it existed. */
@@ -123,7 +139,7 @@ export class LocalScheduler implements Scheduler {
 
   private async fire(schedule: StoredSchedule): Promise<void> {
     try {
-      await this.dispatch!(schedule.targetArn, schedule.payload);
+      await this.dispatch!(schedule.targetArn, schedule.payload, schedule.roleArn);
     } catch (error) {
       schedule.attempts += 1;
       const retryMs = Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(schedule.attempts, 10));

@@ -120,7 +120,7 @@ export function createLocalSesRoute(ses: LocalSesV2, options: { credentials?: Lo
       if (!request.url.pathname.startsWith(`${LOCAL_SES_PATH}/`)) return undefined;
       if (!isCallerOnThisMachine(request, options.serverHost)) return sesError(403, 'AccessDeniedException', 'the local SES endpoint answers callers on this machine only');
       if (options.credentials) {
-        const failure = verifySigV4(request, options.credentials, 'ses');
+        const failure = await verifySigV4(request, options.credentials, 'ses');
         if (failure) return sesError(403, failure.code, failure.message);
       }
       if (request.method !== 'POST' || request.url.pathname !== `${LOCAL_SES_PATH}/v2/email/outbound-emails`) return sesError(404, 'NotFoundException', `the local SES stand-in serves SendEmail only, not ${request.method} ${request.url.pathname}`);

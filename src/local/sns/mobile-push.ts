@@ -104,6 +104,11 @@ export class LocalMobilePush {
     this.invalidTokens.add(token);
   }
 
+  /** What an operator (or an older release) left in an endpoint's CustomUserData (tests of ownership). */
+  setCustomUserData(endpointArn: string, customUserData: string): void {
+    this.endpoint(endpointArn).customUserData = customUserData;
+  }
+
   /** The next `count` Publish calls answer 429 Throttling (back-pressure tests). */
   throttle(count: number): void {
     this.throttleNext = count;
@@ -211,7 +216,7 @@ export function createLocalSnsRoute(sns: LocalMobilePush, options: { credentials
       if (request.method !== 'POST' || request.url.pathname.replace(/\/+$/, '') !== LOCAL_SNS_PATH) return undefined;
       if (!isCallerOnThisMachine(request, options.serverHost)) return xmlError(new SnsError('AuthorizationError', 'the local SNS endpoint answers callers on this machine only', 403));
       if (options.credentials) {
-        const failure = verifySigV4(request, options.credentials, 'sns');
+        const failure = await verifySigV4(request, options.credentials, 'sns');
         if (failure) return xmlError(new SnsError(failure.code, failure.message, 403));
       }
       const form = new URLSearchParams(request.body.toString('utf8'));

@@ -1,10 +1,16 @@
 /**
- * Verifies an AWS Signature Version 4 `Authorization` header for real: recomputes the canonical
- * request (method, path, query, the headers the caller signed, payload hash), the string to sign
- * and the HMAC chain from the secret key, and compares the signatures in constant time.
+ * Verifies an AWS Signature Version 4 `Authorization` header the way AWS does: the request that
+ * arrived (method, path, query, the headers the caller signed and the body actually received) is
+ * signed again with `@smithy/signature-v4`, the SDK's own signer, for the date, region and service
+ * of the caller's credential scope, and the two signatures are compared in constant time. The payload
+ * hash is always that of the received body: an `x-amz-content-sha256` header that does not match it
+ * is refused, so a captured request replayed with another body never verifies.
  * https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { HttpRequest } from '@smithy/types';
 import type { LocalRequest } from '../http/router.js';
 import type { LocalSqsCredentials } from './credentials.js';
 
@@ -15,45 +21,14 @@ export interface SigV4Failure {
   message: string;
 }
 
-const ALGORITHM = 'AWS4-HMAC-SHA256';
 /** AWS refuses a signature dated more than 15 minutes from its clock. */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
-
-const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
-
-/** RFC 3986 encoding, as the SDK's signer escapes URI parts. */
-const escapeUri = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-function canonicalPath(pathname: string): string {
-  let path: string;
-  try {
-    path = decodeURIComponent(pathname);
-  } catch {
-    path = pathname;
-  }
-  const segments: string[] = [];
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') segments.pop();
-    else segments.push(segment);
-  }
-  const normalized = `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${segments.length > 0 && path.endsWith('/') ? '/' : ''}`;
-  return escapeUri(normalized).replace(/%2F/g, '/');
-}
-
-function canonicalQuery(url: URL): string {
-  return Array.from(url.searchParams.entries())
-    .filter(([key]) => key.toLowerCase() !== 'x-amz-signature')
-    .map(([key, value]) => `${escapeUri(key)}=${escapeUri(value)}`)
-    .sort()
-    .join('&');
-}
+const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
 
 function headerValue(request: LocalRequest, name: string): string | undefined {
   const value = request.headers[name];
   if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value.join(',') : value).trim().replace(/\s+/g, ' ');
+  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** `YYYYMMDDTHHMMSSZ` -> epoch ms (NaN when malformed). */
@@ -64,12 +39,25 @@ function amzDateMs(amzDate: string): number {
   return Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
 }
 
+const mismatch: SigV4Failure = { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' };
+
+/** The request as the caller's signer saw it: only the headers it signed, the path as sent, the body as received. */
+function signableRequest(request: LocalRequest, signedHeaders: readonly string[]): HttpRequest {
+  const query: Record<string, string | string[]> = {};
+  for (const [key, value] of request.url.searchParams) {
+    const existing = query[key];
+    query[key] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  const headers = Object.fromEntries(signedHeaders.map((name) => [name, headerValue(request, name) ?? '']));
+  return { method: request.method, protocol: 'http:', hostname: request.url.hostname, path: request.url.pathname, query, headers, body: request.body };
+}
+
 /** Undefined when `request` carries a valid SigV4 signature by `credentials` for `service`; else why not. */
-export function verifySigV4(request: LocalRequest, credentials: LocalSqsCredentials, service: string, nowMs = Date.now()): SigV4Failure | undefined {
-  const authorization = headerValue(request, 'authorization');
+export async function verifySigV4(request: LocalRequest, credentials: LocalSqsCredentials, service: string, nowMs = Date.now()): Promise<SigV4Failure | undefined> {
+  const authorization = headerValue(request, 'authorization')?.trim();
   if (!authorization) return { code: 'MissingAuthenticationToken', message: 'Request is missing Authentication Token' };
-  const parts = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(authorization);
-  if (!parts) return { code: 'IncompleteSignature', message: `Authorization header requires ${ALGORITHM} with Credential, SignedHeaders and Signature` };
+  const parts = AUTHORIZATION.exec(authorization);
+  if (!parts) return { code: 'IncompleteSignature', message: 'Authorization header requires AWS4-HMAC-SHA256 with Credential, SignedHeaders and Signature' };
   const [, credential, signedHeadersList, signature] = parts as unknown as [string, string, string, string];
   const [accessKeyId, date, region, scopeService, terminator, ...extra] = credential.split('/');
   if (accessKeyId !== credentials.accessKeyId) return { code: 'InvalidClientTokenId', message: 'The security token included in the request is invalid.' };
@@ -82,15 +70,16 @@ export function verifySigV4(request: LocalRequest, credentials: LocalSqsCredenti
   if (!signedHeaders.includes('host') || signedHeaders.some((name, i) => name !== name.toLowerCase() || (i > 0 && signedHeaders[i - 1]! >= name))) {
     return { code: 'IncompleteSignature', message: 'SignedHeaders must be sorted, lower case, and include host' };
   }
-  const canonicalHeaders = signedHeaders.map((name) => `${name}:${headerValue(request, name) ?? ''}\n`).join('');
-  const payloadHash = headerValue(request, 'x-amz-content-sha256') ?? sha256Hex(request.body);
-  const canonicalRequest = [request.method, canonicalPath(request.url.pathname), canonicalQuery(request.url), canonicalHeaders, signedHeadersList, payloadHash].join('\n');
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const stringToSign = [ALGORITHM, amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, date), region), service), 'aws4_request');
-  const expected = createHmac('sha256', signingKey).update(stringToSign).digest();
-  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) {
-    return { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' };
+  // The signer would trust this header as the body's hash; it must be the hash of the body received.
+  const declaredHash = headerValue(request, 'x-amz-content-sha256');
+  if (declaredHash !== undefined && declaredHash !== createHash('sha256').update(request.body).digest('hex')) {
+    return { code: 'SignatureDoesNotMatch', message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
   }
-  return undefined;
+  const signer = new SignatureV4({ credentials, region, service, sha256: Sha256, applyChecksum: false });
+  // Every header the caller signed is signed again, including ones the SDK would not sign by default.
+  const signed = await signer.sign(signableRequest(request, signedHeaders), { signingDate: new Date(signedAt), signableHeaders: new Set(signedHeaders), unsignableHeaders: new Set() });
+  const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? signed.headers.Authorization ?? ''))?.[1];
+  const recomputedHeaders = /SignedHeaders=([^,\s]+)/.exec(String(signed.headers.authorization ?? signed.headers.Authorization ?? ''))?.[1];
+  if (!expected || recomputedHeaders !== signedHeadersList) return mismatch;
+  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(signature, 'hex')) ? undefined : mismatch;
 }

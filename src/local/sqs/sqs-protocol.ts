@@ -179,7 +179,7 @@ export function createSqsRoute(queues: LocalQueueRegistry, options: SqsRouteOpti
       if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AmazonSQS.')) return undefined;
       if (!isCallerOnThisMachine(request, serverHost)) return sqsError(403, 'AccessDenied', 'the local SQS endpoint answers callers on this machine only');
       if (options.credentials) {
-        const failure = verifySigV4(request, options.credentials, 'sqs');
+        const failure = await verifySigV4(request, options.credentials, 'sqs');
         if (failure) return sqsError(403, failure.code, failure.message);
       }
       const action = actions.get(target.slice('AmazonSQS.'.length));

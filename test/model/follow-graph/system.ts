@@ -193,7 +193,7 @@ class Container {
       },
     };
     const deliveryQueue = { enqueue: async (_jobs: readonly DeliveryJob[]) => alive() };
-    const trace = neverFailing(new DynamoTraceRepository(writer, tables.idempotency, undefined, system.clock), () => undefined);
+    const trace = neverFailing(new DynamoTraceRepository(writer, { idempotencyTable: tables.idempotency, inboxTable: tables.inbox }, undefined, system.clock), () => undefined);
     const service = new FanOutService({
       graph,
       inbox: new InboxRepository(writer, tables.inbox, noWait),
@@ -258,7 +258,7 @@ export class FollowGraphSystem {
       { step: 'initialize', name: 'followModelRequests' },
     );
     const { tables } = options;
-    this.traces = new DynamoTraceRepository(this.reader, tables.idempotency, undefined, this.clock);
+    this.traces = new DynamoTraceRepository(this.reader, { idempotencyTable: tables.idempotency, inboxTable: tables.inbox }, undefined, this.clock);
     const readGraph = new GraphRepository(this.reader, tables.graph);
     this.reads = new InboxReadService({
       inbox: new InboxRepository(this.reader, tables.inbox),

@@ -14,6 +14,7 @@ import type { UserRef } from '../../../src/core/model/user.js';
 import type { Backend } from './backend.js';
 import { eventKey, InboxViewModel, type ItemAction, type ModelFilter, type ModelItem } from './model.js';
 import { InboxSystem, TTL_DAYS, type FanOutFault, type SnoozeFault } from './system.js';
+import { CLIENT_CONNECTION, ClientUnderTest, compareClient, type ClientOp } from './client.js';
 
 const DAY = 86_400_000;
 export const T_START = Date.UTC(2026, 2, 1, 9);
@@ -28,6 +29,8 @@ export interface Scenario {
   follows: FollowShape;
   /** Check every view after every step (in memory), or a rotating few (dynalite). */
   fullChecks: boolean;
+  /** A client SDK store on one of the user's connections (`client.ts`), started at the beginning. */
+  client?: boolean;
 }
 
 /** What the harness knows of each producer event (by type + event id): the arrival clock's record of it, and the user's item. */
@@ -43,6 +46,10 @@ interface EventRecord {
   retracted?: boolean;
   /** The user's item landed (its id). */
   landedId?: string;
+  /** An own event's recipients besides the user, fixed by its first attempt (a retry carries the same event). */
+  withOther?: boolean;
+  /** The last attempt was killed: the queue delivers the event again (a settled client waits for it). */
+  redelivery?: fc.AsyncCommand<ModelState, RealState>;
 }
 
 /** The clock's record past the inbox TTL (whole seconds, as the TTL attribute is) is gone. */
@@ -76,6 +83,7 @@ export class RealState {
   private clockMs: number;
   readonly clock = { nowMs: () => this.clockMs };
   readonly sys: InboxSystem;
+  readonly client: ClientUnderTest | undefined;
   constructor(
     build: (clock: { nowMs(): number }) => InboxSystem,
     readonly scenario: Scenario,
@@ -83,6 +91,7 @@ export class RealState {
   ) {
     this.clockMs = startMs;
     this.sys = build(this.clock);
+    this.client = scenario.client ? new ClientUnderTest(this.sys, this.clock.nowMs) : undefined;
   }
   advance(ms: number): void {
     this.clockMs += ms;
@@ -102,7 +111,8 @@ export async function setupRun(backend: Backend, scenario: Scenario, run: number
   const followedAtMs = startMs - DAY / 2;
   await backend.seed(user, followed, followedAtMs);
   await backend.seed({ ...user, userId: 'nobody' }, [UNFOLLOWED_CELEBRITY], followedAtMs);
-  const real = new RealState((clock) => new InboxSystem(backend, user, clock, ['conn-a', 'conn-b'], followed), scenario, startMs);
+  const real = new RealState((clock) => new InboxSystem(backend, user, clock, [CLIENT_CONNECTION, 'conn-b'], followed, scenario.client ?? false), scenario, startMs);
+  real.client?.start();
   const view = new InboxViewModel({ tenantId: user.tenantId, userId: user.userId, ttlMs: TTL_DAYS * DAY }, startMs);
   for (const celebrityId of followed) view.follow(celebrityId, followedAtMs);
   return { model: new ModelState(view), real };
@@ -241,8 +251,10 @@ export class PublishOwn implements fc.AsyncCommand<ModelState, RealState> {
     const key = eventKey(type, eventId);
     const record = model.events.get(key) ?? { type, eventId, source: 'own' };
     model.events.set(key, record);
-    const recipients = this.withOther ? [OTHER_USER, real.sys.user.userId] : [real.sys.user.userId];
+    record.withOther ??= this.withOther;
+    const recipients = record.withOther ? [OTHER_USER, real.sys.user.userId] : [real.sys.user.userId];
     const outcome = await real.sys.publish(ownEvent(real, type, eventId, recipients), this.fault);
+    record.redelivery = outcome === 'killed' ? new PublishOwn(this.kind, this.event, this.withOther) : undefined;
     const stampMs = stampFor(record, model.view.nowMs, model.view.settings.ttlMs);
     if (stampMs !== 'retracted' && record.landedId === undefined) {
       const userIndex = recipients.indexOf(real.sys.user.userId);
@@ -275,6 +287,7 @@ export class PublishPost implements fc.AsyncCommand<ModelState, RealState> {
     // A post event belongs to the celebrity that first published it.
     const author = record.source;
     const outcome = await real.sys.publish(postEvent(real, author, eventId), this.fault);
+    record.redelivery = outcome === 'killed' ? new PublishPost(this.celebrity, this.event) : undefined;
     const stampMs = stampFor(record, model.view.nowMs, model.view.settings.ttlMs);
     if (stampMs !== 'retracted' && record.landedId === undefined) {
       const written = outcome === 'landed' ? Number.POSITIVE_INFINITY : this.fault?.kind === 'partialWrite' ? this.fault.items : 0;
@@ -454,14 +467,19 @@ export class ArchiveRead implements fc.AsyncCommand<ModelState, RealState> {
 
 /** Time passes (snoozes return, items expire); then queued and scheduled pushes go out. */
 export class Advance implements fc.AsyncCommand<ModelState, RealState> {
-  constructor(readonly ms: number) {}
+  constructor(
+    readonly ms: number,
+    /** What is queued goes out before the time passes (seconds, not days: a client's view of the pipeline). */
+    readonly deliverFirst = false,
+  ) {}
   check = () => true;
   async run(model: ModelState, real: RealState): Promise<void> {
+    if (this.deliverFirst) await new Deliver().run(model, real);
     real.advance(this.ms);
     model.view.advance(this.ms);
     await new Deliver().run(model, real);
   }
-  toString = () => `new Advance(${this.ms})`;
+  toString = () => `new Advance(${this.ms}${this.deliverFirst ? ', true' : ''})`;
 }
 
 /** Queued delivery jobs and due snooze comebacks are pushed: never a notification the user's view does not hold (retracted, deleted). */
@@ -499,7 +517,7 @@ const fanOutFault: fc.Arbitrary<FanOutFault | undefined> = fc.oneof(
 const snoozeFault: fc.Arbitrary<SnoozeFault | undefined> = fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom<SnoozeFault>('afterComeback', 'afterException') });
 const pick = fc.nat(60);
 
-export const commandArbitraries = [
+const serverCommandArbitraries = [
   fc.tuple(fc.constantFrom<0 | 1>(0, 1), fc.nat(EVENTS_PER_KIND - 1), fc.boolean(), fanOutFault).map(([kind, event, other, fault]) => new PublishOwn(kind, event, other, fault)),
   fc.tuple(fc.nat(2), fc.nat(EVENTS_PER_KIND - 1), fanOutFault).map(([celebrity, event, fault]) => new PublishPost(celebrity, event, fault)),
   fc.tuple(fc.constantFrom<0 | 1 | 2>(0, 1, 2), fc.nat(EVENTS_PER_KIND - 1)).map(([kind, event]) => new Retract(kind, event)),
@@ -509,7 +527,57 @@ export const commandArbitraries = [
   upTo.map((u) => new ReadAll(u)),
   upTo.map((u) => new SeenAll(u)),
   fc.constant(new ArchiveRead()),
-  fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1_000, max: 120_000 }), fc.integer({ min: DAY / 2, max: 3 * DAY })).map((ms) => new Advance(ms)),
   fc.constant(new Deliver()),
   fc.tuple(pick, fc.constantFrom<'unseen' | 'unread'>('unseen', 'unread')).map(([p, when]) => new Escalate(p, when)),
+];
+
+const advanceMs = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1_000, max: 120_000 }), fc.integer({ min: DAY / 2, max: 3 * DAY }));
+
+export const commandArbitraries = [...serverCommandArbitraries, advanceMs.map((ms) => new Advance(ms))];
+
+// ---------------------------------------------------------------- the client store
+
+/** One step of the client: a request served or answered, a push delivered, a catch-up (the socket reopened), its timers, an older page. */
+export class ClientStep implements fc.AsyncCommand<ModelState, RealState> {
+  constructor(
+    readonly op: ClientOp,
+    readonly pick: number,
+  ) {}
+  check = () => true;
+  async run(_model: ModelState, real: RealState): Promise<void> {
+    await real.client!.step(this.op, this.pick);
+  }
+  toString = () => `new ClientStep('${this.op}', ${this.pick})`;
+}
+
+/** Everything in flight reaches the client; its badge equals the server's counts and its list the model's. */
+export class ClientSettle implements fc.AsyncCommand<ModelState, RealState> {
+  check = () => true;
+  async run(model: ModelState, real: RealState): Promise<void> {
+    await settleAndCompareClient(model, real);
+  }
+  toString = () => 'new ClientSettle()';
+}
+
+export async function settleAndCompareClient(model: ModelState, real: RealState): Promise<void> {
+  const client = real.client!;
+  // Killed fan-outs are delivered again by their queue, and the queued deliveries go out: the client may wait for their pushes.
+  for (const record of [...model.events.values()]) await record.redelivery?.run(model, real);
+  await new Deliver().run(model, real);
+  await client.settle();
+  const view = model.view;
+  const { newestId: _newestId, ...counts } = view.counts();
+  compareClient(client, {
+    list: view.list(),
+    counts: model.unknown.size === 0 ? counts : undefined,
+    ignored: (id) => model.unknown.has(id) || (view.items.get(id)?.expiresAtMs ?? Number.POSITIVE_INFINITY) <= view.nowMs,
+  });
+}
+
+/** With a client: the server's commands, time passing after what is queued went out, and the client's steps. */
+export const clientRunArbitraries = (): fc.Arbitrary<fc.AsyncCommand<ModelState, RealState>>[] => [...serverCommandArbitraries, advanceMs.map((ms) => new Advance(ms, true)), ...clientArbitraries, ...clientArbitraries, ...clientArbitraries];
+
+const clientArbitraries = [
+  fc.tuple(fc.constantFrom<ClientOp>('serve', 'answer', 'push', 'push', 'sync', 'timers', 'loadMore'), fc.nat(8)).map(([op, p]) => new ClientStep(op, p)),
+  fc.constant(new ClientSettle()),
 ];

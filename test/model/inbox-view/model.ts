@@ -49,6 +49,8 @@ export interface ModelCounts {
   unread: number;
   unseen: number;
   capped: boolean;
+  /** The newest unread id counted (a client does not add its push again). */
+  newestId: string | null;
 }
 
 /** A mark change, kept so an item that lands late under an old stamp gets what the marks did since then. */
@@ -173,7 +175,7 @@ export class InboxViewModel {
     const items = this.list(types === undefined ? {} : { types });
     const unread = items.filter((item) => !item.read).length;
     const unseen = items.filter((item) => !item.seen).length;
-    return { unread: Math.min(unread, COUNT_CAP), unseen: Math.min(unseen, COUNT_CAP), capped: unread > COUNT_CAP };
+    return { unread: Math.min(unread, COUNT_CAP), unseen: Math.min(unseen, COUNT_CAP), capped: unread > COUNT_CAP, newestId: items.find((item) => !item.read)?.id ?? null };
   }
 
   newestVisibleId(): string | undefined {

@@ -8,6 +8,8 @@ import { escalationVerdict, type EscalationVerdict } from '../../../src/core/cha
 import { ScheduledSnoozeReturns } from '../../../src/core/actions/snooze-returns.js';
 import { InboxActions, type ItemAction } from '../../../src/core/actions/inbox-actions.js';
 import { ReadMarks } from '../../../src/core/actions/read-marks.js';
+import { InboxStateSync } from '../../../src/core/actions/inbox-state-sync.js';
+import { ReadStateSync } from '../../../src/core/actions/read-state-sync.js';
 import { FanOutService, type FanOutDeps } from '../../../src/core/fanout/fanout-service.js';
 import { RetractionService } from '../../../src/core/fanout/retraction.js';
 import type { NotificationEvent } from '../../../src/core/fanout/events.js';
@@ -17,7 +19,8 @@ import type { LiveMessage } from '../../../src/core/live/live-messages.js';
 import { NotFoundError, ValidationError } from '../../../src/core/model/errors.js';
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { OneTimeSchedule, Scheduler } from '../../../src/core/ports/scheduler.js';
-import type { InboxItemToWrite, InboxWriter } from '../../../src/core/ports/inbox.js';
+import type { InboxWriter, OwnInboxItemWriter } from '../../../src/core/ports/inbox.js';
+import type { StoredNotification } from '../../../src/core/model/notification.js';
 import type { ArrivalLedger } from '../../../src/core/ports/fan-out.js';
 import { decodeCursor, type InboxFilter } from '../../../src/core/read/cursor.js';
 import { InboxReadService } from '../../../src/core/read/inbox-read-service.js';
@@ -27,6 +30,7 @@ import { findNotificationType } from '../../../src/notifications/index.js';
 import { FakeDirectory, FakeLedger, FakePusher } from '../../support/live-fakes.js';
 import { RecordingJobQueue, RecordingPromotionQueue } from '../../support/pipeline-fakes.js';
 import type { Backend } from './backend.js';
+import { itemReleaseSchema, jobsOfItemReleases, looksLikeItemRelease } from '../../../src/core/jobs/item-release.js';
 
 export const CURSOR_SECRET = 'model-cursor-secret';
 export const JOB_SECRET = 'model-job-secret';
@@ -91,6 +95,8 @@ export class InboxSystem {
     private readonly clock: ManualClockLike,
     connections: readonly string[],
     followed: readonly string[],
+    /** Every mark and action tells the user's connections (`read_state`, `item_state`, `archived_read`), as the REST handlers do. */
+    liveSync = false,
   ) {
     const { ports } = backend;
     this.reads = new InboxReadService({
@@ -106,10 +112,13 @@ export class InboxSystem {
       inboxTtlDays: TTL_DAYS,
       retractions: ports.retractions,
     });
-    this.marks = new ReadMarks({ readState: ports.readState, view: this.reads, clock, inboxTtlDays: TTL_DAYS });
-    const snoozeInbox: InboxWriter = {
-      writeInboxItems: async (items: readonly InboxItemToWrite[]) => {
-        await ports.inbox.writeInboxItems(items);
+    const readStateListener = liveSync ? new ReadStateSync({ directory: this.directory, pusher: this.pusher, readState: ports.readState, counts: this.reads }) : undefined;
+    const itemStateListener = liveSync ? new InboxStateSync({ directory: this.directory, pusher: this.pusher, counts: this.reads }) : undefined;
+    this.marks = new ReadMarks({ readState: ports.readState, view: this.reads, clock, inboxTtlDays: TTL_DAYS, ...(readStateListener ? { listener: readStateListener } : {}) });
+    const snoozeInbox: OwnInboxItemWriter = {
+      // The comeback is one PutItem into the user's own partition (issue 28): the same write, one item.
+      putOwnInboxItem: async (user: UserRef, item: StoredNotification) => {
+        await ports.inbox.writeInboxItems([{ source: { kind: 'own', tenantId: user.tenantId, userId: user.userId }, item }]);
         if (this.takeSnoozeFault('afterComeback')) throw new InjectedKill('after the comeback write');
       },
     };
@@ -127,7 +136,8 @@ export class InboxSystem {
       readState: actionsReadState,
       clock,
       inboxTtlDays: TTL_DAYS,
-      snoozeReturns: new ScheduledSnoozeReturns({ inbox: snoozeInbox, scheduler: this.scheduler, urgentQueueArn: URGENT_QUEUE, deliveryJobSecret: JOB_SECRET }),
+      ...(itemStateListener ? { listener: itemStateListener } : {}),
+      snoozeReturns: new ScheduledSnoozeReturns({ inbox: snoozeInbox, scheduler: this.scheduler, urgentQueueArn: URGENT_QUEUE, snoozeJobSecret: JOB_SECRET }),
     });
     const afterStamp = <T>(stamp: T): T => {
       if (this.fanOutFault?.kind === 'afterStamp') {
@@ -273,8 +283,14 @@ export class InboxSystem {
     const inputs: { recordId: string; job: DeliveryJob }[] = [];
     for (const job of this.queue.jobs.splice(0)) inputs.push({ recordId: `r${inputs.length}`, job });
     for (const schedule of this.scheduler.due(this.clock.nowMs())) {
-      const { sig: _sig, ...job } = JSON.parse(schedule.payload) as DeliveryJob & { sig: string };
-      inputs.push({ recordId: `s${inputs.length}`, job });
+      const { sig: _sig, ...body } = JSON.parse(schedule.payload) as Record<string, unknown>;
+      if (looksLikeItemRelease(body)) {
+        // A snooze comeback is scheduled as a reference: read back here as the delivery handler does (a deleted one is not pushed).
+        const { jobs } = await jobsOfItemReleases(this.backend.ports.inbox, [itemReleaseSchema.parse(body)], this.clock.nowMs());
+        for (const job of jobs) if (job) inputs.push({ recordId: `s${inputs.length}`, job });
+        continue;
+      }
+      inputs.push({ recordId: `s${inputs.length}`, job: body as unknown as DeliveryJob });
     }
     for (const input of inputs) await this.delivery.deliver([input], input.job.priority);
     const fresh = this.pusher.posts.slice(this.delivered);
