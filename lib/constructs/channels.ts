@@ -4,7 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
-import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { ALERT_SUBSCRIBERS_KEY_PATTERN, ALERTING_KEY_PATTERN, CHANNEL_STATE_KEY_PATTERN, FOLLOWERS_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
@@ -154,6 +154,11 @@ export class Channels extends Construct {
       props.preferences.allow(['sns:CreatePlatformEndpoint', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], ['*']);
       acknowledge(props.preferences.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       for (const [name, value] of Object.entries(platformEnv)) props.preferences.addEnvironment(name, value);
+      // Post alerts (served where push is): the caller's follow pair (BatchGetItem of the account's
+      // FOLLOWERS), the subscription under the account and its reference in the caller's ALERTING list.
+      props.preferences
+        .readTableKeys(graph, ['dynamodb:BatchGetItem'], [FOLLOWERS_KEY_PATTERN])
+        .writeTableKeys(graph, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], [ALERT_SUBSCRIBERS_KEY_PATTERN, ALERTING_KEY_PATTERN]);
       for (const endpoint of endpoints) {
         acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the Publish grant covers only the endpoints of the configured platform applications.');
       }
@@ -163,6 +168,8 @@ export class Channels extends Construct {
         // Post alerts: one job per post, then one per page of <= 50 subscribers (<= 1,000 devices); batch size 1 keeps an invocation at one page.
         alertsQueue = queueOf('AlertsQueue', 'post alert jobs (one page of alert subscribers each)', 'push');
         fn.consume(alertsQueue, { batchSize: 1, maxConcurrency: props.push.maxConcurrency ?? 5 }).sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
+        // A page: the account's subscribers (Query of its ALERTS partition), whether each still follows (BatchGetItem of its FOLLOWERS partition).
+        fn.readTableKeys(graph, ['dynamodb:Query'], [ALERT_SUBSCRIBERS_KEY_PATTERN]).readTableKeys(graph, ['dynamodb:BatchGetItem'], [FOLLOWERS_KEY_PATTERN]);
         for (const { fanOut } of alertTypes) fanOut.sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
       }
       this.push = { queue, consumer: fn, ...(alertsQueue ? { alertsQueue } : {}) };

@@ -87,6 +87,8 @@ export type ParsedKey =
   | ({ kind: 'follower'; followeeId: KeyId; followerId: string } & Tenanted)
   /** A follower who turned post alerts on for the account. */
   | ({ kind: 'alertSubscriber'; accountId: KeyId; followerId: string } & Tenanted)
+  /** The follower's reference to one of their alert subscriptions (kept under the account). */
+  | ({ kind: 'alertingEntry'; userId: KeyId; accountId: string } & Tenanted)
   | ({ kind: 'followingEntry'; userId: KeyId; followeeId: string } & Tenanted)
   | ({ kind: 'formerFollower'; followeeId: KeyId; followerId: string } & Tenanted)
   | ({ kind: 'followingCeleb'; userId: KeyId; celebrityId: string } & Tenanted)
@@ -201,6 +203,8 @@ function parseUserPartitionKey(tenantId: KeyId, rest: string[], sk: string): Par
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'follower', tenantId, followeeId: userId, followerId: sk } : undefined;
     case 'ALERTS':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertSubscriber', tenantId, accountId: userId, followerId: sk } : undefined;
+    case 'ALERTING':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertingEntry', ...base, accountId: sk } : undefined;
     case 'FOLLOWING':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'followingEntry', ...base, followeeId: sk } : undefined;
     case 'FORMER_FOLLOWERS':

@@ -61,6 +61,13 @@ export const CHANNEL_STATE_KEY_PATTERN = 'T#*#U#*#CHANNELS';
 /** Graph: a user's packed followed-celebrities list (`followedCelebsPackPartition`), as an IAM StringLike pattern. */
 export const FOLLOWED_CELEBS_PACK_KEY_PATTERN = 'T#*#U#*#FOLLOWED_CELEBS_PACK';
 
+/** Graph: an account's follower items (`followersPartition`), as an IAM StringLike pattern (`#FORMER_FOLLOWERS` does not match). */
+export const FOLLOWERS_KEY_PATTERN = 'T#*#U#*#FOLLOWERS';
+/** Graph: an account's post alert subscribers (`alertSubscribersPartition`), as an IAM StringLike pattern. */
+export const ALERT_SUBSCRIBERS_KEY_PATTERN = 'T#*#U#*#ALERTS';
+/** Graph: a follower's references to their alert subscriptions (`alertingPartition`), as an IAM StringLike pattern. */
+export const ALERTING_KEY_PATTERN = 'T#*#U#*#ALERTING';
+
 /** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
 
@@ -348,6 +355,16 @@ export const keys = {
   alertSubscriber: (tenantId: string, accountId: string, followerId: string): TableKey => ({
     pk: keys.alertSubscribersPartition(tenantId, accountId),
     sk: assertIdentifierMatching('userId', followerId, IDENTIFIER_PATTERN),
+  }),
+  /**
+   * Graph: the follower's own list of the accounts they turned post alerts on for (sk = account id),
+   * the owner reference of each subscription (which lives under the account): their erasure and
+   * export find their subscriptions from it without a Scan.
+   */
+  alertingPartition: (tenantId: string, followerId: string): string => `${userPartition(tenantId, followerId)}#ALERTING`,
+  alerting: (tenantId: string, followerId: string, accountId: string): TableKey => ({
+    pk: keys.alertingPartition(tenantId, followerId),
+    sk: assertIdentifierMatching('userId', accountId, IDENTIFIER_PATTERN),
   }),
 
   /** Graph: a user's push devices, push consent, email address and email unsubscribes (one Query reads them all). */
