@@ -93,6 +93,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     [inbox.pipeline.promotion.queue.queue, 'Promotion'],
     ...inbox.pipeline.types.map((type): [IConstruct, string] => [type.intake.queue, `Intake${resourceNameOf(type.detailType)}`]),
     ...(inbox.channels?.push ? [[inbox.channels.push.queue.queue, 'PushDelivery'] as [IConstruct, string]] : []),
+    ...(inbox.channels?.push?.alertsQueue ? [[inbox.channels.push.alertsQueue.queue, 'PostAlerts'] as [IConstruct, string]] : []),
     ...(inbox.channels?.email ? [[inbox.channels.email.queue.queue, 'EmailDelivery'] as [IConstruct, string]] : []),
     ...(inbox.audit ? [[inbox.audit.backlog.queue, 'AuditBacklog'] as [IConstruct, string]] : []),
     [inbox.privacyJobs.queue.queue, 'PrivacyJobs'],
