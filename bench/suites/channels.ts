@@ -32,6 +32,16 @@ import { ReadStateRepository } from '../../src/adapters/dynamo/read-state-reposi
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { keys } from '../../src/core/model/keys.js';
 import { markAt } from '../../src/core/model/read-state.js';
+import { LocalSmsVoiceV2, createLocalSmsRoute, LOCAL_SMS_PATH, LOCAL_SMS_ORIGINATION_IDENTITY } from '../../src/local/sms/sms-voice-v2.js';
+import { PreferencesRepository } from '../../src/adapters/dynamo/preferences-repository.js';
+import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
+
+/**
+ * End User Messaging SMS per message part to a US number (10DLC), ASSUMED (not read from the price
+ * list by this bench; prices vary by country and origination type and carriers add a fee): the
+ * DynamoDB part of a text is measured, the provider part is this input.
+ */
+const SMS_PRICE_PER_PART_USD = 0.00581;
 
 const TENANT = 'bench';
 const USERS = 400;
@@ -82,6 +92,9 @@ batch, through the real \`@aws-sdk/client-sesv2\`. DynamoDB requests and capacit
 the RequestMeter middleware (exact). Baseline: the same consumer with the dedup record and the rate
 counter switched off (what "effectively once" and the digest cost). The push rate is wall clock on this
 machine against the local stand-in, so it measures the consumer's own overhead, not APNs or FCM.
+SMS: one mention text per user (mentions by SMS switched on, opted in) through the real
+\`@aws-sdk/client-pinpoint-sms-voice-v2\` to the local End User Messaging SMS stand-in; its DynamoDB part is
+measured, the provider's price per part is an assumed input (US 10DLC, carrier fees extra).
 Escalation: ${USERS} \`mention.created\` escalation jobs reach the email consumer due (the fan-out's delayed
 message); half the users had read everything (one read-all each) before, half had not. Then one
 escalation each for a user with an empty inbox and one with ${BIG_INBOX} items and ${BIG_EXCEPTIONS} exceptions.
@@ -96,7 +109,8 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
     const dynamo = await startEmbeddedDynamo({ path: join(dataDir, 'dynamodb') });
     const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: '000000000000' });
     const ses = new LocalSesV2();
-    const routes = [createLocalSnsRoute(sns, { serverHost: '127.0.0.1' }), createLocalSesRoute(ses, { serverHost: '127.0.0.1' })];
+    const smsStandIn = new LocalSmsVoiceV2();
+    const routes = [createLocalSnsRoute(sns, { serverHost: '127.0.0.1' }), createLocalSesRoute(ses, { serverHost: '127.0.0.1' }), createLocalSmsRoute(smsStandIn, { serverHost: '127.0.0.1' })];
     const server = createServer(createRequestListener(() => routes, () => undefined));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const http = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -134,6 +148,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
         await store.putDevice(user, { id: deviceIdOf('apns', token), platform: 'apns', token, endpointArn, createdAt: '', updatedAt: '' }, 20);
         await store.putPushConsent(user, { grantedAt: new Date().toISOString(), version: '1' });
         await store.putEmailAddress(user, `u${i}@example.test`);
+        await store.putSmsOptIn(user, { phoneNumber: `+1415555${String(i).padStart(4, '0')}`, optedInAt: new Date().toISOString(), version: '1' });
       }
 
       const run = async (delivery: ChannelDelivery, jobs: ChannelJob[], batch: number) => {
@@ -166,6 +181,15 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
       const mailsBefore = ses.mailbox().length;
       const digestRun = await run(email, digestJobs, DIGEST_SIZE);
       const digests = ses.mailbox().length - mailsBefore;
+
+      // SMS: mentions by text switched on (off by default for the type), then one text per user through the real client to the stand-in.
+      const preferencesStore = new PreferencesRepository(documentClient(parts), dynamo.tableNames.graph);
+      for (let i = 0; i < USERS; i += 1) await preferencesStore.putPreferences(TENANT, `u${i}`, { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {}, channels: { 'mention.created': { sms: true } }, updatedAt: new Date().toISOString() });
+      const smsConfig: ChannelConsumerConfig = { ...base, channel: 'sms', channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:SmsDelivery', sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, limits: { perUserPerDay: 10, perDay: 1_000_000 }, endpoint: `${http}${LOCAL_SMS_PATH}` } };
+      const smsDelivery = channelDelivery(parts, smsConfig, scheduler);
+      const smsRun = await run(smsDelivery, mentions(5), BATCH);
+      const texts = smsStandIn.outbox().length;
+      if (texts !== USERS) throw new Error(`sms bench sent ${texts} of ${USERS} texts`);
 
       // Escalation at fire time (mention.created -> email when unseen): half the users read everything
       // (one read-all each) before it fires, half did not; one more user has a big inbox (items and exceptions).
@@ -229,10 +253,12 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
       const jobsPerMillion = (perAlert.jobs / perAlert.subscribers) * 1_000_000;
       const alertCost = 0.5 + pushDynamo + pagingRcuPerAlert * 0.125 + (jobsPerMillion * 3 * 0.4) / 1_000_000 + (jobsPerMillion * 0.2) / 1_000_000;
       const drain = drainTable(pushRate);
+      const smsDynamo = dynamoPerMillion(smsRun.totals.writeCapacityUnits / USERS, smsRun.totals.readCapacityUnits / USERS);
       const cost = [
         { name: 'cost.perMillionAlerts.usd', value: round(alertCost, 2), unit: 'USD', note: `SNS $0.50 + push DynamoDB $${round(pushDynamo, 2)} + paging $${round(pagingRcuPerAlert * 0.125, 2)} (${round(pagingRcuPerAlert, 2)} RCU/alert) + SQS and Lambda requests of ${Math.round(jobsPerMillion)} jobs $${round((jobsPerMillion * 1.4) / 1_000_000, 3)} (Lambda GB-seconds not included)` },
         { name: 'cost.perMillionPushes.usd', value: round(0.5 + pushDynamo, 2), unit: 'USD', note: `SNS $0.50 + DynamoDB $${round(pushDynamo, 2)} (SQS and Lambda not included)` },
         { name: 'cost.perMillionEmails.usd', value: round(100 + emailDynamo, 2), unit: 'USD', note: `SES $100 + DynamoDB $${round(emailDynamo, 2)}` },
+        { name: 'cost.perMillionTexts.usd', value: round(SMS_PRICE_PER_PART_USD * 1_000_000 + smsDynamo, 2), unit: 'USD', note: `one-part texts: End User Messaging SMS $${SMS_PRICE_PER_PART_USD * 1_000_000} (ASSUMED US 10DLC price per part, carrier fees extra) + DynamoDB $${round(smsDynamo, 2)} (measured)` },
         { name: 'cost.perMillionDigestEmails.usd', value: round(100 + digestDynamo, 2), unit: 'USD', note: `digests of ${DIGEST_SIZE}: SES $100 + DynamoDB $${round(digestDynamo, 2)} (= ${DIGEST_SIZE} million notifications)` },
       ];
       return [
@@ -245,6 +271,9 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
         { name: 'push.redelivered.publishes', value: republished, unit: `publishes for ${USERS} redelivered jobs`, note: 'the same jobs again: dedup sends nothing' },
         { name: 'push.rate.oneConsumer', value: round((USERS / pushRun.ms) * 1000, 0), unit: 'pushes/s', note: 'parallelism 8, batches of 10, local SNS stand-in' },
         { name: 'push.redelivered.wcu.perJob', value: per(redelivered.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'a failed conditional put still costs 1 WCU' },
+        { name: 'sms.requests.perText', value: per(smsRun.totals.requests, USERS), unit: 'requests', note: `opt-out GetItem, dedup, rate counter, both spend guards, trace: ${JSON.stringify(smsRun.totals.byCommand)}` },
+        { name: 'sms.wcu.perText', value: per(smsRun.totals.writeCapacityUnits, USERS), unit: 'WCU', note: 'dedup PutItem + rate counter + user and global spend guards (UpdateItem) + trace' },
+        { name: 'sms.rcu.perText', value: per(smsRun.totals.readCapacityUnits, USERS), unit: 'RCU', note: 'preferences + channel state + the opt-out record (consistent)' },
         { name: 'email.requests.perEmail', value: per(emailRun.totals.requests, USERS), unit: 'requests' },
         { name: 'email.wcu.perEmail', value: per(emailRun.totals.writeCapacityUnits, USERS), unit: 'WCU' },
         { name: 'email.rcu.perEmail', value: per(emailRun.totals.readCapacityUnits, USERS), unit: 'RCU' },

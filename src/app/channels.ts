@@ -23,6 +23,7 @@ import { createChannelHandler, type AlertPages } from '../handlers/channel-handl
 import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
 import { alertPage } from '../core/channels/post-alerts.js';
 import { followGraphRepository } from './follow-graph.js';
+import { smsChannel, smsProviderOf, smsProviderShape, type SmsProviderConfig } from './sms.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
@@ -48,9 +49,9 @@ export interface EmailProviderConfig {
   endpoint?: string;
 }
 
-/** The consumer of one channel queue (`CHANNEL` = push | email). */
+/** The consumer of one channel queue (`CHANNEL` = push | email | sms). */
 export interface ChannelConsumerConfig extends PreferencesCacheConfig {
-  channel: 'push' | 'email';
+  channel: 'push' | 'email' | 'sms';
   idempotencyTable: string;
   /** Held messages come back as references: their notifications are read from the recipient's inbox. */
   inboxTable: string;
@@ -64,6 +65,7 @@ export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   sendingTimeoutMs?: number;
   push?: PushProviderConfig;
   email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+  sms?: SmsProviderConfig;
   /** Push: the post alerts queue (`ALERTS_QUEUE_URL`), where each page's job enqueues the next. */
   alertsQueueUrl?: string;
   /** Escalations to this channel read the marks and exceptions (ReadMarks) and the retraction records (Inbox); without both, an escalation job is skipped. */
@@ -97,7 +99,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
   const parsed = parseEnv(
     'channel consumer',
     {
-      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
+      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email', 'sms'])),
       GRAPH_TABLE: required,
       IDEMPOTENCY_TABLE: required,
       INBOX_TABLE: required,
@@ -111,6 +113,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       READ_MARKS_TABLE: optionalString,
       ALERTS_QUEUE_URL: optionalString,
       ...pushProviderShape,
+      ...smsProviderShape,
       SES_FROM_ADDRESS: optionalString,
       SES_IDENTITY_ARN: optionalString,
       SES_CONFIGURATION_SET: optionalString,
@@ -137,6 +140,10 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     ...(parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
+  if (parsed.CHANNEL === 'sms') {
+    if (!parsed.SMS_ORIGINATION_IDENTITY) throw new ConfigError('channel consumer (sms): SMS_ORIGINATION_IDENTITY is required');
+    return { ...base, sms: smsProviderOf(parsed, parsed.SMS_ORIGINATION_IDENTITY), scheduler: schedulerOf(parsed) };
+  }
   if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
   return {
     ...base,
@@ -203,6 +210,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     dedup: ledger,
     rate: ledger,
     ...(config.push ? { push: snsPushProvider(parts, config.push) } : {}),
+    ...(config.sms ? { sms: smsChannel(parts, config.sms, config.idempotencyTable) } : {}),
     ...(config.email ? { email: Object.assign(sesEmailProvider(parts, config.email), { unsubscribeBaseUrl: config.email.unsubscribeBaseUrl, unsubscribeSecret: config.email.unsubscribeSecret }) } : {}),
     scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
     channelQueueArn: config.channelQueueArn,

@@ -53,8 +53,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   deliveryJobSecret: string;
   /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
   queueUrls: { urgent?: string; info?: string; promotion?: string };
-  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
-  channelQueueUrls?: { push?: string; email?: string };
+  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`, `SMS_QUEUE_URL`): a channel without one is off. */
+  channelQueueUrls?: { push?: string; email?: string; sms?: string };
   /** The post alerts queue (`ALERTS_QUEUE_URL`): types with `followerAlerts` put one job per post there. */
   alertsQueueUrl?: string;
   /** Replaces every type's `escalation.afterSeconds` (`ESCALATION_DELAY_SECONDS`: local runs and tests; unset on AWS). */
@@ -79,6 +79,7 @@ const fanOutShape = {
   PROMOTION_QUEUE_URL: optionalString,
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
+  SMS_QUEUE_URL: optionalString,
   ESCALATION_DELAY_SECONDS: integer(0, 0),
   ALERTS_QUEUE_URL: optionalString,
 };
@@ -100,8 +101,8 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
       ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
     },
-    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
-      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
+    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL || parsed.SMS_QUEUE_URL
+      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}), ...(parsed.SMS_QUEUE_URL ? { sms: parsed.SMS_QUEUE_URL } : {}) } }
       : {}),
     ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
     ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),

@@ -68,6 +68,7 @@ export const AUDIT_REASONS = [
   'already_read',
   'escalation_cancelled',
   'escalation_off',
+  'spend_limit',
 ] as const;
 /** Why a segment started: a writer's start, a restart on the same archive (local), or a failed sink write re-sealed for the backlog. */
 export const AUDIT_SEGMENT_CAUSES = ['start', 'restart', 'failover'] as const;

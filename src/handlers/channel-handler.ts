@@ -41,7 +41,7 @@ export interface AlertPages {
 
 export interface ChannelHandlerDeps {
   delivery: Pick<ChannelDelivery, 'deliver'>;
-  channel: 'push' | 'email';
+  channel: 'push' | 'email' | 'sms';
   deliveryJobSecret: string;
   logger: Logger;
   maxReceiveCount?: number;

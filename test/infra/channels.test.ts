@@ -18,6 +18,7 @@ const ALERTS_ENTRY = join(import.meta.dirname, '..', 'e2e', 'fixtures', 'alerts-
 const APNS = 'arn:aws:sns:eu-west-1:111122223333:app/APNS/acme-ios';
 const FCM = 'arn:aws:sns:eu-west-1:111122223333:app/GCM/acme-android';
 const IDENTITY = 'arn:aws:ses:eu-west-1:111122223333:identity/acme.example';
+const PHONE = 'arn:aws:sms-voice:eu-west-1:111122223333:phone-number/phone-0123';
 
 function build(withChannels: boolean) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -25,7 +26,7 @@ function build(withChannels: boolean) {
   const inbox = new NotificationInbox(stack, 'Notifications', {
     auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
     ...(withChannels
-      ? { channels: { push: { platformApplicationArns: { apns: APNS, fcm: FCM } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>', configurationSetName: 'notifications' } } }
+      ? { channels: { push: { platformApplicationArns: { apns: APNS, fcm: FCM } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>', configurationSetName: 'notifications' }, sms: { originationIdentityArn: PHONE, configurationSetName: 'texts', dailyLimitPerUser: 3 } } }
       : {}),
   });
   const template = Template.fromStack(stack);
@@ -125,6 +126,22 @@ describe('When push and email are configured', () => {
     const methods = Object.values(json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties!.HttpMethod !== 'OPTIONS');
     const open = methods.filter((method) => method.Properties!.AuthorizationType === 'NONE');
     expect(open).toHaveLength(2);
+  });
+
+  it('SMS: a queue and consumer allowed sms-voice:SendTextMessage on the origination identity and configuration set only; an inbound topic (own key, TLS only, the service may publish) read by a function that may only put opt-out records', () => {
+    const sms = inbox.channels!.sms!;
+    const grants = grantsOf(json, sms.consumer);
+    expect(grants.get('sms-voice:SendTextMessage')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual([PHONE, 'arn:aws:sms-voice:eu-west-1:111122223333:configuration-set/texts'].sort());
+    const env = json.Resources[logicalId(sms.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(env).toMatchObject({ CHANNEL: 'sms', SMS_ORIGINATION_IDENTITY: PHONE, SMS_CONFIGURATION_SET: 'texts', SMS_DAILY_LIMIT_PER_USER: '3', SMS_DAILY_LIMIT: '10000' });
+    const key = inbox.channels!.node.findChild('SmsInboundKey') as Parameters<typeof logicalId>[0];
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(key), 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'sns.amazonaws.com', SourceArn: { Ref: logicalId(sms.inboundTopic) } });
+    const inboundGrants = grantsOf(json, sms.inbound);
+    expect([...inboundGrants.keys()].filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:PutItem']);
+    // mention.created offers SMS: its fan-out may enqueue there.
+    const fanOut = inbox.pipeline.types.find((type) => type.detailType === 'mention.created')!.fanOut;
+    expect(grantsOf(json, fanOut).get('sqs:SendMessage')).toContain(JSON.stringify({ 'Fn::GetAtt': [logicalId(sms.queue.queue), 'Arn'] }));
   });
 
   it('is cdk-nag clean', () => {

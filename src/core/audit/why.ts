@@ -96,6 +96,7 @@ const REASONS: Record<string, string> = {
   already_read: 'escalation skipped: read before its delay ran out',
   escalation_cancelled: 'escalation cancelled: archived, deleted, snoozed or retracted before its delay ran out',
   escalation_off: 'the user turned escalation off for this type',
+  spend_limit: 'an SMS spend guard (texts per user per day, or per day in all) was reached',
 };
 
 export function describeDecision(record: AuditDecisionRecord): string {

@@ -33,7 +33,8 @@ import type { DeliveryJob } from '../jobs/delivery-job.js';
 import { jobsOfItemReleases, type ItemRelease, type OwnItemsReader } from '../jobs/item-release.js';
 import { decideLiveDelivery, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, DeliveryGuarantee, EmailProvider, PushProvider } from './ports.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, DeliveryGuarantee, EmailProvider, PushProvider, SmsOptOutList, SmsProvider, SmsSpendGuard } from './ports.js';
+import { smsDayStartMs, type SmsSpendLimits } from './sms.js';
 import type { UserRef } from '../model/user.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
@@ -41,7 +42,7 @@ import type { TraceEntry, TraceOutcome, TraceRecorder } from '../ports/trace.js'
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import { scheduleName } from '../jobs/schedules.js';
 import { channelSwitchedOn, type ChannelOffer, type ChannelSwitches } from '../model/channel.js';
-import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
+import { emailMessageOf, pushMessageOf, smsTextOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
 import { escalationVerdict, type EscalationCheck, type EscalationMark, type EscalationRule, type EscalationStateReader, type EscalationVerdict } from './escalation.js';
@@ -101,6 +102,8 @@ export interface ChannelDeliveryDeps {
   rate: ChannelRateCounter;
   push?: PushProvider;
   email?: EmailProvider & { unsubscribeBaseUrl: string; unsubscribeSecret: string };
+  /** SMS: the provider, the opt-out list and the spend guards (core/channels/sms.ts). */
+  sms?: { provider: SmsProvider; optOuts: SmsOptOutList; spend: SmsSpendGuard; limits: SmsSpendLimits };
   /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
   scheduler: Scheduler;
   channelQueueArn: string;
@@ -319,6 +322,7 @@ export class ChannelDelivery {
     const admitted = await this.applyRateLimit(user, messages, report, nowMs);
     for (const message of admitted) {
       if (channel === 'push') await this.sendPush(user, message, state, report);
+      else if (channel === 'sms') await this.sendSms(user, message, state.sms!.phoneNumber, report, nowMs);
       else await this.sendEmail(user, message, state.emailAddress!, report);
     }
   }
@@ -368,6 +372,11 @@ export class ChannelDelivery {
         return [];
       }
       return [...ready];
+    }
+    if (this.deps.channel === 'sms') {
+      // No explicit opt-in with a verified number: no text (default deny).
+      if (!state.sms) ready.forEach((candidate) => this.skip(report, 'no_consent', candidate));
+      return state.sms ? [...ready] : [];
     }
     if (state.emailAddress === null) {
       ready.forEach((candidate) => this.skip(report, 'no_email_address', candidate));
@@ -576,6 +585,63 @@ export class ChannelDelivery {
       for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
       this.sent(report, claimed, 'failed');
       this.deps.onEvent('warn', 'email throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+    }
+  }
+
+  /**
+   * One text: the number's opt-out first (a STOP is honoured at once), then the spend guards
+   * (counted before the send; unreadable: the record fails, nothing is sent), then the claim and
+   * `SendTextMessage`. The service's opted-out answer puts the number on the list: never retried.
+   */
+  private async sendSms(user: UserRef, message: Candidate[], phoneNumber: string, report: ChannelRun, nowMs: number): Promise<void> {
+    const sms = this.deps.sms!;
+    if (await sms.optOuts.isOptedOut(phoneNumber)) {
+      message.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+      return;
+    }
+    const claimed = await this.claimAll(message, report);
+    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
+    report.duplicatesSkipped += duplicates.length;
+    this.sent(report, duplicates, 'duplicate');
+    if (claimed.length === 0) return;
+    let verdict;
+    try {
+      verdict = await sms.spend.admit(user, smsDayStartMs(nowMs), messageKeyOf(claimed), sms.limits);
+    } catch (error) {
+      await this.releaseAll(claimed);
+      throw error;
+    }
+    if (verdict !== 'admitted') {
+      // Over a spend guard: dropped for good (the claims stay), a WARN says which.
+      await this.markDone(claimed);
+      claimed.forEach((candidate) => this.skip(report, 'spend_limit', candidate));
+      this.deps.onEvent('warn', `sms spend guard reached (${verdict === 'user_limit' ? 'texts per user per day' : 'texts per day in all'}): not sent`, { tenantId: user.tenantId, userId: user.userId, limit: verdict });
+      return;
+    }
+    let outcome;
+    try {
+      outcome = await sms.provider.send({ to: phoneNumber, text: smsTextOf(this.itemsOf(claimed)) });
+    } catch (error) {
+      outcome = { status: 'throttled' as const, reason: String(error) };
+    }
+    if (outcome.status === 'sent') {
+      report.messagesSent += 1;
+      this.sent(report, claimed, 'sent');
+      await this.markDone(claimed);
+    } else if (outcome.status === 'opted_out') {
+      await this.markDone(claimed);
+      await sms.optOuts.optOut(phoneNumber, new Date(nowMs).toISOString(), 'provider');
+      claimed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+      this.deps.onEvent('warn', 'sms refused: the number is on the service\'s opt-out list; recorded, never retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+    } else if (outcome.status === 'rejected') {
+      this.sent(report, claimed, 'rejected');
+      await this.markDone(claimed);
+      this.deps.onEvent('warn', 'sms rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+    } else {
+      await this.releaseAll(claimed);
+      for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
+      this.sent(report, claimed, 'failed');
+      this.deps.onEvent('warn', 'sms throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     }
   }
 }

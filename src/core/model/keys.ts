@@ -410,6 +410,17 @@ export const keys = {
 
   /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
   auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
+
+  /**
+   * Idempotency table: a phone number on the SMS opt-out list (STOP), keyed by a digest of the E.164
+   * number (the inbound topic names no tenant; a number that said STOP is never texted again, whoever
+   * opted it in), no TTL.
+   */
+  smsOptOutId: (phoneNumber: string): string => `SMS#OPTOUT#${createHash('sha256').update(phoneNumber).digest('base64url')}`,
+  /** Idempotency table: texts sent in all on one UTC day (the global spend guard), TTL. */
+  smsSpendDayId: (dayStartMs: number): string => `SMS#SPEND#${dayStartMs}`,
+  /** Idempotency table: one user's texts on one UTC day (the per-user spend guard): a channel rate window of the `smsday` pseudo-channel. */
+  smsUserDayId: (tenantId: string, userId: string, dayStartMs: number): string => keys.channelRateWindowId(tenantId, userId, 'smsday', dayStartMs),
 };
 
 /**

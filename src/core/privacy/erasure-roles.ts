@@ -79,6 +79,8 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   exportJob: 'idempotency',
   auditSalt: 'idempotency',
   fanOutIdempotencyRecord: 'idempotency',
+  smsOptOut: 'idempotency',
+  smsSpendDay: 'idempotency',
 };
 
 const keep = (kind: string): ItemVerdict => ({ action: 'keep', kind });
@@ -175,6 +177,9 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'arrivalRecord':
     case 'erasureRecord':
     case 'exportJob':
+    case 'smsOptOut':
+    case 'smsSpendDay':
+      // (smsOptOut: a digest of a number that said STOP, kept so it is never texted again; smsSpendDay: a count.)
       return keep(parsed.kind);
   }
 }
