@@ -524,10 +524,7 @@ export class ChannelDelivery {
   private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelRun): Promise<void> {
     const push = this.deps.push!;
     for (const device of state.devices) {
-      const claimed = await this.claimAll(message, report, device.id);
-      const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
-      report.duplicatesSkipped += duplicates.length;
-      this.sent(report, duplicates, 'duplicate');
+      const claimed = await this.claimMessage(message, report, device.id);
       if (claimed.length === 0) continue;
       let outcome;
       try {
@@ -558,10 +555,7 @@ export class ChannelDelivery {
 
   private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelRun): Promise<void> {
     const email = this.deps.email!;
-    const claimed = await this.claimAll(message, report);
-    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
-    report.duplicatesSkipped += duplicates.length;
-    this.sent(report, duplicates, 'duplicate');
+    const claimed = await this.claimMessage(message, report);
     if (claimed.length === 0) return;
     const types = new Set(claimed.map((candidate) => candidate.job.notification.type));
     const type = types.size === 1 ? [...types][0]! : ALL_TYPES;
@@ -572,20 +566,7 @@ export class ChannelDelivery {
     } catch (error) {
       outcome = { status: 'throttled' as const, reason: String(error) };
     }
-    if (outcome.status === 'sent') {
-      report.messagesSent += 1;
-      this.sent(report, claimed, 'sent');
-      await this.markDone(claimed);
-    } else if (outcome.status === 'rejected') {
-      this.sent(report, claimed, 'rejected');
-      await this.markDone(claimed);
-      this.deps.onEvent('warn', 'email rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
-    } else {
-      await this.releaseAll(claimed);
-      for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
-      this.sent(report, claimed, 'failed');
-      this.deps.onEvent('warn', 'email throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
-    }
+    await this.settle(user, claimed, outcome, report);
   }
 
   /**
@@ -599,10 +580,7 @@ export class ChannelDelivery {
       message.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
       return;
     }
-    const claimed = await this.claimAll(message, report);
-    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
-    report.duplicatesSkipped += duplicates.length;
-    this.sent(report, duplicates, 'duplicate');
+    const claimed = await this.claimMessage(message, report);
     if (claimed.length === 0) return;
     let verdict;
     try {
@@ -624,24 +602,41 @@ export class ChannelDelivery {
     } catch (error) {
       outcome = { status: 'throttled' as const, reason: String(error) };
     }
+    if (outcome.status !== 'opted_out') return this.settle(user, claimed, outcome, report);
+    await this.markDone(claimed);
+    await sms.optOuts.optOut(phoneNumber, new Date(nowMs).toISOString(), 'provider');
+    claimed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+    this.deps.onEvent('warn', 'sms refused: the number is on the service\'s opt-out list; recorded, never retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+  }
+
+  /**
+   * Claims every notification of the message for one destination; the ones claimed before (sent, or
+   * an at-most-once claim) are counted and traced as duplicates.
+   */
+  private async claimMessage(message: readonly Candidate[], report: ChannelRun, deviceId?: string): Promise<Candidate[]> {
+    const claimed = await this.claimAll(message, report, deviceId);
+    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
+    report.duplicatesSkipped += duplicates.length;
+    this.sent(report, duplicates, 'duplicate');
+    return claimed;
+  }
+
+  /** An email's or a text's answer: sent, a final refusal (not retried), or throttled (claims given back, the records retried). */
+  private async settle(user: UserRef, claimed: Candidate[], outcome: { status: 'sent' | 'rejected' | 'throttled'; reason?: string }, report: ChannelRun): Promise<void> {
+    const channel = this.deps.channel;
     if (outcome.status === 'sent') {
       report.messagesSent += 1;
       this.sent(report, claimed, 'sent');
       await this.markDone(claimed);
-    } else if (outcome.status === 'opted_out') {
-      await this.markDone(claimed);
-      await sms.optOuts.optOut(phoneNumber, new Date(nowMs).toISOString(), 'provider');
-      claimed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
-      this.deps.onEvent('warn', 'sms refused: the number is on the service\'s opt-out list; recorded, never retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     } else if (outcome.status === 'rejected') {
       this.sent(report, claimed, 'rejected');
       await this.markDone(claimed);
-      this.deps.onEvent('warn', 'sms rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+      this.deps.onEvent('warn', `${channel} rejected by the provider; not retried`, { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     } else {
       await this.releaseAll(claimed);
       for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
       this.sent(report, claimed, 'failed');
-      this.deps.onEvent('warn', 'sms throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+      this.deps.onEvent('warn', `${channel} throttled by the provider; the job is retried after the backoff`, { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     }
   }
 }
