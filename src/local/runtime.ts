@@ -5,6 +5,7 @@
  * shared object (connection repository, preferences cache, inbox service...) exists once.
  */
 import { ensureCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { ensureErasureFootprint } from '../adapters/dynamo/erasure-footprint-migration.js';
 import { ensureReadState } from '../adapters/dynamo/read-state-migration.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -200,6 +201,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   // And its single reads (READ#) are not the exceptions reads take: convert them once.
   const converted = await ensureReadState(documentClient(parts), dynamo.tableNames.graph, dynamo.tableNames.readMarks);
   if (converted) logger.info('0.1.0 single reads converted to per-item exceptions', { converted });
+  // And its follow pairs and notifications written before the erasure footprint cannot be found by an erasure: write it once.
+  const footprint = await ensureErasureFootprint(documentClient(parts), { graph: dynamo.tableNames.graph, inbox: dynamo.tableNames.inbox });
+  if (footprint && footprint.followingEntries + footprint.authorRefs > 0) logger.info('erasure footprint written for data from before it', { ...footprint });
   // Audit trail (src/local/audit/): installed before the consumers are composed; its backlog queue is drained into the archive.
   const audit = await startLocalAudit({ dataDir: settings.dataDir, documentClient: documentClient(parts), idempotencyTable: dynamo.tableNames.idempotency, backlog: new SqsAuditBacklog(sqsClient(parts), queues.auditBacklog.url), logger, clock });
   installAuditTrail(parts, audit.trail);

@@ -4,7 +4,9 @@
  * Scan of the Graph table; then indexes every logged celebrity post in the count index
  * (src/core/model/celebrity-posts-index.ts), with one Scan of the Inbox table; then converts the
  * single reads (READ#) into per-item exceptions (src/adapters/dynamo/read-state-migration.ts), with one
- * Scan of the ReadMarks table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
+ * Scan of the ReadMarks table; then writes the erasure footprint of older data (FOLLOWING entries and
+ * the author index attribute, src/adapters/dynamo/erasure-footprint-migration.ts), with one Scan of the
+ * Graph table and one of the Inbox table. Idempotent: run it again, or after a kill (`--start-key` resumes at the
  * last page it printed), and it ends the same. Locally it works on the running runtime of DATA_DIR
  * (which also runs it by itself at start); on AWS give `--graph-table` and `--inbox-table`.
  */
@@ -13,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { migrateCelebrityPostsIndex } from '../adapters/dynamo/celebrity-posts-log.js';
+import { migrateErasureFootprint } from '../adapters/dynamo/erasure-footprint-migration.js';
 import { migrateReadState } from '../adapters/dynamo/read-state-migration.js';
 import { migrateFollowedCelebrityPacks, type PackBackfillOptions, type PackBackfillReport } from '../adapters/dynamo/followed-celebs-pack.js';
 import { localSettingsFromEnv } from '../local/settings.js';
@@ -95,10 +98,11 @@ async function main(): Promise<void> {
     const report = await migrateFollowedCelebrityPacks(client, graphTable, options);
     const indexed = await migrateCelebrityPostsIndex(client, graphTable, inboxTable);
     const singleReads = await migrateReadState(client, graphTable, readMarksTable);
+    const footprint = await migrateErasureFootprint(client, { graph: graphTable, inbox: inboxTable });
     process.stdout.write(
       values.json
-        ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed, singleReadsConverted: singleReads }, null, 2)}\n`
-        : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\nread state: ${singleReads} single reads converted to per-item exceptions\n`,
+        ? `${JSON.stringify({ ...report, celebrityPostsIndexed: indexed, singleReadsConverted: singleReads, erasureFootprint: footprint }, null, 2)}\n`
+        : `${formatPackBackfillReport(report)}\ncelebrity posts count index: ${indexed} logged posts indexed\nread state: ${singleReads} single reads converted to per-item exceptions\nerasure footprint: ${footprint.followingEntries} FOLLOWING entries, ${footprint.authorRefs} notifications indexed by author, ${footprint.skipped} hashed keys skipped\n`,
     );
   } finally {
     destroy();

@@ -98,13 +98,15 @@ describe('A digest too large for one WebSocket message', () => {
       { attempts: 400, intervalMs: 50 },
       'an oversize digest',
     );
+    // The whole burst: on a loaded machine its fan-out can outlast the window, and the rest of it then
+    // comes in the next window's digest (the oversize one still names more than it carries).
     const inStore = await pollUntil(
       () => {
         const { notifications } = client!.getState();
-        return oversize.ids.every((id) => notifications.some((item) => item.id === id)) ? notifications : undefined;
+        return notifications.length >= BURST && oversize.ids.every((id) => notifications.some((item) => item.id === id)) ? notifications : undefined;
       },
       POLL,
-      'the digest whole in the client store',
+      'the digest whole and the whole burst in the client store',
     );
 
     // Assess: all of the burst once, in the server's order, each reported once; no reconnect needed
@@ -114,6 +116,6 @@ describe('A digest too large for one WebSocket message', () => {
     const liveIds = live.map((item) => item.id);
     expect(new Set(liveIds).size).toBe(liveIds.length);
     expect(digests.some((digest) => digest.notifications.length === oversize.ids.length)).toBe(true);
-    expect(client.getState().counts).toEqual({ unread: BURST, unseen: BURST, capped: false });
+    expect(await pollUntil(() => (client!.getState().counts?.unread === BURST ? client!.getState().counts : undefined), POLL, 'the badge at the burst')).toEqual({ unread: BURST, unseen: BURST, capped: false });
   });
 });

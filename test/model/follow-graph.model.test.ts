@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
 import { localTableNames } from '../../src/local/embedded-dynamo.js';
 import { startInProcessDynamo, type InProcessDynamo } from '../support/in-process-dynamo.js';
-import { modelParameters } from '../support/model-runs.js';
+import { modelParameters, modelRuns } from '../support/model-runs.js';
 import { sequences, USERS } from './follow-graph/commands.js';
 import { SequenceRun } from './follow-graph/harness.js';
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 
 describe('follow graph (model): every follower sees every post made after they followed, whatever order the queues run in', () => {
-  it('matches the reference model after every step of generated sequences', { timeout: 1_800_000 }, async () => {
+  it('matches the reference model after every step of generated sequences', { timeout: modelRuns(1_800_000, 6 * 3_600_000) }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(2, 3), sequences(60), async (celebrityThreshold, commands) => {
         const run = new SequenceRun({ dynamo, tables, users: USERS, celebrityThreshold });

@@ -8,7 +8,7 @@ import { COUNT_CAP, countFromIds, isArchived, isRead, tallyUnread, unreadBelowMa
 import type { UserRef } from '../model/user.js';
 import type { InboxKey, InboxSource } from '../ports/inbox.js';
 import { idsFromCelebrityLog } from './celebrity-posts-view.js';
-import { compareBoundsDescending, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
+import { compareBoundsDescending, feedCeiling, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
 import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
 import { arrivedBefore, goneFromView } from './visibility.js';
@@ -162,8 +162,8 @@ export class InboxCounts {
         if (useful(feed)) wave.push(feed);
       }
       const idLists = await Promise.all(
-        wave.map(({ source, floor }) => {
-          const range = { after: maxId(readMark, floor), before: arrived };
+        wave.map(({ source, floor, head }) => {
+          const range = { after: maxId(readMark, floor), before: feedCeiling(arrived, head) };
           return muted.length > 0 ? this.deps.inbox.listIdsAbove(source, range, limit, nowMs, muted) : this.deps.inbox.listIdsAbove(source, range, limit, nowMs);
         }),
       );

@@ -89,6 +89,19 @@ export function maxId(a: string | undefined, b: string | undefined): string | un
   return a > b ? a : b;
 }
 
+/**
+ * A feed's exclusive upper bound for reads: nothing above its head. The head is written after the
+ * post's items, so it is the post's publish point: an item above it (a fan-out killed between the two
+ * writes, or one still in flight) is not in anyone's view until the head reaches it, and every read
+ * (page, `since`, counts, the head shortcuts) agrees on that. `head + '0'` sorts just above the head
+ * and below every other id above it (ids have one length). An unknown head bounds nothing.
+ */
+export function feedCeiling(before: string, head: string | undefined): string {
+  if (head === undefined) return before;
+  const justAboveHead = `${head}0`;
+  return justAboveHead < before ? justAboveHead : before;
+}
+
 export function ownSourceOf(user: UserRef): InboxSource {
   return { kind: 'own', tenantId: user.tenantId, userId: user.userId };
 }

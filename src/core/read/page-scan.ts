@@ -11,7 +11,7 @@ import { arrivedBefore, goneFromView } from './visibility.js';
 import type { UserRef } from '../model/user.js';
 import { pageFromCelebrityLog } from './celebrity-posts-view.js';
 import { encodeCursor, type InboxCursor, type InboxFilter } from './cursor.js';
-import { compareBoundsDescending, compareIdsDescending, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
+import { compareBoundsDescending, compareIdsDescending, feedCeiling, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
 import { mergeNewestFirst } from './merge.js';
 import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
@@ -118,7 +118,7 @@ export class InboxPages {
       const fromCelebrityLog = celebrityLog && (await pageFromCelebrityLog(celebrityLog, own, { before, since, wanted, type: queryType }, first));
       if (fromCelebrityLog) return fromCelebrityLog;
       const feeds = (await allFeeds()).filter((feed) => since === undefined || boundOf(feed) > since).sort((a, b) => compareBoundsDescending(boundOf(a), boundOf(b)));
-      const queryFeed = ({ source, floor }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(before, floor, muted));
+      const queryFeed = ({ source, floor, head }: FeedView) => this.deps.inbox.listInboxPage(source, pageQuery(feedCeiling(before, head), floor, muted));
       return (
         (await this.pageFromHeads(own, feeds, { before, since, wanted, type: queryType, muted, nowMs }, queryFeed)) ??
         (await this.pageFromFeedQueries(own, feeds, boundOf, wanted, queryFeed))
