@@ -138,6 +138,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
     };
     try {
       const store = channelRepository(parts, dynamo.tableNames.graph);
+      const preferencesStore = new PreferencesRepository(documentClient(parts), dynamo.tableNames.graph);
       const { SnsPushProvider } = await import('../../src/adapters/sns/sns-push-provider.js');
       const { SNSClient } = await import('@aws-sdk/client-sns');
       const endpoints = new SnsPushProvider(new SNSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `${http}${LOCAL_SNS_PATH}` }), { apns: LOCAL_PLATFORM_APPLICATIONS.apns });
@@ -149,6 +150,8 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
         await store.putPushConsent(user, { grantedAt: new Date().toISOString(), version: '1' });
         await store.putEmailAddress(user, `u${i}@example.test`);
         await store.putSmsOptIn(user, { phoneNumber: `+1415555${String(i).padStart(4, '0')}`, optedInAt: new Date().toISOString(), version: '1' });
+        // Mentions by text switched on (off by default for the type): written before any consumer caches the preferences.
+        await preferencesStore.putPreferences(TENANT, user.userId, { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {}, channels: { 'mention.created': { sms: true } }, updatedAt: new Date().toISOString() });
       }
 
       const run = async (delivery: ChannelDelivery, jobs: ChannelJob[], batch: number) => {
@@ -182,9 +185,7 @@ published prices (SNS $0.50 per million, DynamoDB on-demand, SQS $0.40 and Lambd
       const digestRun = await run(email, digestJobs, DIGEST_SIZE);
       const digests = ses.mailbox().length - mailsBefore;
 
-      // SMS: mentions by text switched on (off by default for the type), then one text per user through the real client to the stand-in.
-      const preferencesStore = new PreferencesRepository(documentClient(parts), dynamo.tableNames.graph);
-      for (let i = 0; i < USERS; i += 1) await preferencesStore.putPreferences(TENANT, `u${i}`, { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {}, channels: { 'mention.created': { sms: true } }, updatedAt: new Date().toISOString() });
+      // SMS: one text per user through the real client to the stand-in (mentions by text switched on at setup).
       const smsConfig: ChannelConsumerConfig = { ...base, channel: 'sms', channelQueueArn: 'arn:aws:sqs:us-east-1:000000000000:SmsDelivery', sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, limits: { perUserPerDay: 10, perDay: 1_000_000 }, endpoint: `${http}${LOCAL_SMS_PATH}` } };
       const smsDelivery = channelDelivery(parts, smsConfig, scheduler);
       const smsRun = await run(smsDelivery, mentions(5), BATCH);
