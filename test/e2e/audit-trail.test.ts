@@ -122,8 +122,8 @@ describe('The audit trail on the local runtime', () => {
     await drained();
 
     // Assess
-    // The email channel decides too: mentions are not offered by email.
-    expect([...held].sort()).toEqual(['email suppressed channel_off', 'fanout written', 'intake accepted', 'live held quiet_hours', 'push held quiet_hours']);
+    // The email and SMS channels decide too: mentions go by email or text only where the user switched them on.
+    expect([...held].sort()).toEqual(['email suppressed channel_off', 'fanout written', 'intake accepted', 'live held quiet_hours', 'push held quiet_hours', 'sms suppressed channel_off']);
     const after = await decisionsOf(quinn, quiet.id);
     expect(after).toEqual(expect.arrayContaining(['live held quiet_hours', 'push held quiet_hours', 'release released', 'push sent']));
     expect(await decisionsOf(quinn, urgent.id)).toEqual(expect.arrayContaining(['intake accepted', 'fanout written', 'live admitted', 'live pushed', 'push sent']));
