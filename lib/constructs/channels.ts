@@ -1,10 +1,14 @@
 import { Arn, ArnFormat, Duration, Stack } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SnsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT } from '../../src/core/channels/sms.js';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
-import { CHANNEL_STATE_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { ALERT_SUBSCRIBERS_KEY_PATTERN, ALERTING_KEY_PATTERN, CHANNEL_STATE_KEY_PATTERN, FOLLOWERS_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { Platform } from '../../src/contract/channel-schemas.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge, acknowledgeWildcardResource } from '../nag.js';
@@ -16,8 +20,12 @@ import type { Channel } from '../../src/contract/channels.js';
 
 /** Mobile push through Amazon SNS: the platform applications you created with your APNs / FCM credentials. */
 export interface PushChannelProps {
-  /** `arn:aws:sns:<region>:<account>:app/APNS/<name>` etc.; a platform left out cannot register devices. */
-  platformApplicationArns: Partial<Record<Platform, string>>;
+  /**
+   * `arn:aws:sns:<region>:<account>:app/APNS/<name>` etc.; a platform left out cannot register devices.
+   * A list of K applications per platform (one FCM project each: FCM allows about 600,000 messages
+   * per minute per project) spreads the load: a device token sticks to one by a hash of the token.
+   */
+  platformApplicationArns: Partial<Record<Platform, string | string[]>>;
   /** Concurrent push consumer invocations (the SQS event source's maxConcurrency, 2..1000). Default 5. */
   maxConcurrency?: number;
 }
@@ -36,10 +44,30 @@ export interface EmailChannelProps {
   batchWindowSeconds?: number;
 }
 
+/**
+ * SMS through AWS End User Messaging SMS: an origination identity (phone number, sender id or pool)
+ * you registered in this account and region. Users opt in with the number their identity provider
+ * verified (`PUT /sms`); STOP comes back through two-way SMS to the construct's inbound topic
+ * (`smsInboundTopic`: point the number's two-way channel at it).
+ */
+export interface SmsChannelProps {
+  /** `arn:aws:sms-voice:<region>:<account>:phone-number/<id>` (or `pool/…`, `sender-id/…`): `SendTextMessage` is allowed on it only. */
+  originationIdentityArn: string;
+  /** An End User Messaging SMS configuration set (event destinations): its name. */
+  configurationSetName?: string;
+  /** Texts per user per UTC day (the per-user spend guard). Default 10. */
+  dailyLimitPerUser?: number;
+  /** Texts per UTC day in all (the global spend guard). Default 10,000. */
+  dailyLimit?: number;
+  /** Concurrent SMS consumer invocations. Default 2. */
+  maxConcurrency?: number;
+}
+
 /** The channels beyond the socket; each is off until configured here. */
 export interface ChannelsSettings {
   push?: PushChannelProps;
   email?: EmailChannelProps;
+  sms?: SmsChannelProps;
   /** Messages per user per minute on each channel before the rest wait for one digest (0 = off). Default 5. */
   rateLimitPerMinute?: number;
 }
@@ -76,21 +104,28 @@ function endpointsOf(scope: Construct, applicationArn: string): string {
  * are created here: the platform applications are yours.
  */
 export class Channels extends Construct {
-  readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction };
+  readonly push?: { queue: QueueWithDlq; consumer: HandlerFunction; alertsQueue?: QueueWithDlq };
   /** The platform endpoints of the configured applications (the privacy job deletes an erased user's). */
   readonly pushEndpoints: string[] = [];
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
+  /** SMS: its queue and consumer, the inbound topic the number's two-way SMS publishes to, and the function that reads it (STOP). */
+  readonly sms?: { queue: QueueWithDlq; consumer: HandlerFunction; inboundTopic: Topic; inbound: HandlerFunction };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
     super(scope, id);
-    const { graph, idempotency } = props.tables.tables;
+    const { graph, idempotency, readMarks } = props.tables.tables;
+    const escalatesTo = (channel: Channel) => props.fanOuts.some(({ type }) => type.escalation?.channel === channel);
     const rateLimit = String(props.rateLimitPerMinute ?? 5);
 
     const consumer = (channel: Channel, queue: QueueWithDlq, environment: Record<string, string>, consume: { batchSize: number; maxConcurrency: number; maxBatchingWindow?: Duration }) => {
-      const fn = new HandlerFunction(this, channel === 'push' ? 'PushConsumer' : 'EmailConsumer', {
+      const fn = new HandlerFunction(this, { push: 'PushConsumer', email: 'EmailConsumer', sms: 'SmsConsumer' }[channel], {
         handler: 'channel',
         serviceName: `channel-${channel}`,
-        description: channel === 'push' ? 'Sends mobile pushes through SNS (consent, dedup, quiet hours, rate-limit digest)' : 'Sends emails and digests through SES v2 (dedup, quiet hours, unsubscribe)',
+        description: {
+          push: 'Sends mobile pushes through SNS (consent, dedup, quiet hours, rate-limit digest)',
+          email: 'Sends emails and digests through SES v2 (dedup, quiet hours, unsubscribe)',
+          sms: 'Sends texts through End User Messaging SMS (opt-in, opt-out list, spend guards, dedup, quiet hours)',
+        }[channel],
         defaults: props.defaults,
         timeout: CHANNEL_CONSUMER_TIMEOUT,
         environment: { [ENV.CHANNEL]: channel, [ENV.CHANNEL_QUEUE_ARN]: queue.queue.queueArn, [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret, [ENV.CHANNEL_RATE_LIMIT_PER_WINDOW]: rateLimit, ...environment },
@@ -113,19 +148,28 @@ export class Channels extends Construct {
       // Held jobs (quiet hours, rate-limit digest) come back to this queue through one-time schedules.
       props.scheduling.allowScheduling(fn);
       props.scheduling.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queue.queueArn] }));
-      for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, channel === 'push' ? ENV.PUSH_QUEUE_URL : ENV.EMAIL_QUEUE_URL);
+      // A type's escalation channel is one it offers: its fan-out already sends there (the delayed escalation message too).
+      for (const { type, fanOut } of props.fanOuts) if (offersChannel(type, channel)) fanOut.sendTo(queue.queue, { push: ENV.PUSH_QUEUE_URL, email: ENV.EMAIL_QUEUE_URL, sms: ENV.SMS_QUEUE_URL }[channel]);
+      if (escalatesTo(channel)) {
+        // Escalations at fire time: ONE BatchGetItem of the marks item and the exceptions (ReadMarks) and of the events' retraction records (Inbox: its BatchGetItem grant above covers them).
+        fn.readTable(readMarks, ['dynamodb:BatchGetItem']);
+      }
       return fn;
     };
 
-    const queueOf = (queueId: string, purpose: string) =>
-      new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(15), purpose });
+    // An escalation waits on its queue up to SQS's 15-minute DelaySeconds: the age alarm allows for it.
+    const queueOf = (queueId: string, purpose: string, channel: Channel) =>
+      new QueueWithDlq(this, queueId, { consumerTimeout: CHANNEL_CONSUMER_TIMEOUT, maxReceiveCount: props.maxReceiveCount, maxMessageAge: Duration.minutes(escalatesTo(channel) ? 30 : 15), purpose });
 
-    if (props.push && Object.values(props.push.platformApplicationArns).some(Boolean)) {
-      const applications = Object.entries(props.push.platformApplicationArns).filter((entry): entry is [Platform, string] => Boolean(entry[1]));
+    const arnsOf = (arns: string | string[] | undefined) => (arns === undefined ? [] : typeof arns === 'string' ? [arns] : arns).filter(Boolean);
+    if (props.push && Object.values(props.push.platformApplicationArns).some((arns) => arnsOf(arns).length > 0)) {
+      const perPlatform = (Object.entries(props.push.platformApplicationArns) as [Platform, string | string[] | undefined][]).map(([platform, arns]) => [platform, arnsOf(arns)] as const).filter(([, arns]) => arns.length > 0);
+      const applications = perPlatform.flatMap(([platform, arns]) => arns.map((arn) => [platform, arn] as const));
       const endpoints = applications.map(([, arn]) => endpointsOf(this, arn));
       this.pushEndpoints.push(...endpoints);
-      const platformEnv = Object.fromEntries(applications.map(([platform, arn]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arn]));
-      const queue = queueOf('PushQueue', 'mobile push jobs (SNS)');
+      // K applications of a platform: one comma-separated variable (ARNs hold no comma).
+      const platformEnv = Object.fromEntries(perPlatform.map(([platform, arns]) => [{ apns: ENV.SNS_PLATFORM_APPLICATION_APNS, apns_sandbox: ENV.SNS_PLATFORM_APPLICATION_APNS_SANDBOX, fcm: ENV.SNS_PLATFORM_APPLICATION_FCM }[platform], arns.join(',')]));
+      const queue = queueOf('PushQueue', 'mobile push jobs (SNS)', 'push');
       const fn = consumer('push', queue, platformEnv, { batchSize: 10, maxConcurrency: props.push.maxConcurrency ?? 5 })
         // An invalid or disabled token's device is removed (DeleteItem, counter UpdateItem), in the channel state only.
         .writeTableKeys(graph, ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'], [CHANNEL_STATE_KEY_PATTERN]);
@@ -140,10 +184,25 @@ export class Channels extends Construct {
       props.preferences.allow(['sns:CreatePlatformEndpoint', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'], ['*']);
       acknowledge(props.preferences.executionRole, 'AwsSolutions-IAM5[Resource::*]', endpointManagement);
       for (const [name, value] of Object.entries(platformEnv)) props.preferences.addEnvironment(name, value);
+      // Post alerts (served where push is): the caller's follow pair (BatchGetItem of the account's
+      // FOLLOWERS), the subscription under the account and its reference in the caller's ALERTING list.
+      props.preferences
+        .readTableKeys(graph, ['dynamodb:BatchGetItem'], [FOLLOWERS_KEY_PATTERN])
+        .writeTableKeys(graph, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], [ALERT_SUBSCRIBERS_KEY_PATTERN, ALERTING_KEY_PATTERN]);
       for (const endpoint of endpoints) {
         acknowledgeWildcardResource(fn.executionRole, endpoint, 'Platform endpoints are created per device token at run time; the Publish grant covers only the endpoints of the configured platform applications.');
       }
-      this.push = { queue, consumer: fn };
+      const alertTypes = props.fanOuts.filter(({ type }) => type.followerAlerts);
+      let alertsQueue: QueueWithDlq | undefined;
+      if (alertTypes.length > 0) {
+        // Post alerts: one job per post, then one per page of <= 50 subscribers (<= 1,000 devices); batch size 1 keeps an invocation at one page.
+        alertsQueue = queueOf('AlertsQueue', 'post alert jobs (one page of alert subscribers each)', 'push');
+        fn.consume(alertsQueue, { batchSize: 1, maxConcurrency: props.push.maxConcurrency ?? 5 }).sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
+        // A page: the account's subscribers (Query of its ALERTS partition), whether each still follows (BatchGetItem of its FOLLOWERS partition).
+        fn.readTableKeys(graph, ['dynamodb:Query'], [ALERT_SUBSCRIBERS_KEY_PATTERN]).readTableKeys(graph, ['dynamodb:BatchGetItem'], [FOLLOWERS_KEY_PATTERN]);
+        for (const { fanOut } of alertTypes) fanOut.sendTo(alertsQueue.queue, ENV.ALERTS_QUEUE_URL);
+      }
+      this.push = { queue, consumer: fn, ...(alertsQueue ? { alertsQueue } : {}) };
     }
 
     if (props.email) {
@@ -153,7 +212,7 @@ export class Channels extends Construct {
       });
       acknowledge(unsubscribeSecret, 'AwsSolutions-SMG4', 'Rotating the unsubscribe key invalidates the links in emails already sent; it is rotated by updating the secret and redeploying.');
       const secret = unsubscribeSecret.secretValue.unsafeUnwrap();
-      const queue = queueOf('EmailQueue', 'email jobs (SES v2)');
+      const queue = queueOf('EmailQueue', 'email jobs (SES v2)', 'email');
       const window = props.email.batchWindowSeconds ?? 60;
       const fn = consumer(
         'email',
@@ -175,6 +234,42 @@ export class Channels extends Construct {
       props.preferences.addEnvironment(ENV.UNSUBSCRIBE_SECRET, secret);
       // Unsubscribe and the email address: PutItem on the user's CHANNELS partition.
       this.email = { queue, consumer: fn, unsubscribeSecret };
+    }
+    if (props.sms) {
+      const queue = queueOf('SmsQueue', 'SMS jobs (End User Messaging SMS)', 'sms');
+      const fn = consumer(
+        'sms',
+        queue,
+        {
+          [ENV.SMS_ORIGINATION_IDENTITY]: props.sms.originationIdentityArn,
+          ...(props.sms.configurationSetName ? { [ENV.SMS_CONFIGURATION_SET]: props.sms.configurationSetName } : {}),
+          [ENV.SMS_DAILY_LIMIT_PER_USER]: String(props.sms.dailyLimitPerUser ?? SMS_DAILY_LIMIT_PER_USER_DEFAULT),
+          [ENV.SMS_DAILY_LIMIT]: String(props.sms.dailyLimit ?? SMS_DAILY_LIMIT_DEFAULT),
+        },
+        { batchSize: 10, maxConcurrency: props.sms.maxConcurrency ?? 2 },
+      );
+      // SendTextMessage from the origination identity only (and through the configuration set, when named).
+      const identity = Arn.split(props.sms.originationIdentityArn, ArnFormat.SLASH_RESOURCE_NAME);
+      const resources = [props.sms.originationIdentityArn];
+      if (props.sms.configurationSetName) resources.push(Stack.of(this).formatArn({ partition: identity.partition, service: 'sms-voice', region: identity.region, account: identity.account, resource: 'configuration-set', resourceName: props.sms.configurationSetName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }));
+      fn.allow(['sms-voice:SendTextMessage'], resources);
+      // Two-way SMS: the service publishes each inbound text here (encrypted, TLS only); the inbound function puts a STOP on the opt-out list.
+      // A key of its own: the service publishing to the topic must be allowed to use it (an AWS managed key cannot say so).
+      const inboundKey = new Key(this, 'SmsInboundKey', { description: 'Encrypts the inbound SMS topic', enableKeyRotation: true });
+      inboundKey.grant(new ServicePrincipal('sms-voice.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+      const inboundTopic = new Topic(this, 'SmsInboundTopic', { displayName: 'Inbound SMS (two-way SMS of the origination number)', enforceSSL: true, masterKey: inboundKey });
+      inboundTopic.addToResourcePolicy(new PolicyStatement({ actions: ['sns:Publish'], principals: [new ServicePrincipal('sms-voice.amazonaws.com')], resources: [inboundTopic.topicArn], conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }));
+      const inbound = new HandlerFunction(this, 'SmsInbound', {
+        handler: 'sms-inbound',
+        serviceName: 'sms-inbound',
+        description: 'Reads inbound SMS (two-way SMS topic): STOP puts the number on the opt-out list',
+        defaults: props.defaults,
+        timeout: Duration.seconds(10),
+      })
+        // One PutItem per STOP, on the opt-out records only (their ids start SMS#OPTOUT#).
+        .writeTableKeys(idempotency, ['dynamodb:PutItem'], ['SMS#OPTOUT#*']);
+      inbound.addEventSource(new SnsEventSource(inboundTopic));
+      this.sms = { queue, consumer: fn, inboundTopic, inbound };
     }
     // Devices, consent and email address: the preferences function reads and writes the CHANNELS partition, and nothing else of the graph.
     props.preferences

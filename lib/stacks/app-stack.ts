@@ -289,7 +289,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
 
   // Before Operations: it discovers the channel queues (DLQ alarms) and consumers.
   const channels =
-    props.channels && (props.channels.push || props.channels.email)
+    props.channels && (props.channels.push || props.channels.email || props.channels.sms)
       ? new Channels(scope, 'Channels', {
           ...props.channels,
           tables,
@@ -327,7 +327,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
         ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       })
     : undefined;
-  const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : [])];
+  const recorders = [...pipeline.types.map((type) => type.fanOut), ...(live ? [live.urgentDelivery, live.infoDelivery] : []), ...(channels?.push ? [channels.push.consumer] : []), ...(channels?.email ? [channels.email.consumer] : []), ...(channels?.sms ? [channels.sms.consumer] : [])];
   if (audit) for (const fn of recorders) audit.record(fn);
   if (audit) {
     new CfnOutput(scope, 'AuditBacklogQueueUrl', { value: audit.backlog.queue.queueUrl, description: 'Audit records waiting for the archive (drained automatically; DLQ: npm run dlq)' });

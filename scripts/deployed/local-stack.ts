@@ -6,6 +6,7 @@
  * give it. With `bundle`, the esbuild bundles are written to `outdir` (cdk.out) as for a deploy.
  * Beside it: the map of each template resource to the local resource it stands for (`resourceMap`).
  */
+import { LOCAL_SMS_ORIGINATION_IDENTITY } from '../../src/local/sms/sms-voice-v2.js';
 import { readFileSync } from 'node:fs';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -63,6 +64,7 @@ export function buildLocalStack(options: { bundle: boolean; outdir?: string; aud
     channels: {
       push: { platformApplicationArns: { ...LOCAL_PLATFORM_APPLICATIONS } },
       email: { identityArn: LOCAL_SES_IDENTITY, fromAddress: LOCAL_EMAIL_FROM, configurationSetName: LOCAL_SES_CONFIGURATION_SET },
+      sms: { originationIdentityArn: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local' },
     },
   });
   return { app, stack, inbox };
@@ -93,7 +95,9 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     [inbox.pipeline.promotion.queue.queue, 'Promotion'],
     ...inbox.pipeline.types.map((type): [IConstruct, string] => [type.intake.queue, `Intake${resourceNameOf(type.detailType)}`]),
     ...(inbox.channels?.push ? [[inbox.channels.push.queue.queue, 'PushDelivery'] as [IConstruct, string]] : []),
+    ...(inbox.channels?.push?.alertsQueue ? [[inbox.channels.push.alertsQueue.queue, 'PostAlerts'] as [IConstruct, string]] : []),
     ...(inbox.channels?.email ? [[inbox.channels.email.queue.queue, 'EmailDelivery'] as [IConstruct, string]] : []),
+    ...(inbox.channels?.sms ? [[inbox.channels.sms.queue.queue, 'SmsDelivery'] as [IConstruct, string]] : []),
     ...(inbox.audit ? [[inbox.audit.backlog.queue, 'AuditBacklog'] as [IConstruct, string]] : []),
     [inbox.privacyJobs.queue.queue, 'PrivacyJobs'],
   ];
@@ -119,7 +123,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     functions[principal] = { handler: fn.handlerName, logicalId, roleLogicalId: logicalIdOf(fn.executionRole), ...(assetDir ? { assetDir } : {}) };
     if (fn.logGroup) add(fn.logGroup, { kind: 'logGroup', of: principal });
   }
-  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', 'privacy-job', ...(inbox.audit ? ['audit-drain'] : []), ...catalog.map((type) => principalOf('fanout', type.detailType))];
+  const expected = ['authorizer', 'rest-read', 'rest-write', 'rest-preferences', 'celebrity-promotion', 'ws-connect', 'ws-disconnect', 'ws-default', 'delivery:urgent', 'delivery:info', 'channel:push', 'channel:email', 'channel:sms', 'sms-inbound', 'privacy-job', ...(inbox.audit ? ['audit-drain'] : []), ...catalog.map((type) => principalOf('fanout', type.detailType))];
   const missing = expected.filter((principal) => !functions[principal]);
   if (missing.length > 0) throw new Error(`the local stack has no function for ${missing.join(', ')}`);
   return {

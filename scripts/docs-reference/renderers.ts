@@ -131,6 +131,8 @@ function effectsOf(type: NotificationType): string {
   if (type.links) effects.push('action links');
   if (type.urgentBypassesQuietHours === false) effects.push('urgent pushes wait for quiet hours');
   if (type.sensitive) effects.push('push and email say only "New notification"');
+  if (type.deliveryGuarantee === 'at-least-once') effects.push('push / email at least once (a crash mid-send sends again)');
+  if (type.escalation) effects.push(`escalates to ${type.escalation.channel} when still ${type.escalation.when} after ${type.escalation.afterSeconds % 60 === 0 ? `${type.escalation.afterSeconds / 60} min` : `${type.escalation.afterSeconds} s`}`);
   return effects.join('; ');
 }
 
@@ -194,6 +196,7 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   LOG_LEVEL: { meaning: "log level of the local runtime's logger", unset: '`WARN`' },
   CHANNEL_BATCH_WINDOW_MS: { meaning: "the email queue's batching window: a burst becomes one digest email (60 s on AWS)" },
   CHANNEL_RATE_LIMIT_PER_WINDOW: { meaning: 'push / email messages per user per minute before the rest wait for one digest' },
+  ESCALATION_DELAY_SECONDS: { meaning: "replaces every type's escalation delay in seconds (0: the catalog's, e.g. 900 for `mention.created`), so a demo or test sees an escalation without waiting" },
   PREFERENCES_CACHE_TTL_MS: { meaning: 'how long fan-out, delivery, the channels and the inbox read trust a preferences read: a change applies within it' },
   LOCAL_FUNCTIONS: { meaning: 'a cdk.out directory written by `npm run synth:local`: the runtime runs the synthesized esbuild bundles with the environment the template gives each function, instead of the sources ([run what is deployed](least-privilege.md#run-what-is-deployed))', unset: 'the sources' },
   RECORD_AWS_CALLS: { meaning: 'a directory: every AWS call each function makes is recorded there (JSON lines) for the least-privilege check ([least privilege](least-privilege.md)); `npm test` sets it. Also read from the process environment by a runtime started in-process with settings of its own (the test suite)', unset: 'off' },

@@ -63,6 +63,14 @@ export function iamRequestsOf(call: RecordedAwsCall, world: TemplateWorld): Tran
         ...(target.configurationSet ? [request(`ses:${call.operation}`, `arn:aws:ses:${world.region}:${world.accountId}:configuration-set/${target.configurationSet}`)] : []),
       );
     }
+    case 'sms': {
+      // SendTextMessage is authorized on the origination identity and the configuration set it names.
+      const identity = target.originationIdentity.startsWith('arn:') ? target.originationIdentity : undefined;
+      return done(
+        request(`sms-voice:${call.operation}`, identity),
+        ...(target.configurationSet ? [request(`sms-voice:${call.operation}`, `arn:aws:sms-voice:${world.region}:${world.accountId}:configuration-set/${target.configurationSet}`)] : []),
+      );
+    }
     case 'schedule': {
       if (target.group !== LOCAL_SCHEDULE_GROUP) return { problem: `schedule group ${target.group} is not the local one` };
       const group = world.scheduleGroupName();

@@ -6,9 +6,13 @@ import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet, t
 import { Unauthorized } from '../core/model/errors.js';
 import { identityFromClaims } from '../core/model/claims.js';
 import type { UserRef } from '../core/model/user.js';
+import { E164_PATTERN } from '../contract/channel-schemas.js';
 
-/** `email`: the token's `email` claim, only when `email_verified` is true (the channels send there). */
-export type VerifiedUser = UserRef & { email?: string };
+/**
+ * `email`: the token's `email` claim, only when `email_verified` is true; `phoneNumber`: its
+ * `phone_number` (E.164), only when `phone_number_verified` is true (the channels send there).
+ */
+export type VerifiedUser = UserRef & { email?: string; phoneNumber?: string };
 
 export interface TokenVerifier {
   verify(token: string): Promise<VerifiedUser>;
@@ -18,6 +22,15 @@ export interface TokenVerifier {
 export function verifiedEmailOf(claims: Record<string, unknown>): string | undefined {
   const verified = claims.email_verified === true || claims.email_verified === 'true';
   return verified && typeof claims.email === 'string' && claims.email.length <= 254 ? claims.email : undefined;
+}
+
+/**
+ * The verified phone number of the claims (OpenID Connect `phone_number` + `phone_number_verified`,
+ * which Cognito sets after its own SMS code check), in E.164; anything else is no number.
+ */
+export function verifiedPhoneOf(claims: Record<string, unknown>): string | undefined {
+  const verified = claims.phone_number_verified === true || claims.phone_number_verified === 'true';
+  return verified && typeof claims.phone_number === 'string' && E164_PATTERN.test(claims.phone_number) ? claims.phone_number : undefined;
 }
 
 export interface JwtVerifierConfig {
@@ -49,7 +62,8 @@ export function createJwtVerifier(config: JwtVerifierConfig): TokenVerifier {
         throw new Unauthorized(`invalid token: ${(error as Error).message}`);
       }
       const email = verifiedEmailOf(payload);
-      return { ...identityFromClaims(payload, config), ...(email ? { email } : {}) };
+      const phoneNumber = verifiedPhoneOf(payload);
+      return { ...identityFromClaims(payload, config), ...(email ? { email } : {}), ...(phoneNumber ? { phoneNumber } : {}) };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type * as z from 'zod';
 import * as zod from 'zod';
-import { deviceInputSchema, devicePathSchema, pushConsentInputSchema } from '../contract/channel-schemas.js';
+import { alertPathSchema, deviceInputSchema, devicePathSchema, pushConsentInputSchema, smsOptInInputSchema } from '../contract/channel-schemas.js';
 import { preferencesInputSchema } from '../contract/preferences-schemas.js';
 import { restRoutes, type RestRoute } from '../contract/rest-routes.js';
 import { bulkBodySchema, countsQuerySchema, inboxQuerySchema, markAllBodySchema, markOneReadPathSchema, snoozeBodySchema } from '../contract/rest-schemas.js';
@@ -69,6 +69,10 @@ const operations: Record<string, Operation> = {
   'DELETE /push-consent': { summary: 'Withdraw push consent (no push from the next send on)' },
   'PUT /email-address': { summary: "Send email to the verified `email` claim of the caller's token", answer: 'EmailAddressAnswer' },
   'DELETE /email-address': { summary: 'Stop email (forget the address)' },
+  'PUT /sms': { summary: "Opt in to SMS at the verified `phone_number` claim of the caller's token (E.164; 400 without one)", body: smsOptInInputSchema, answer: 'SmsOptInAnswer' },
+  'DELETE /sms': { summary: 'Opt out of SMS (forget the number)' },
+  'PUT /alerts/{accountId}': { summary: 'Turn post alerts on for an account the caller follows (404 when not following)', path: alertPathSchema },
+  'DELETE /alerts/{accountId}': { summary: 'Turn post alerts off for the account', path: alertPathSchema },
 };
 
 function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined): JsonSchema[] {
@@ -125,6 +129,7 @@ export function openApiDocument(): JsonSchema {
         ChannelState: jsonSchemaOf(channelStateAnswerSchema),
         PushConsentAnswer: jsonSchemaOf(zod.object({ pushConsent: pushConsentSchema })),
         EmailAddressAnswer: jsonSchemaOf(zod.object({ emailAddress: zod.string() })),
+        SmsOptInAnswer: jsonSchemaOf(zod.object({ sms: zod.object({ phoneNumber: zod.string(), optedInAt: zod.string(), version: zod.string() }) })),
         UnsubscribeAnswer: jsonSchemaOf(zod.object({ unsubscribed: zod.string() })),
         ErrorBody: jsonSchemaOf(errorBodySchema),
       },

@@ -8,20 +8,26 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod';
 import { ChannelRepository } from '../adapters/dynamo/channel-repository.js';
+import { AlertSubscriptionRepository } from '../adapters/dynamo/alert-subscriptions.js';
 import { ChannelSendLedger } from '../adapters/dynamo/channel-send-ledger.js';
+import { DynamoEscalationState } from '../adapters/dynamo/escalation-state.js';
 import { SesEmailProvider } from '../adapters/ses/ses-email-provider.js';
 import { SnsPushProvider } from '../adapters/sns/sns-push-provider.js';
-import { ChannelDelivery, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
+import { ChannelDelivery, SENDING_TIMEOUT_MS_DEFAULT, type ChannelTypeInfo } from '../core/channels/channel-delivery.js';
 import { signedMessageBody } from '../core/jobs/delivery-job-signature.js';
 import type { Scheduler } from '../core/ports/scheduler.js';
 import { RATE_LIMIT_WINDOW_MS } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
-import { createChannelHandler } from '../handlers/channel-handler.js';
+import { createChannelHandler, type AlertPages } from '../handlers/channel-handler.js';
+import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
+import { alertPage } from '../core/channels/post-alerts.js';
+import { followGraphRepository } from './follow-graph.js';
+import { smsChannel, smsProviderOf, smsProviderShape, type SmsProviderConfig } from './sms.js';
 import { findNotificationType } from '../notifications/deployed.js';
 import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
-import { eventBridgeScheduler } from './parts-queues.js';
+import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
 import { withAuditBarrier } from './audit/audit-trail.js';
 import { installAuditTrailFromEnv } from './audit/aws.js';
 import { clientOptions, createParts, documentClient, erasedUsers, inboxRepository, instrumented, preferencesCache, referencingScheduler, type Parts } from './parts.js';
@@ -29,7 +35,8 @@ import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type Schedule
 
 /** SNS platform application ARNs per platform; a platform without one cannot register devices. */
 export interface PushProviderConfig {
-  platformApplications: { apns?: string; apns_sandbox?: string; fcm?: string };
+  /** One ARN or K per platform (`SNS_PLATFORM_APPLICATION_FCM=arn1,arn2`): a user's devices stick to one by a hash of their id. */
+  platformApplications: { apns?: string | string[]; apns_sandbox?: string | string[]; fcm?: string | string[] };
   /** The local SNS stand-in (unset on AWS). */
   endpoint?: string;
 }
@@ -42,9 +49,9 @@ export interface EmailProviderConfig {
   endpoint?: string;
 }
 
-/** The consumer of one channel queue (`CHANNEL` = push | email). */
+/** The consumer of one channel queue (`CHANNEL` = push | email | sms). */
 export interface ChannelConsumerConfig extends PreferencesCacheConfig {
-  channel: 'push' | 'email';
+  channel: 'push' | 'email' | 'sms';
   idempotencyTable: string;
   /** Held messages come back as references: their notifications are read from the recipient's inbox. */
   inboxTable: string;
@@ -54,8 +61,15 @@ export interface ChannelConsumerConfig extends PreferencesCacheConfig {
   rateLimitPerWindow: number;
   rateLimitWindowMs: number;
   parallelism: number;
+  /** At-least-once types: a `sending` claim older than this is taken over (default 2 min: 4x the consumer's 30 s timeout, under its queue's 180 s visibility). */
+  sendingTimeoutMs?: number;
   push?: PushProviderConfig;
   email?: EmailProviderConfig & { unsubscribeSecret: string; unsubscribeBaseUrl: string };
+  sms?: SmsProviderConfig;
+  /** Push: the post alerts queue (`ALERTS_QUEUE_URL`), where each page's job enqueues the next. */
+  alertsQueueUrl?: string;
+  /** Escalations to this channel read the marks and exceptions (ReadMarks) and the retraction records (Inbox); without both, an escalation job is skipped. */
+  escalation?: { inboxTable: string; readMarksTable: string };
 }
 
 export const CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT = 5;
@@ -67,11 +81,16 @@ export const pushProviderShape = {
   SNS_PLATFORM_APPLICATION_FCM: optionalString,
   SNS_ENDPOINT: optionalString,
 };
+/** `arn` or `arn1,arn2,...` (ARNs hold no comma). */
+const arnsOf = (value: string) => {
+  const arns = value.split(',').map((arn) => arn.trim()).filter(Boolean);
+  return arns.length === 1 ? arns[0]! : arns;
+};
 export const pushProviderOf = (env: z.output<z.ZodObject<typeof pushProviderShape>>): PushProviderConfig => ({
   platformApplications: {
-    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: env.SNS_PLATFORM_APPLICATION_APNS } : {}),
-    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX } : {}),
-    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: env.SNS_PLATFORM_APPLICATION_FCM } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS ? { apns: arnsOf(env.SNS_PLATFORM_APPLICATION_APNS) } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX ? { apns_sandbox: arnsOf(env.SNS_PLATFORM_APPLICATION_APNS_SANDBOX) } : {}),
+    ...(env.SNS_PLATFORM_APPLICATION_FCM ? { fcm: arnsOf(env.SNS_PLATFORM_APPLICATION_FCM) } : {}),
   },
   ...(env.SNS_ENDPOINT ? { endpoint: env.SNS_ENDPOINT } : {}),
 });
@@ -80,7 +99,7 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
   const parsed = parseEnv(
     'channel consumer',
     {
-      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email'])),
+      CHANNEL: z.preprocess(unsetIfEmpty, z.enum(['push', 'email', 'sms'])),
       GRAPH_TABLE: required,
       IDEMPOTENCY_TABLE: required,
       INBOX_TABLE: required,
@@ -90,7 +109,11 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
       CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
       RATE_LIMIT_WINDOW_MS: integer(RATE_LIMIT_WINDOW_MS, 1),
       CHANNEL_PARALLELISM: integer(CHANNEL_PARALLELISM_DEFAULT, 1),
+      CHANNEL_SENDING_TIMEOUT_MS: integer(SENDING_TIMEOUT_MS_DEFAULT, 1),
+      READ_MARKS_TABLE: optionalString,
+      ALERTS_QUEUE_URL: optionalString,
       ...pushProviderShape,
+      ...smsProviderShape,
       SES_FROM_ADDRESS: optionalString,
       SES_IDENTITY_ARN: optionalString,
       SES_CONFIGURATION_SET: optionalString,
@@ -112,8 +135,15 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     rateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
     parallelism: parsed.CHANNEL_PARALLELISM,
+    sendingTimeoutMs: parsed.CHANNEL_SENDING_TIMEOUT_MS,
+    ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),
+    ...(parsed.READ_MARKS_TABLE ? { escalation: { inboxTable: parsed.INBOX_TABLE, readMarksTable: parsed.READ_MARKS_TABLE } } : {}),
   };
   if (parsed.CHANNEL === 'push') return { ...base, push: pushProviderOf(parsed), scheduler: schedulerOf(parsed) };
+  if (parsed.CHANNEL === 'sms') {
+    if (!parsed.SMS_ORIGINATION_IDENTITY) throw new ConfigError('channel consumer (sms): SMS_ORIGINATION_IDENTITY is required');
+    return { ...base, sms: smsProviderOf(parsed, parsed.SMS_ORIGINATION_IDENTITY), scheduler: schedulerOf(parsed) };
+  }
   if (!parsed.SES_FROM_ADDRESS || !parsed.UNSUBSCRIBE_SECRET || !parsed.UNSUBSCRIBE_BASE_URL) throw new ConfigError('channel consumer (email): SES_FROM_ADDRESS, UNSUBSCRIBE_SECRET and UNSUBSCRIBE_BASE_URL are required');
   return {
     ...base,
@@ -127,6 +157,10 @@ export function channelConsumerConfigFromEnv(env: Env): ChannelConsumerConfig & 
     },
     scheduler: schedulerOf(parsed),
   };
+}
+
+export function alertSubscriptions(parts: Parts, graphTable: string): AlertSubscriptionRepository {
+  return parts.shared(alertSubscriptions, [graphTable], () => new AlertSubscriptionRepository(documentClient(parts), graphTable));
 }
 
 export function channelRepository(parts: Parts, graphTable: string): ChannelRepository {
@@ -161,6 +195,9 @@ export function channelTypeInfo(type: string): ChannelTypeInfo | undefined {
     ...(found.channels ? { channels: found.channels } : {}),
     ...(found.sensitive !== undefined ? { sensitive: found.sensitive } : {}),
     ...(found.urgentBypassesQuietHours !== undefined ? { urgentBypassesQuietHours: found.urgentBypassesQuietHours } : {}),
+    ...(found.escalation ? { escalation: found.escalation } : {}),
+    ...(found.deliveryGuarantee ? { deliveryGuarantee: found.deliveryGuarantee } : {}),
+    ...(found.followerAlerts ? { followerAlerts: true } : {}),
   };
 }
 
@@ -173,6 +210,7 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     dedup: ledger,
     rate: ledger,
     ...(config.push ? { push: snsPushProvider(parts, config.push) } : {}),
+    ...(config.sms ? { sms: smsChannel(parts, config.sms, config.idempotencyTable) } : {}),
     ...(config.email ? { email: Object.assign(sesEmailProvider(parts, config.email), { unsubscribeBaseUrl: config.email.unsubscribeBaseUrl, unsubscribeSecret: config.email.unsubscribeSecret }) } : {}),
     scheduler: referencingScheduler(parts, config.idempotencyTable, scheduler),
     channelQueueArn: config.channelQueueArn,
@@ -180,15 +218,22 @@ export function channelDelivery(parts: Parts, config: ChannelConsumerConfig, sch
     items: inboxRepository(parts, config.inboxTable),
     typeInfo: channelTypeInfo,
     clock: parts.clock,
-    settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism },
+    settings: { rateLimitPerWindow: config.rateLimitPerWindow, rateLimitWindowMs: config.rateLimitWindowMs, parallelism: config.parallelism, ...(config.sendingTimeoutMs !== undefined ? { sendingTimeoutMs: config.sendingTimeoutMs } : {}) },
     onEvent: (level, message, context) => (level === 'warn' ? parts.logger.warn(message, context) : parts.logger.debug(message, context)),
     erased: erasedUsers(parts, config.idempotencyTable),
     trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
+    ...(config.escalation ? { escalationState: new DynamoEscalationState(documentClient(parts), { inbox: config.escalation.inboxTable, readMarks: config.escalation.readMarksTable }) } : {}),
   });
 }
 
 function channelSendLedger(parts: Parts, idempotencyTable: string): ChannelSendLedger {
   return parts.shared(channelSendLedger, [idempotencyTable], () => new ChannelSendLedger(documentClient(parts), idempotencyTable, parts.clock));
+}
+
+/** Post alerts on the push consumer: the subscribers (Query) and follow pairs (BatchGetItem) of the Graph table, the next page on the alerts queue. */
+function alertPages(parts: Parts, config: ChannelConsumerConfig, queueUrl: string): AlertPages {
+  const deps = { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable), queue: new SqsAlertJobQueue(sqsClient(parts), queueUrl, config.deliveryJobSecret) };
+  return { page: (recordId, job) => alertPage(deps, recordId, job), enqueue: (job) => deps.queue.enqueue(job) };
 }
 
 export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConfig, scheduler: Scheduler, observabilityConfig: Partial<ObservabilityConfig> = {}) {
@@ -198,6 +243,7 @@ export function composeChannelConsumer(parts: Parts, config: ChannelConsumerConf
     deliveryJobSecret: config.deliveryJobSecret,
     logger: parts.logger,
     trace: observability(parts, { idempotencyTable: config.idempotencyTable, inboxTable: config.inboxTable }).trace,
+    ...(config.channel === 'push' && config.alertsQueueUrl ? { alerts: alertPages(parts, config, config.alertsQueueUrl) } : {}),
     ...(observabilityConfig.maxReceiveCount !== undefined ? { maxReceiveCount: observabilityConfig.maxReceiveCount } : {}),
   }));
 }

@@ -9,6 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
+import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
 import { SqsDeliveryJobQueue } from '../adapters/sqs/sqs-delivery-job-queue.js';
 import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
@@ -53,8 +54,12 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   deliveryJobSecret: string;
   /** The URLs of the queues the type sends to (`fanOutQueueNeeds`); a missing one fails at composition. */
   queueUrls: { urgent?: string; info?: string; promotion?: string };
-  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`): a channel without one is off. */
-  channelQueueUrls?: { push?: string; email?: string };
+  /** Channel queues (`PUSH_QUEUE_URL`, `EMAIL_QUEUE_URL`, `SMS_QUEUE_URL`): a channel without one is off. */
+  channelQueueUrls?: { push?: string; email?: string; sms?: string };
+  /** The post alerts queue (`ALERTS_QUEUE_URL`): types with `followerAlerts` put one job per post there. */
+  alertsQueueUrl?: string;
+  /** Replaces every type's `escalation.afterSeconds` (`ESCALATION_DELAY_SECONDS`: local runs and tests; unset on AWS). */
+  escalationDelaySeconds?: number;
   /** `sendAt`: the schedule target (this function's intake queue); `scheduler`: EventBridge Scheduler on AWS. */
   sendAt?: { intakeQueueArn: string; minDelayMs: number };
   scheduler?: SchedulerConfig;
@@ -75,6 +80,9 @@ const fanOutShape = {
   PROMOTION_QUEUE_URL: optionalString,
   PUSH_QUEUE_URL: optionalString,
   EMAIL_QUEUE_URL: optionalString,
+  SMS_QUEUE_URL: optionalString,
+  ESCALATION_DELAY_SECONDS: integer(0, 0),
+  ALERTS_QUEUE_URL: optionalString,
 };
 
 /** The fan-out function: with `sendAt` deferral (the deployed function) or without (a test of the service). */
@@ -94,9 +102,11 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
       ...(parsed.INFO_QUEUE_URL ? { info: parsed.INFO_QUEUE_URL } : {}),
       ...(parsed.PROMOTION_QUEUE_URL ? { promotion: parsed.PROMOTION_QUEUE_URL } : {}),
     },
-    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL
-      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}) } }
+    ...(parsed.PUSH_QUEUE_URL || parsed.EMAIL_QUEUE_URL || parsed.SMS_QUEUE_URL
+      ? { channelQueueUrls: { ...(parsed.PUSH_QUEUE_URL ? { push: parsed.PUSH_QUEUE_URL } : {}), ...(parsed.EMAIL_QUEUE_URL ? { email: parsed.EMAIL_QUEUE_URL } : {}), ...(parsed.SMS_QUEUE_URL ? { sms: parsed.SMS_QUEUE_URL } : {}) } }
       : {}),
+    ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
+    ...(parsed.ALERTS_QUEUE_URL ? { alertsQueueUrl: parsed.ALERTS_QUEUE_URL } : {}),
   };
   if (!options.sendAt) return config;
   const sendAt = parseEnv('fan-out (sendAt)', sendAtShape, env);
@@ -137,6 +147,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     trace,
     erased: erasureLookahead(parts, config.idempotencyTable),
     ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
+    ...(type.followerAlerts && config.alertsQueueUrl ? { alertQueue: new SqsAlertJobQueue(sqsClient(parts), config.alertsQueueUrl, config.deliveryJobSecret) } : {}),
   });
 }
 
@@ -181,7 +192,7 @@ function retractionService(parts: Parts, config: FanOutConfig, deliveryQueue: De
 function withChannels(parts: Parts, config: FanOutConfig, inApp: DeliveryJobQueue): DeliveryJobQueue {
   const urls = config.channelQueueUrls;
   if (!urls || (!urls.push && !urls.email)) return inApp;
-  return new SqsChannelJobQueue(inApp, sqsClient(parts), urls, config.deliveryJobSecret, findNotificationType);
+  return new SqsChannelJobQueue(inApp, sqsClient(parts), urls, config.deliveryJobSecret, findNotificationType, { clock: parts.clock, ...(config.escalationDelaySeconds !== undefined ? { escalationDelaySeconds: config.escalationDelaySeconds } : {}) });
 }
 
 function deliveryQueueNeverUsed(detailType: string): DeliveryJobQueue {

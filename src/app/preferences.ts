@@ -1,12 +1,13 @@
 /** The preferences function (GET/PUT /preferences and the channel routes): its config and its composition. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DEFAULT_TENANT_CLAIM } from '../adapters/jwt-verifier.js';
-import { CHANNELS, type Channel } from '../contract/channels.js';
+import { CHANNELS, type ChannelSwitch } from '../contract/channels.js';
 import { offersChannel } from '../core/model/channel.js';
 import type { Env } from '../env.js';
 import { createPreferencesHandler } from '../handlers/rest/preferences-api.js';
 import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
-import { channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
+import { followGraphRepository } from './follow-graph.js';
+import { alertSubscriptions, channelRepository, pushProviderOf, pushProviderShape, snsPushProvider, type PushProviderConfig } from './channels.js';
 import { optionalString, parseEnv, required } from './config-parsing.js';
 import { createParts, preferencesRepository, type Parts } from './parts.js';
 import { restOf, restShape, type RestConfig } from './shared-config.js';
@@ -31,9 +32,10 @@ export function notifyingTypes(): string[] {
   return deployedCatalog().filter((type) => type.audience !== 'none').map((type) => type.detailType);
 }
 
-/** The channels a type offers (its catalog file). */
-export function offeredChannels(type: string): Channel[] {
-  return CHANNELS.filter((channel) => offersChannel(findNotificationType(type), channel));
+/** The channels a type offers (its catalog file), and `escalation` when it escalates. */
+export function offeredChannels(type: string): ChannelSwitch[] {
+  const found = findNotificationType(type);
+  return [...CHANNELS.filter((channel) => offersChannel(found, channel)), ...(found?.escalation ? (['escalation'] as const) : [])];
 }
 
 export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
@@ -51,6 +53,8 @@ export function composePreferences(parts: Parts, config: PreferencesApiConfig) {
       ...(push && Object.keys(push.platformApplications).length > 0 ? { endpoints: snsPushProvider(parts, push) } : {}),
       ...(config.channels?.unsubscribeSecret ? { unsubscribeSecret: config.channels.unsubscribeSecret } : {}),
     },
+    // Post alerts push: served where push is configured (the construct grants their writes with the channels').
+    ...(push && Object.keys(push.platformApplications).length > 0 ? { alerts: { subscriptions: alertSubscriptions(parts, config.graphTable), graph: followGraphRepository(parts, config.graphTable) } } : {}),
   });
 }
 

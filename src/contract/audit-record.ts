@@ -63,6 +63,12 @@ export const AUDIT_REASONS = [
   'erased_user',
   'erased_principal',
   'max_receives',
+  'escalation',
+  'already_seen',
+  'already_read',
+  'escalation_cancelled',
+  'escalation_off',
+  'spend_limit',
 ] as const;
 /** Why a segment started: a writer's start, a restart on the same archive (local), or a failed sink write re-sealed for the backlog. */
 export const AUDIT_SEGMENT_CAUSES = ['start', 'restart', 'failover'] as const;

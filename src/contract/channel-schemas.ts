@@ -24,7 +24,21 @@ export type DeviceInput = z.infer<typeof deviceInputSchema>;
 
 export const DEVICE_ID_PATTERN = /^d_[A-Za-z0-9_-]{22}$/;
 
+/** `PUT / DELETE /alerts/{accountId}`: the followed account (a user id: 1-256 characters, no control characters). */
+export const alertPathSchema = z.object({ accountId: z.string().min(1).max(256).refine((id) => ![...id].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f), 'must be a user id (no control characters)') }).strict();
+
 export const devicePathSchema = z.object({ id: z.string().regex(DEVICE_ID_PATTERN, 'must be a device id from GET /devices') }).strict();
+
+/**
+ * A phone number in E.164 (`+` country code and subscriber number, 8 to 15 digits, no spaces): what
+ * End User Messaging SMS takes as `DestinationPhoneNumber` and what the inbound topic names as
+ * `originationNumber`.
+ */
+export const E164_PATTERN = /^\+[1-9][0-9]{7,14}$/;
+export const e164Schema = z.string().regex(E164_PATTERN, 'must be a phone number in E.164, e.g. +14155550123');
+
+/** `PUT /sms`: the version of the SMS consent text the user agreed to (the number comes from the token, never the body). */
+export const smsOptInInputSchema = z.object({ version: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be a consent text version such as 2026-11') }).strict();
 
 export const pushConsentInputSchema = z.object({ version: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be a consent text version such as 2026-11') }).strict();
 

@@ -4,7 +4,7 @@
  * the runtime knows.
  */
 import * as z from 'zod';
-import { channelSchema, type Channel } from './channels.js';
+import { channelSwitchSchema, type ChannelSwitch } from './channels.js';
 
 /** A local wall-clock time `HH:MM`, 24-hour. */
 export const CLOCK_TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -57,7 +57,7 @@ function ownKeysChecked(issuesOf: (key: string, value: unknown) => { path: strin
  * The body of `PUT /preferences` (a full replacement). `knownTypes` are the catalog's notification
  * types: muting or switching an unknown type (or naming `__proto__` in any map) is a 400 naming the field.
  */
-export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly Channel[] = () => []) {
+export function preferencesInputSchema(knownTypes: readonly string[], offeredChannels: (type: string) => readonly ChannelSwitch[] = () => []) {
   const known = new Set(knownTypes);
   const notificationType = z.string().refine((type) => known.has(type), `must be one of ${[...known].join(', ')}`);
   const unknownType = (type: string) => (known.has(type) ? [] : [{ path: [type], message: `unknown notification type; must be one of ${[...known].join(', ')}` }]);
@@ -65,7 +65,7 @@ export function preferencesInputSchema(knownTypes: readonly string[], offeredCha
     if (typeof switches !== 'object' || switches === null || Array.isArray(switches)) return [];
     const offered = offeredChannels(type);
     return Object.keys(switches)
-      .filter((channel) => !offered.includes(channel as Channel))
+      .filter((channel) => !offered.includes(channel as ChannelSwitch))
       .map((channel) => ({ path: [type, channel], message: `${type} is not sent by ${channel}; its channels: ${offered.join(', ') || 'none'}` }));
   };
   return z
@@ -81,7 +81,7 @@ export function preferencesInputSchema(knownTypes: readonly string[], offeredCha
       channels: z
         .preprocess(
           ownKeysChecked((type, switches) => (known.has(type) ? channelsOf(type, switches) : unknownType(type))),
-          z.record(z.string(), z.partialRecord(channelSchema, z.boolean())),
+          z.record(z.string(), z.partialRecord(channelSwitchSchema, z.boolean())),
         )
         .optional(),
     })

@@ -35,8 +35,13 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'DELETE', resource: '/devices/{id}', function: 'preferences' },
   { method: 'PUT', resource: '/push-consent', function: 'preferences' },
   { method: 'DELETE', resource: '/push-consent', function: 'preferences' },
+  { method: 'PUT', resource: '/sms', function: 'preferences' },
+  { method: 'DELETE', resource: '/sms', function: 'preferences' },
   { method: 'PUT', resource: '/email-address', function: 'preferences' },
   { method: 'DELETE', resource: '/email-address', function: 'preferences' },
+  // Post alerts: src/handlers/rest/alerts-api.ts.
+  { method: 'PUT', resource: '/alerts/{accountId}', function: 'preferences' },
+  { method: 'DELETE', resource: '/alerts/{accountId}', function: 'preferences' },
 ];
 
 /**

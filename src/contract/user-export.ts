@@ -6,8 +6,8 @@
 import * as z from 'zod';
 import { actorSchema, notificationSchema, preferencesSchema } from './wire-schemas.js';
 
-/** v2: devices, consent, address, unsubscribes, per-item state and the celebrity-feed items the inbox shows. */
-export const USER_EXPORT_FORMAT = 'serverless-notifications.user-export.v2';
+/** v2: devices, consent, address, unsubscribes, per-item state and the celebrity-feed items the inbox shows; v3: post alert subscriptions (theirs, and their subscribers). */
+export const USER_EXPORT_FORMAT = 'serverless-notifications.user-export.v3';
 
 const exportedNotificationSchema = notificationSchema.extend({ expiresAt: z.number().int().describe('epoch seconds: when retention (TTL) removes it') });
 /** One item of their inbox view with its state for them (deleted and snoozed ones too: they are still stored). */
@@ -44,6 +44,10 @@ export const userExportSchema = z
     followers: z.array(pairSchema),
     following: z.array(pairSchema),
     followedCelebrities: z.array(edgeSchema),
+    /** The accounts they turned post alerts on for (the bell), since when. */
+    alertSubscriptions: z.array(z.object({ accountId: z.string(), since: z.string().nullable() }).strict()),
+    /** The followers who turned post alerts on for them, since when. */
+    alertSubscribers: z.array(z.object({ userId: z.string(), since: z.string().nullable() }).strict()),
     connections: z.array(z.object({ connectionId: z.string(), connectedAt: z.string().nullable() }).strict()),
     devices: z.array(exportedDeviceSchema),
     pushConsent: z.object({ grantedAt: z.string(), version: z.string() }).strict().nullable(),

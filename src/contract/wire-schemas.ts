@@ -104,7 +104,7 @@ export const preferencesSchema = z.object({
   liveDelivery: z.record(z.string(), z.boolean()),
   updatedAt: z.string().nullable(),
   /** Per type, per channel on/off; omitted when the user switched nothing. */
-  channels: z.record(z.string(), z.partialRecord(z.enum(['push', 'email']), z.boolean())).optional(),
+  channels: z.record(z.string(), z.partialRecord(z.enum(['push', 'email', 'sms', 'escalation']), z.boolean())).optional(),
 });
 
 /** `POST /devices` answer and `GET /devices` items (the token stays server-side). */

@@ -34,7 +34,7 @@ export function createAuthorizerHandler(verifier: TokenVerifier, logger: Logger)
           Version: '2012-10-17',
           Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }],
         },
-        context: { tenantId: user.tenantId, userId: user.userId, ...(user.email ? { email: user.email } : {}) },
+        context: { tenantId: user.tenantId, userId: user.userId, ...(user.email ? { email: user.email } : {}), ...(user.phoneNumber ? { phoneNumber: user.phoneNumber } : {}) },
       };
     } catch (error) {
       logger.warn('token refused', { reason: (error as Error).message });

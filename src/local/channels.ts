@@ -5,7 +5,12 @@
  *
  * - `GET /_dev/push` -> `{"devices": [{endpointArn, platform, token, enabled, received: [...]}]}`
  * - `POST /_dev/push/invalid-token` `{"token": "..."}` -> the provider now reports the token invalid
- * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}]}`
+ * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}], "stalled": n}`
+ * - `POST /_dev/mail/stall` `{"count": n}` -> the next n SendEmail calls are never answered (kill tests)
+ * - `GET /_dev/sms` -> `{"texts": [{to, from, body, atMs, ...}], "optedOut": [numbers]}`
+ * - `POST /_dev/sms/inbound` `{"from": "+1...", "body": "STOP"}` -> a text from that phone to the
+ *   origination number: the stand-in's opt-out list takes a STOP, the inbound topic's subscriber (the
+ *   sms-inbound function) gets it
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
@@ -19,12 +24,16 @@ import type { LocalSqsCredentials } from './sqs/credentials.js';
 import { DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { LOCAL_SES_PATH, LocalSesV2, createLocalSesRoute } from './ses/ses-v2.js';
 import { LOCAL_SNS_PATH, LocalMobilePush, createLocalSnsRoute } from './sns/mobile-push.js';
+import { LOCAL_SMS_PATH, LocalSmsVoiceV2, createLocalSmsRoute } from './sms/sms-voice-v2.js';
+import { e164Schema } from '../contract/channel-schemas.js';
 
 export interface LocalChannels {
   sns: LocalMobilePush;
   ses: LocalSesV2;
+  sms: LocalSmsVoiceV2;
   snsEndpoint: string;
   sesEndpoint: string;
+  smsEndpoint: string;
   routes: LocalRoute[];
 }
 
@@ -36,16 +45,38 @@ export function localUnsubscribeSecret(deliveryJobSecret: string): string {
 export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials }): LocalChannels {
   const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const ses = new LocalSesV2();
+  const sms = new LocalSmsVoiceV2();
+  const inboundSchema = z.object({ from: e164Schema, body: z.string().min(1).max(1_600) }).strict();
   const invalidTokenSchema = z.object({ token: z.string().min(1).max(4_096) }).strict();
+  const stallSchema = z.object({ count: z.number().int().min(1).max(100) }).strict();
+  const parseJson = (body: Buffer): unknown => {
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  };
   const devRoute: LocalRoute = {
     async handle(request) {
       const path = request.url.pathname;
-      if (!path.startsWith('/_dev/push') && !path.startsWith('/_dev/mail')) return undefined;
+      if (!path.startsWith('/_dev/push') && !path.startsWith('/_dev/mail') && !path.startsWith('/_dev/sms')) return undefined;
       // Recordings hold other users' messages: this machine's loopback callers only.
       if (!isLoopbackCaller(request)) return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden', message: 'dev routes answer loopback callers only' } }) };
       const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) });
       if (request.method === 'GET' && path === '/_dev/push') return json(200, { devices: sns.devices() });
-      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox() });
+      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox(), stalled: ses.stalled });
+      if (request.method === 'GET' && path === '/_dev/sms') return json(200, { texts: sms.outbox() });
+      if (request.method === 'POST' && path === '/_dev/sms/inbound') {
+        const parsed = inboundSchema.safeParse(parseJson(request.body));
+        if (!parsed.success) return json(400, { error: { code: 'validation_error', message: 'body must be {"from": E.164 number, "body": text}' } });
+        return json(200, { inbound: await sms.inbound(parsed.data.from, parsed.data.body) });
+      }
+      if (request.method === 'POST' && path === '/_dev/mail/stall') {
+        const parsed = stallSchema.safeParse(parseJson(request.body));
+        if (!parsed.success) return json(400, { error: { code: 'validation_error', message: 'body must be {"count": integer 1..100}' } });
+        ses.stall(parsed.data.count);
+        return json(204, undefined);
+      }
       if (request.method === 'POST' && path === '/_dev/push/invalid-token') {
         let body: unknown;
         try {
@@ -66,16 +97,26 @@ export function createLocalChannels(options: { http: string; serverHost: string;
     ses,
     snsEndpoint: `${options.http}${LOCAL_SNS_PATH}`,
     sesEndpoint: `${options.http}${LOCAL_SES_PATH}`,
-    routes: [createLocalSnsRoute(sns, { credentials: options.credentials, serverHost: options.serverHost }), createLocalSesRoute(ses, { credentials: options.credentials, serverHost: options.serverHost }), devRoute],
+    sms,
+    smsEndpoint: `${options.http}${LOCAL_SMS_PATH}`,
+    routes: [
+      createLocalSnsRoute(sns, { credentials: options.credentials, serverHost: options.serverHost }),
+      createLocalSesRoute(ses, { credentials: options.credentials, serverHost: options.serverHost }),
+      createLocalSmsRoute(sms, { credentials: options.credentials, serverHost: options.serverHost }),
+      devRoute,
+    ],
   };
 }
 
 /** The push and email consumers on their queues (`CHANNEL` on AWS). */
 export function attachChannelConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
   if (!functions.channel) return;
-  for (const channel of ['push', 'email'] as const) {
+  for (const channel of ['push', 'email', 'sms'] as const) {
     const queue = queues[channel];
     const handler = functions.channel(channel, queue.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
     queue.attachConsumer(queueConsumer(recorder, principalOf('channel', channel), queue.name, handler));
   }
+  // Post alerts: the push function consumes the alerts queue too (a second event source, as on AWS).
+  const alerts = functions.channel('push', queues.alerts.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
+  queues.alerts.attachConsumer(queueConsumer(recorder, principalOf('channel', 'push'), queues.alerts.name, alerts));
 }

@@ -9,6 +9,8 @@ import type { FanOutConfig } from '../app/fan-out.js';
 import type { InboxWriteConfig } from '../app/inbox-write.js';
 import type { PreferencesApiConfig } from '../app/preferences.js';
 import type { PrivacyJobConfig } from '../app/privacy-jobs.js';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT } from '../core/channels/sms.js';
+import { LOCAL_SMS_ORIGINATION_IDENTITY } from './sms/sms-voice-v2.js';
 import type { PromotionConfig } from '../app/promotion.js';
 import { DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
 import type { ConnectionsConfig } from '../app/shared-config.js';
@@ -35,9 +37,9 @@ export interface LocalFunctionInputs {
   snoozeJobSecret: string;
   /** The local gateway's `@connections` endpoint. */
   managementEndpoint: string;
-  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; privacyUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }> };
+  queues: { urgentUrl: string; urgentArn: string; infoUrl: string; promotionUrl: string; privacyUrl: string; intakeArnOf(detailType: string): string; channels?: Record<Channel, { url: string; arn: string }>; alertsUrl?: string };
   /** The local SNS / SES stand-ins and the base URL of unsubscribe links; without them the channels are off. */
-  channels?: { snsEndpoint: string; sesEndpoint: string; unsubscribeSecret: string; unsubscribeBaseUrl: string };
+  channels?: { snsEndpoint: string; sesEndpoint: string; smsEndpoint: string; unsubscribeSecret: string; unsubscribeBaseUrl: string };
 }
 
 /** The local runtime's SNS platform applications (the stand-in accepts any ARN of this shape). */
@@ -96,7 +98,9 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
       cacheTtlMs,
       settings: { celebrityThreshold: settings.celebrityThreshold, feedShards: settings.feedShards, inboxTtlDays: INBOX_TTL_DAYS_DEFAULT },
       queueUrls: { urgent: queues.urgentUrl, info: queues.infoUrl, promotion: queues.promotionUrl },
-      ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url } } : {}),
+      ...(channels ? { channelQueueUrls: { push: channels.queues.push.url, email: channels.queues.email.url, sms: channels.queues.sms.url } } : {}),
+      ...(settings.escalationDelaySeconds ? { escalationDelaySeconds: settings.escalationDelaySeconds } : {}),
+      ...(channels && queues.alertsUrl ? { alertsQueueUrl: queues.alertsUrl } : {}),
       sendAt: { intakeQueueArn: queues.intakeArnOf(detailType), minDelayMs: settings.sendAtMinDelayMs ?? SEND_AT_MIN_DELAY_MS_DEFAULT },
     }),
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
@@ -139,9 +143,15 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             rateLimitPerWindow: settings.channelRateLimitPerWindow ?? CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT,
             rateLimitWindowMs: settings.rateLimitWindowMs ?? RATE_LIMIT_WINDOW_MS,
             parallelism: CHANNEL_PARALLELISM_DEFAULT,
+            // As on AWS: longer than a consumer run (the function timeout), shorter than the visibility timeout (6x it), so the retry of a killed run takes the claim over.
+            sendingTimeoutMs: 2 * (settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT),
+            escalation: { inboxTable: tables.inbox, readMarksTable: tables.readMarks },
+            ...(channel === 'push' && queues.alertsUrl ? { alertsQueueUrl: queues.alertsUrl } : {}),
             ...(channel === 'push'
               ? { push }
-              : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),
+              : channel === 'sms'
+                ? { sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local', limits: { perUserPerDay: SMS_DAILY_LIMIT_PER_USER_DEFAULT, perDay: SMS_DAILY_LIMIT_DEFAULT }, endpoint: channels.smsEndpoint } }
+                : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),
           }),
         }
       : {}),

@@ -14,6 +14,7 @@ import { composeInboxWrite } from '../app/inbox-write.js';
 import { composePreferences } from '../app/preferences.js';
 import { composePrivacyJob } from '../app/privacy-jobs.js';
 import { composePromotion } from '../app/promotion.js';
+import { composeSmsInbound } from '../app/sms.js';
 import { composeWsConnect } from '../app/ws-connect.js';
 import { composeWsDefault } from '../app/ws-default.js';
 import { composeWsDisconnect } from '../app/ws-disconnect.js';
@@ -33,4 +34,5 @@ export const LOCAL_FUNCTIONS = {
   'ws-disconnect': composeWsDisconnect,
   'ws-default': composeWsDefault,
   'privacy-job': composePrivacyJob,
+  'sms-inbound': composeSmsInbound,
 } as const satisfies Record<LambdaFunctionName, (...args: never[]) => unknown>;

@@ -26,6 +26,10 @@ export interface LocalPipelineQueues {
   /** Channel queues (+DLQs): mobile push (SNS) and email (SES). */
   push: LocalQueue;
   email: LocalQueue;
+  /** SMS (End User Messaging SMS). */
+  sms: LocalQueue;
+  /** Post alerts (+DLQ): one page of a post's alert subscribers per job, consumed by the push function. */
+  alerts: LocalQueue;
   /** Intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
   /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
@@ -76,7 +80,10 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     promotion: queueWithDlq('Promotion', { batchSize: 1, functionName: 'celebrity-promotion' }),
     // Push goes at once; email gathers a window so a burst becomes one digest. Concurrency per channel bounds the provider's load.
     push: queueWithDlq('PushDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
+    // Post alerts: one job (a page of <= 1,000 devices) per invocation, as on AWS.
+    alerts: queueWithDlq('PostAlerts', { batchSize: 1, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
+    sms: queueWithDlq('SmsDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 2, functionName: 'channel-sms' }),
     intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
     privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
     auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),

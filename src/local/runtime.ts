@@ -42,6 +42,7 @@ import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQ
 import { createRestGateway } from './apigateway/rest-gateway.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
+import { inboundSnsEvent } from './sms/sms-voice-v2.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
 import { SqsAuditBacklog } from '../adapters/audit/sqs-backlog.js';
 import { installAuditTrail } from '../app/audit/audit-trail.js';
@@ -166,9 +167,10 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       promotionUrl: queues.promotion.url,
       privacyUrl: queues.privacy.url,
       intakeArnOf: (detailType) => queues.intake[detailType]!.arn,
-      channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn } },
+      channels: { push: { url: queues.push.url, arn: queues.push.arn }, email: { url: queues.email.url, arn: queues.email.arn }, sms: { url: queues.sms.url, arn: queues.sms.arn } },
+      alertsUrl: queues.alerts.url,
     },
-    channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
+    channels: { snsEndpoint: channels.snsEndpoint, sesEndpoint: channels.sesEndpoint, smsEndpoint: channels.smsEndpoint, unsubscribeSecret: localUnsubscribeSecret(secrets.deliveryJobSecret), unsubscribeBaseUrl: http },
   });
   // RECORD_AWS_CALLS: also from the process environment, so the test suite records the runtimes it starts in-process.
   // Not a runtime serving a team's catalog: the least-privilege check compares with the stack of the built-in catalog.
@@ -227,6 +229,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
           managementEndpoint: gateway.managementEndpoint,
           snsEndpoint: channels.snsEndpoint,
           sesEndpoint: channels.sesEndpoint,
+          smsEndpoint: channels.smsEndpoint,
           configs,
           functionTimeoutMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT,
           maxReceiveCount: settings.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT,
@@ -246,6 +249,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   composed.functions = functions;
   attachPipelineConsumers(queues, functions, recorder);
   attachChannelConsumers(queues, functions, recorder);
+  // SMS inbound: the stand-in publishes each inbound text to its topic, whose subscriber is the sms-inbound function (from the sources in both modes).
+  const smsInbound = invokedAs(principalOf('sms-inbound'), LOCAL_FUNCTIONS['sms-inbound'](parts, { idempotencyTable: dynamo.tableNames.idempotency }));
+  channels.sms.onInbound = (message) => smsInbound(inboundSnsEvent(message));
   // The erase and export job (from the sources, also in the deployed-bundles mode): the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
   queues.privacy.attachConsumer(queueConsumer(recorder, principalOf('privacy-job'), queues.privacy.name, LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint })));
   const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });

@@ -33,6 +33,8 @@ export const localSettingsShape = {
   LOG_LEVEL: optionalString,
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+  // Replaces every type's escalation delay (seconds; 0 = the catalog's): a demo or test sees escalations without waiting 15 minutes.
+  ESCALATION_DELAY_SECONDS: integer(0, 0),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
   RECORD_AWS_CALLS: optionalString,
   LOCAL_FUNCTIONS: optionalString,
@@ -76,6 +78,8 @@ export interface LocalSettings {
   channelBatchWindowMs?: number;
   /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
   channelRateLimitPerWindow?: number;
+  /** Replaces every type's `escalation.afterSeconds` (0 or unset: the catalog's). */
+  escalationDelaySeconds?: number;
   /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
   preferencesCacheTtlMs?: number;
   /** Directory where every AWS call of each function is recorded for the least-privilege check; unset: off. */
@@ -107,6 +111,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),
     ...(parsed.LOCAL_FUNCTIONS ? { functionsFrom: parsed.LOCAL_FUNCTIONS } : {}),

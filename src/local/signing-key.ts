@@ -25,7 +25,7 @@ export interface LocalSecrets {
   deliveryJobSecret: string;
   /** The snooze comebacks' key (REST write signs, urgent delivery verifies), derived from the job key: one secret file per DATA_DIR, a different key per purpose. */
   snoozeJobSecret: string;
-  issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number; email?: string }): Promise<string>;
+  issueToken(claims: { tenantId: string; userId: string; ttlSeconds?: number; expiresAt?: number; email?: string; phoneNumber?: string }): Promise<string>;
 }
 
 async function loadOrCreate(dataDir: string): Promise<StoredSecrets> {
@@ -73,10 +73,11 @@ export async function loadLocalSecrets(dataDir: string): Promise<LocalSecrets> {
     cursorSecret: stored.cursorSecret,
     deliveryJobSecret,
     snoozeJobSecret: createHmac('sha256', deliveryJobSecret).update('snooze-comebacks').digest('base64url'),
-    async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt, email }) {
+    async issueToken({ tenantId, userId, ttlSeconds = 3600, expiresAt, email, phoneNumber }) {
       const now = Math.floor(Date.now() / 1000);
       // A local identity provider "verified" the address it issues (the email channel sends there).
-      return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId, ...(email ? { email, email_verified: true } : {}) })
+      // And the phone number (the SMS channel sends there).
+      return new SignJWT({ [DEFAULT_TENANT_CLAIM]: tenantId, ...(email ? { email, email_verified: true } : {}), ...(phoneNumber ? { phone_number: phoneNumber, phone_number_verified: true } : {}) })
         .setProtectedHeader({ alg: 'ES256', kid: stored.privateJwk.kid })
         .setIssuer(LOCAL_ISSUER)
         .setAudience(LOCAL_AUDIENCE)

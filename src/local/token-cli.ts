@@ -18,6 +18,7 @@ Prints a JWT for the local runtime (npm start), signed with its key:
   --user <id>       subject (sub)
   --ttl <seconds>   lifetime, default 3600
   --email <addr>    a verified email claim (for the email channel)
+  --phone <e164>    a verified phone_number claim (for the SMS channel), e.g. +14155550123
   -h, --help        this text
 `;
 
@@ -26,10 +27,10 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-let values: { tenant?: string; user?: string; ttl?: string; email?: string; help?: boolean };
+let values: { tenant?: string; user?: string; ttl?: string; email?: string; phone?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { tenant: { type: 'string' }, user: { type: 'string' }, ttl: { type: 'string', default: '3600' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { tenant: { type: 'string' }, user: { type: 'string' }, ttl: { type: 'string', default: '3600' }, email: { type: 'string' }, phone: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   }));
 } catch (error) {
   fail(`${(error as Error).message}\n\n${USAGE}`);
@@ -52,4 +53,4 @@ try {
 } catch (error) {
   fail(`${(error as Error).message}; start it with \`DATA_DIR=${dataDir} npm start\` first`, 1);
 }
-process.stdout.write(`${await secrets.issueToken({ tenantId: values.tenant, userId: values.user, ttlSeconds, ...(values.email ? { email: values.email } : {}) })}\n`);
+process.stdout.write(`${await secrets.issueToken({ tenantId: values.tenant, userId: values.user, ttlSeconds, ...(values.email ? { email: values.email } : {}), ...(values.phone ? { phoneNumber: values.phone } : {}) })}\n`);

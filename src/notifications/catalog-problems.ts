@@ -5,6 +5,7 @@
  */
 import type { NotificationType } from '../core/ports/notification-type.js';
 import { resourceNameOf } from './notification-type.js';
+import { MAX_ESCALATION_SECONDS } from '../core/model/channel.js';
 
 /**
  * EventBridge detail types of the catalog: lowercase words joined by `.`, `-` or `_`
@@ -45,6 +46,15 @@ export function catalogProblems(types: readonly NotificationType[]): string[] {
     if (!PRIORITIES.includes(type.defaultPriority as string)) problems.push(`type ${label}: defaultPriority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(type.defaultPriority)}`);
     if (!AUDIENCES.includes(type.audience as string)) problems.push(`type ${label}: audience must be one of ${AUDIENCES.join(', ')}, got ${JSON.stringify(type.audience)}`);
     if (typeof type.digestible !== 'boolean') problems.push(`type ${label}: digestible must be true or false`);
+    const escalation = type.escalation;
+    if (escalation !== undefined) {
+      const offered = type.channels?.[escalation.channel] !== undefined;
+      if (!offered) problems.push(`type ${label}: escalation.channel ${JSON.stringify(escalation.channel)} must be a channel the type offers (declare it in channels)`);
+      if (!Number.isInteger(escalation.afterSeconds) || escalation.afterSeconds < 1 || escalation.afterSeconds > MAX_ESCALATION_SECONDS) problems.push(`type ${label}: escalation.afterSeconds must be an integer from 1 to ${MAX_ESCALATION_SECONDS}`);
+      if (escalation.when !== 'unseen' && escalation.when !== 'unread') problems.push(`type ${label}: escalation.when must be 'unseen' or 'unread'`);
+    }
+    if (type.deliveryGuarantee !== undefined && type.deliveryGuarantee !== 'at-most-once' && type.deliveryGuarantee !== 'at-least-once') problems.push(`type ${label}: deliveryGuarantee must be 'at-most-once' or 'at-least-once'`);
+    if (type.followerAlerts !== undefined && (type.followerAlerts !== true || type.audience !== 'followersOfActor' || type.channels?.push === undefined)) problems.push(`type ${label}: followerAlerts needs audience 'followersOfActor' and the push channel offered`);
     if (type.graphEffect !== undefined && (!GRAPH_EFFECTS.includes(type.graphEffect) || typeof type.followeeOf !== 'function')) {
       problems.push(`type ${label}: graphEffect must be one of ${GRAPH_EFFECTS.join(', ')} with a followeeOf function`);
     }

@@ -7,7 +7,10 @@ export const mentionCreated = defineNotificationType({
   defaultPriority: 'urgent',
   audience: 'recipients',
   digestible: false,
-  channels: { push: true, email: false },
+  // SMS off unless the user switches it on for mentions (and opts in to SMS with a verified number).
+  channels: { push: true, email: false, sms: false },
+  // Still unseen 15 minutes after it arrived: one email (off per user with channels["mention.created"].escalation = false).
+  escalation: { channel: 'email', afterSeconds: 900, when: 'unseen' },
   render: ({ actor, data }) => ({ title: `${displayName(actor)} mentioned you`, body: data.excerpt }),
   category: 'mentions',
   tags: ['direct'],

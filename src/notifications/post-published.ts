@@ -8,6 +8,8 @@ export const postPublished = defineNotificationType({
   audience: 'followersOfActor',
   digestible: false,
   channels: { push: false },
+  // Followers who turned alerts on for the author (the bell on a profile) are pushed every post.
+  followerAlerts: true,
   render: ({ actor, data }) => ({ title: `${displayName(actor)} published a post`, body: data.title }),
   category: 'posts',
   tags: ['feed'],

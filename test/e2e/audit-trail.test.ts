@@ -72,7 +72,7 @@ async function api(who: UserRef, method: string, path: string, body?: unknown) {
 /** Every queue consumed to the end (each batch's audit barrier passed before its messages were deleted). */
 async function drained(): Promise<void> {
   const { urgent, info, promotion, intake, push, email, auditBacklog } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake)].every((queue) => queue.peek().length === 0), POLL, 'queues empty');
+  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
 }
 
 async function why(query: WhyQuery): Promise<WhyResult> {
@@ -122,8 +122,8 @@ describe('The audit trail on the local runtime', () => {
     await drained();
 
     // Assess
-    // The email channel decides too: mentions are not offered by email.
-    expect([...held].sort()).toEqual(['email suppressed channel_off', 'fanout written', 'intake accepted', 'live held quiet_hours', 'push held quiet_hours']);
+    // The email and SMS channels decide too: mentions go by email or text only where the user switched them on.
+    expect([...held].sort()).toEqual(['email suppressed channel_off', 'fanout written', 'intake accepted', 'live held quiet_hours', 'push held quiet_hours', 'sms suppressed channel_off']);
     const after = await decisionsOf(quinn, quiet.id);
     expect(after).toEqual(expect.arrayContaining(['live held quiet_hours', 'push held quiet_hours', 'release released', 'push sent']));
     expect(await decisionsOf(quinn, urgent.id)).toEqual(expect.arrayContaining(['intake accepted', 'fanout written', 'live admitted', 'live pushed', 'push sent']));

@@ -54,6 +54,7 @@ beforeAll(async () => {
     CHANNEL_BATCH_WINDOW_MS: '456',
     CHANNEL_RATE_LIMIT_PER_WINDOW: '9',
     PREFERENCES_CACHE_TTL_MS: '250',
+    ESCALATION_DELAY_SECONDS: '3',
     RECORD_AWS_CALLS: join(dataDir, 'aws-calls'),
     CORS_ALLOW_ORIGINS: 'https://app.test:8443',
   };
@@ -153,6 +154,10 @@ describe('the local runtime reads every documented variable', () => {
     expect(runtime.configs.delivery('urgent').gate.cacheTtlMs).toBe(250);
     expect(runtime.configs.channel?.('push').cacheTtlMs).toBe(250);
     expect(runtime.configs.inbox.cacheTtlMs).toBe(250);
+  });
+
+  it('ESCALATION_DELAY_SECONDS: the fan-out delays every type\'s escalation that long', () => {
+    expect(runtime.configs.fanOut('mention.created').escalationDelaySeconds).toBe(3);
   });
 
   it('CORS_ALLOW_ORIGINS: the REST API answers the origin it names, and no other', async () => {

@@ -78,7 +78,7 @@ describe('explain: the delivery trace', () => {
     await dave.waitFor('notification', 1);
     await pipelineDrained(runtime);
     // The push and email consumers decide too (comment.created: push off, email on; nobody has an address).
-    await pollUntil(() => runtime.queues.push.peek().length === 0 && runtime.queues.email.peek().length === 0, { attempts: 200, intervalMs: 25 }, 'channel queues empty');
+    await pollUntil(() => runtime.queues.push.peek().length === 0 && runtime.queues.email.peekUndelayed().length === 0, { attempts: 200, intervalMs: 25 }, 'channel queues empty');
     const traceOf = (userId: string) => pollUntil(async () => {
       const entries = await explainEvent(started.target, 'acme', userId, comment.id);
       return entries.some((entry) => entry.stage !== 'intake') ? entries : undefined;

@@ -127,7 +127,7 @@ describe('PUT /preferences', () => {
       [await putRaw('{"timeZone":"UTC","liveDelivery":{"mention.created":true,"__proto__":{"polluted":true}}}'), 'liveDelivery.__proto__'],
       [await putRaw('{"timeZone":"UTC","channels":{"__proto__":{"push":false}}}'), 'channels.__proto__'],
       [await putRaw('{"timeZone":"UTC","channels":{"mention.created":{"__proto__":true}}}'), 'channels.mention.created.__proto__'],
-      [await putRaw('{"timeZone":"UTC","channels":{"mention.created":{"sms":true}}}'), 'channels.mention.created.sms'],
+      [await putRaw('{"timeZone":"UTC","channels":{"follow.created":{"sms":true}}}'), 'channels.follow.created.sms'],
       [await putRaw('{"timeZone":"UTC","channels":{"nope.created":{"push":true}}}'), 'channels.nope.created'],
       [await putRaw('{"timeZone":"UTC","__proto__":{"mutedTypes":["mention.created"]}}'), '__proto__'],
     ];

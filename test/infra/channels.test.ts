@@ -4,16 +4,21 @@
  * ses:SendEmail on the identity and configuration set only), the unsubscribe route without a token,
  * and no cdk-nag finding.
  */
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { NotificationInbox } from '../../lib/index.js';
 import { logicalId, grantsOf, type CfnTemplate } from './synth.js';
+import { catalog as alertsCatalog } from '../e2e/fixtures/alerts-catalog.js';
+
+const ALERTS_ENTRY = join(import.meta.dirname, '..', 'e2e', 'fixtures', 'alerts-catalog.ts');
 
 const APNS = 'arn:aws:sns:eu-west-1:111122223333:app/APNS/acme-ios';
 const FCM = 'arn:aws:sns:eu-west-1:111122223333:app/GCM/acme-android';
 const IDENTITY = 'arn:aws:ses:eu-west-1:111122223333:identity/acme.example';
+const PHONE = 'arn:aws:sms-voice:eu-west-1:111122223333:phone-number/phone-0123';
 
 function build(withChannels: boolean) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -21,12 +26,48 @@ function build(withChannels: boolean) {
   const inbox = new NotificationInbox(stack, 'Notifications', {
     auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
     ...(withChannels
-      ? { channels: { push: { platformApplicationArns: { apns: APNS, fcm: FCM } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>', configurationSetName: 'notifications' } } }
+      ? { channels: { push: { platformApplicationArns: { apns: APNS, fcm: FCM } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>', configurationSetName: 'notifications' }, sms: { originationIdentityArn: PHONE, configurationSetName: 'texts', dailyLimitPerUser: 3 } } }
       : {}),
   });
   const template = Template.fromStack(stack);
   return { app, stack, inbox, template, json: template.toJSON() as CfnTemplate };
 }
+
+describe('When FCM has K = 4 platform applications', () => {
+  it('the push consumer publishes to the endpoints of all four, the preferences function creates endpoints under all four; one comma-separated variable', () => {
+    const fcm = [0, 1, 2, 3].map((n) => `arn:aws:sns:eu-west-1:111122223333:app/GCM/acme-android-${n}`);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
+      channels: { push: { platformApplicationArns: { apns: APNS, fcm } } },
+    });
+    const json = Template.fromStack(stack).toJSON() as CfnTemplate;
+    const push = grantsOf(json, inbox.channels!.push!.consumer);
+    expect(push.get('sns:Publish')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual(['arn:aws:sns:eu-west-1:111122223333:endpoint/APNS/acme-ios/*', ...fcm.map((arn) => `${arn.replace(':app/', ':endpoint/')}/*`)].sort());
+    // Endpoint management has no resource-level permissions in SNS ('*'), whatever K is.
+    expect(grantsOf(json, inbox.restFunctions.preferences).get('sns:CreatePlatformEndpoint')).toEqual([JSON.stringify('*')]);
+    const env = json.Resources[logicalId(inbox.channels!.push!.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(env.SNS_PLATFORM_APPLICATION_FCM).toBe(fcm.join(','));
+  });
+});
+
+describe('When a catalog type is at-least-once (security.alert, email)', () => {
+  it('the email consumer may read a send claim back: the GetItem every consumer holds on the idempotency table (its rate counters), nothing more', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
+      catalog: alertsCatalog,
+      catalogEntry: ALERTS_ENTRY,
+      channels: { push: { platformApplicationArns: { apns: APNS } }, email: { identityArn: IDENTITY, fromAddress: 'Acme <notify@acme.example>' } },
+    });
+    const json = Template.fromStack(stack).toJSON() as CfnTemplate;
+    const idempotency = JSON.stringify({ 'Fn::GetAtt': [logicalId(inbox.tables.tables.idempotency.table), 'Arn'] });
+    expect(grantsOf(json, inbox.channels!.email!.consumer).get('dynamodb:GetItem')).toEqual([idempotency]);
+    expect(grantsOf(json, inbox.channels!.push!.consumer).get('dynamodb:GetItem')).toEqual([idempotency]);
+  });
+});
 
 describe('When push and email are configured', () => {
   const built = build(true);
@@ -61,10 +102,46 @@ describe('When push and email are configured', () => {
     expect([...privacyJob.keys()].filter((action) => action.startsWith('sns:'))).toEqual(['sns:DeleteEndpoint']);
   });
 
+  it('escalation (mention.created to email): the email consumer reads the marks and exceptions (BatchGetItem on ReadMarks), the push consumer not; both read the Inbox (held releases, retraction records)', () => {
+    const email = grantsOf(json, inbox.channels!.email!.consumer);
+    const push = grantsOf(json, inbox.channels!.push!.consumer);
+    const tableOf = (name: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId(inbox.tables.tables[name as 'inbox'].table), 'Arn'] });
+    expect(email.get('dynamodb:BatchGetItem')!.sort()).toEqual([tableOf('graph'), tableOf('idempotency'), tableOf('inbox'), tableOf('readMarks')].sort());
+    expect(push.get('dynamodb:BatchGetItem')!.includes(tableOf('readMarks'))).toBe(false);
+    const emailEnv = json.Resources[logicalId(inbox.channels!.email!.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(emailEnv)).toEqual(expect.arrayContaining(['INBOX_TABLE', 'READ_MARKS_TABLE']));
+  });
+
+  it('post alerts: an alerts queue consumed by the push consumer one job per invocation; post.published enqueues there, the consumer its next pages; nothing else sends there', () => {
+    const alerts = inbox.channels!.push!.alertsQueue!;
+    const alertsArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(alerts.queue), 'Arn'] });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [logicalId(alerts.queue), 'Arn'] }, BatchSize: 1, FunctionName: { Ref: logicalId(inbox.channels!.push!.consumer) } });
+    const senders = inbox.pipeline.types.filter((type) => (grantsOf(json, type.fanOut).get('sqs:SendMessage') ?? []).includes(alertsArn)).map((type) => type.detailType);
+    expect(senders).toEqual(['post.published']);
+    expect(grantsOf(json, inbox.channels!.push!.consumer).get('sqs:SendMessage')).toContain(alertsArn);
+    expect(grantsOf(json, inbox.channels!.email!.consumer).get('sqs:SendMessage') ?? []).not.toContain(alertsArn);
+  });
+
   it('builds the unsubscribe route without a token, every other route behind the authorizer', () => {
     const methods = Object.values(json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Method' && resource.Properties!.HttpMethod !== 'OPTIONS');
     const open = methods.filter((method) => method.Properties!.AuthorizationType === 'NONE');
     expect(open).toHaveLength(2);
+  });
+
+  it('SMS: a queue and consumer allowed sms-voice:SendTextMessage on the origination identity and configuration set only; an inbound topic (own key, TLS only, the service may publish) read by a function that may only put opt-out records', () => {
+    const sms = inbox.channels!.sms!;
+    const grants = grantsOf(json, sms.consumer);
+    expect(grants.get('sms-voice:SendTextMessage')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual([PHONE, 'arn:aws:sms-voice:eu-west-1:111122223333:configuration-set/texts'].sort());
+    const env = json.Resources[logicalId(sms.consumer)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(env).toMatchObject({ CHANNEL: 'sms', SMS_ORIGINATION_IDENTITY: PHONE, SMS_CONFIGURATION_SET: 'texts', SMS_DAILY_LIMIT_PER_USER: '3', SMS_DAILY_LIMIT: '10000' });
+    const key = inbox.channels!.node.findChild('SmsInboundKey') as Parameters<typeof logicalId>[0];
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(key), 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'sns.amazonaws.com', SourceArn: { Ref: logicalId(sms.inboundTopic) } });
+    const inboundGrants = grantsOf(json, sms.inbound);
+    expect([...inboundGrants.keys()].filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:PutItem']);
+    // mention.created offers SMS: its fan-out may enqueue there.
+    const fanOut = inbox.pipeline.types.find((type) => type.detailType === 'mention.created')!.fanOut;
+    expect(grantsOf(json, fanOut).get('sqs:SendMessage')).toContain(JSON.stringify({ 'Fn::GetAtt': [logicalId(sms.queue.queue), 'Arn'] }));
   });
 
   it('is cdk-nag clean', () => {

@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertSubscriptionRepository } from '../../src/adapters/dynamo/alert-subscriptions.js';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { UserExporter } from '../../src/adapters/dynamo/user-exporter.js';
 import { userExportSchema } from '../../src/contract/user-export.js';
@@ -46,6 +47,12 @@ describe('UserExporter', () => {
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.following(TENANT, USER, 'olga'), followedAt: '2026-01-01T00:00:00.000Z' } }));
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.following(TENANT, USER, 'gone'), followedAt: '2026-01-01T00:00:00.000Z', unfollowedAt: '2026-01-02T00:00:00.000Z', expiresAt: 1_900_000_000 } }));
     await db.client.send(new PutCommand({ TableName: tables.graph, Item: { ...keys.follower(TENANT, USER, 'pia'), followedAt: '2026-01-01T00:00:00.000Z', counted: true } }));
+    // Post alerts: theirs on olga's posts (one turned off again), and pia's on theirs.
+    const alerts = new AlertSubscriptionRepository(db.client, tables.graph);
+    await alerts.subscribe(TENANT, 'olga', USER, '2026-01-03T00:00:00.000Z');
+    await alerts.subscribe(TENANT, 'ida', USER, '2026-01-03T00:00:00.000Z');
+    await alerts.unsubscribe(TENANT, 'ida', USER);
+    await alerts.subscribe(TENANT, USER, 'pia', '2026-01-04T00:00:00.000Z');
     const chunks: string[] = [];
 
     // Act
@@ -61,6 +68,8 @@ describe('UserExporter', () => {
     expect(document.preferences).toMatchObject({ timeZone: 'Europe/Oslo' });
     expect(document.following).toEqual([{ userId: 'olga', followedAt: '2026-01-01T00:00:00.000Z' }]);
     expect(document.followers).toEqual([{ userId: 'pia', followedAt: '2026-01-01T00:00:00.000Z' }]);
+    expect(document.alertSubscriptions).toEqual([{ accountId: 'olga', since: '2026-01-03T00:00:00.000Z' }]);
+    expect(document.alertSubscribers).toEqual([{ userId: 'pia', since: '2026-01-04T00:00:00.000Z' }]);
     expect(document).toMatchObject({ tenantId: TENANT, userId: USER, devices: [], connections: [], profile: null });
   });
 

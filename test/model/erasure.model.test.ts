@@ -2,7 +2,7 @@
  * Erasure removes exactly one person (issue 27), as a property: a random population whose ids equal
  * other users' data values, time zones and type names, are prefixes and suffixes of each other,
  * `__proto__`, key tokens and unicode, gets random notifications, follows, preferences, connections,
- * read state, devices, holds and traces through the real write paths (the fan-out handler with
+ * read state, devices, holds, traces and post alert subscriptions through the real write paths (the fan-out handler with
  * Powertools idempotency and its promotion pass, the repositories) on dynalite; one user is erased by
  * the UserEraser in small steps, killed after a random batch (afterBatch) and resumed. Devices get
  * their endpoints in the local SNS stand-in; holds and scheduled events go through the scheduler
@@ -29,6 +29,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoCelebrityPostsLog } from '../../src/adapters/dynamo/celebrity-posts-log.js';
+import { AlertSubscriptionRepository } from '../../src/adapters/dynamo/alert-subscriptions.js';
 import { ChannelRepository } from '../../src/adapters/dynamo/channel-repository.js';
 import { ChannelSendLedger } from '../../src/adapters/dynamo/channel-send-ledger.js';
 import { ConnectionRepository } from '../../src/adapters/dynamo/connection-repository.js';
@@ -79,7 +80,8 @@ type Action =
   | { kind: 'channels'; user: number }
   | { kind: 'hold'; user: number; pick: number }
   | { kind: 'trace'; user: number; value: number }
-  | { kind: 'sendAt'; actor: number; recipient: number };
+  | { kind: 'sendAt'; actor: number; recipient: number }
+  | { kind: 'alerts'; follower: number; account: number; off: boolean };
 
 /** Index 0 is the user the run erases (the ids are shuffled by generation): it takes part in about a third of the roles. */
 const userIndex = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat(7) });
@@ -98,6 +100,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('trace' as const), user: userIndex, value: fc.nat() }) },
   // A scheduled event naming its actor and its sole recipient (a reference record per named user).
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sendAt' as const), actor: userIndex, recipient: userIndex }) },
+  // Post alerts on or off (the bell), as subscriber or as the account: kept under the account, referenced from the subscriber's list.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('alerts' as const), follower: userIndex, account: userIndex, off: fc.boolean() }) },
 );
 const scenario = fc.record({
   users: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ID_POOL) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }) }), { minLength: 3, maxLength: 6 }),
@@ -202,6 +206,7 @@ async function world(users: readonly string[]) {
     preferences: new PreferencesRepository(client, tables.graph),
     connections: new ConnectionRepository(client, tables.connections, { handshakeGraceSeconds: 0 }),
     channels: new ChannelRepository(client, tables.graph),
+    alerts: new AlertSubscriptionRepository(client, tables.graph),
     sends: new ChannelSendLedger(client, tables.idempotency),
     holds: new LiveHoldRepository(client, tables.idempotency),
     trace,
@@ -275,6 +280,11 @@ async function apply(w: World, users: readonly string[], step: Action, index: nu
     case 'sendAt':
       await w.schedule('sendat', `s${index}`, 1_900_000_000_000 + index, [id(step.actor), id(step.recipient)]);
       return;
+    case 'alerts':
+      if (id(step.follower) === id(step.account)) return;
+      if (step.off) await w.alerts.unsubscribe(TENANT, id(step.account), id(step.follower));
+      else await w.alerts.subscribe(TENANT, id(step.account), id(step.follower), new Date().toISOString());
+      return;
     case 'trace':
       await w.trace.record([{ tenantId: TENANT, userId: id(step.user), eventId: `t${index}`, stage: 'gate', outcome: 'admitted', atMs: Date.now(), detail: `about ${value(step.value)}` }]);
       await w.holds.countPushes(w.user(step.user), 60_000 * index, 1, expiresAt);
@@ -298,6 +308,8 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
       keys.followersPartition(TENANT, erased),
       keys.formerFollowersPartition(TENANT, erased),
       keys.followingPartition(TENANT, erased),
+      keys.alertSubscribersPartition(TENANT, erased),
+      keys.alertingPartition(TENANT, erased),
       keys.followingCelebsPartition(TENANT, erased),
       keys.followedCelebsPackPartition(TENANT, erased),
       keys.profile(TENANT, erased).pk,
@@ -311,6 +323,8 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
   // Their entries in others' followee lists and former-follower lists (kept past an unfollow).
   const followeeListOf = new Set(others.flatMap((user) => [keys.followingPartition(TENANT, user), keys.formerFollowersPartition(TENANT, user)]));
   const packOf = new Set(others.map((user) => keys.followedCelebsPackPartition(TENANT, user)));
+  // Their alert subscriptions to other accounts, and other subscribers' references to them as the account.
+  const alertListOf = new Set(others.flatMap((user) => [keys.alertSubscribersPartition(TENANT, user), keys.alertingPartition(TENANT, user)]));
   const traceOf = new Set(others.map((user) => keys.userTracePartition(TENANT, user)));
   const actorOf = (item: RawItem) => (unmarshall(item) as { actor?: { id?: unknown } }).actor?.id;
   for (const table of TABLE_NAMES) {
@@ -339,6 +353,7 @@ function expectedAfterErasure(before: Snapshot, users: readonly string[], erased
         if (item.counted?.BOOL === true && profile?.followerCount && Number(profile.followerCount.N) > 0) after.graph.set(profileKey, { ...profile, followerCount: { N: String(Number(profile.followerCount.N) - 1) } });
       } else if (table === 'graph' && pk !== undefined && followingOf.has(pk) && item.sk!.S === erased) drop();
       else if (table === 'graph' && pk !== undefined && followeeListOf.has(pk) && item.sk!.S === erased) drop();
+      else if (table === 'graph' && pk !== undefined && alertListOf.has(pk) && item.sk!.S === erased) drop();
       else if (table === 'graph' && pk !== undefined && packOf.has(pk) && item.f?.SS) {
         const elements = item.f.SS.filter((element) => element.slice(element.indexOf(':') + 1) !== erased);
         const { f: _f, ...rest } = item;

@@ -51,7 +51,8 @@ export interface KillRestartResult {
 
 const recipientsOf = (index: number, users: number) => [...new Set([index % users, (index * 7 + 3) % users])].map((user) => `u${user}`);
 
-class Runtime {
+/** The local runtime as a child process (`npm start`'s entry), started, SIGKILLed and restarted on the same DATA_DIR. */
+export class Runtime {
   child: ChildProcess | undefined;
   output = '';
 

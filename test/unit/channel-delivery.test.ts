@@ -1,4 +1,5 @@
 /** ChannelDelivery with in-memory ports: fail closed, dedup per device, sensitive texts, rate-limit holds, consent. */
+import { fixedChannelState } from '../support/channel-fakes.js';
 import { describe, expect, it } from 'vitest';
 import { ChannelDelivery, type ChannelDeliveryDeps, type ChannelInput, type ChannelTypeInfo } from '../../src/core/channels/channel-delivery.js';
 import { pushMessageOf } from '../../src/core/channels/channel-messages.js';
@@ -7,7 +8,6 @@ import type { DeliveryJob } from '../../src/core/jobs/delivery-job.js';
 import type { ChannelSendKey, ChannelState, PushMessage } from '../../src/core/channels/ports.js';
 import type { OneTimeSchedule } from '../../src/core/ports/scheduler.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
-import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');
 const ID = (n: number) => `01KAZ0000000000000000000${String(n).padStart(2, '0')}`;
@@ -34,6 +34,8 @@ function harness(overrides: Partial<ChannelDeliveryDeps> = {}, state: Partial<Ch
     dedup: {
       claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)),
       release: async (key) => void claims.delete(keyOf(key)),
+      claimSending: async () => 'claimed',
+      markSent: async () => undefined,
     },
     // The ledger's rule in memory: a message counts once per window, up to the limit.
     rate: {
@@ -70,7 +72,7 @@ describe('ChannelDelivery (push)', () => {
   });
 
   it('fails closed when the dedup store cannot be read: nothing sent, the record retried', async () => {
-    const { delivery, published } = harness({ dedup: { claim: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')), release: async () => undefined } });
+    const { delivery, published } = harness({ dedup: { claim: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')), release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined } });
     const report = await delivery.deliver([aJob(1)]);
     expect(published).toEqual([]);
     expect([...report.failedRecordIds]).toEqual(['r1']);

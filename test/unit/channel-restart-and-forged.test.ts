@@ -1,4 +1,5 @@
 /** Channel consumer: a job redelivered after a kill -9 (before or after the send), and forged jobs on the channel queue. */
+import { fixedChannelState } from '../support/channel-fakes.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
@@ -8,7 +9,6 @@ import { signedDeliveryJobBody } from '../../src/core/jobs/delivery-job-signatur
 import type { ChannelDedupStore, ChannelSendKey, PushOutcome, PushProvider } from '../../src/core/channels/ports.js';
 import { DEFAULT_PREFERENCES } from '../../src/core/preferences/preferences.js';
 import { createChannelHandler } from '../../src/handlers/channel-handler.js';
-import { fixedChannelState } from '../support/channel-fakes.js';
 
 const NOW = Date.parse('2026-11-25T12:00:30.000Z');
 const NOTIFICATION_ID = '01KAZ000000000000000000001';
@@ -19,7 +19,7 @@ const input: ChannelInput = { recordId: 'r1', job };
 function durableDedup(): ChannelDedupStore {
   const claims = new Set<string>();
   const keyOf = (key: ChannelSendKey) => `${key.userId}/${key.notificationId}/${key.deviceId ?? ''}`;
-  return { claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)), release: async (key) => void claims.delete(keyOf(key)) };
+  return { claim: async (key) => (claims.has(keyOf(key)) ? false : (claims.add(keyOf(key)), true)), release: async (key) => void claims.delete(keyOf(key)), claimSending: async () => 'claimed' as const, markSent: async () => undefined };
 }
 
 function consumer(dedup: ChannelDedupStore, publish: PushProvider['publish']): ChannelDelivery {
@@ -77,7 +77,7 @@ describe('dedup store failing part-way through a digest', () => {
   it('gives back the claims it made, so the retry sends every notification (none lost to a half-claimed digest)', async () => {
     const dedup = durableDedup();
     let failNext = true;
-    const flaky: ChannelDedupStore = { claim: async (key) => (key.notificationId.endsWith('2') && failNext ? ((failNext = false), Promise.reject(new Error('ProvisionedThroughputExceeded'))) : dedup.claim(key)), release: dedup.release };
+    const flaky: ChannelDedupStore = { claim: async (key) => (key.notificationId.endsWith('2') && failNext ? ((failNext = false), Promise.reject(new Error('ProvisionedThroughputExceeded'))) : dedup.claim(key)), release: dedup.release, claimSending: dedup.claimSending, markSent: dedup.markSent };
     const second: DeliveryJob = { ...job, eventId: 'e2', target: { kind: 'recipients', recipients: [{ userId: 'alice', notificationId: NOTIFICATION_ID.replace(/1$/, '2') }] } };
     const digest: ChannelInput[] = [{ recordId: 'r1', job: { ...job, held: true } }, { recordId: 'r2', job: { ...second, held: true } }];
     const counts: number[] = [];

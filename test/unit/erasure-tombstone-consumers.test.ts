@@ -111,7 +111,7 @@ describe('the push channel honours the tombstone', () => {
       channel: 'push',
       preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
       state: fixedChannelState(() => ({ devices: [{ id: 'd_aaaaaaaaaaaaaaaaaaaaaa', platform: 'apns', token: 't1', endpointArn: 'arn:e1', createdAt: '', updatedAt: '' }], pushConsent: { grantedAt: '2026-11-01T00:00:00Z', version: '1' }, emailAddress: null, emailUnsubscribed: [] })),
-      dedup: { claim: async () => true, release: async () => undefined },
+      dedup: { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined },
       rate: { admitMessage: async () => 'counted' },
       push: { deleteEndpoint: async () => undefined, publish: async (endpointArn) => (published.push(endpointArn), { status: 'sent', messageId: 'm' }) },
       scheduler: { scheduleOnce: async () => 'created' },

@@ -25,6 +25,10 @@ describe('classifyStoredItem: what belongs to the user or names them in a role',
     ['their edge in a followee partition', 'graph', { ...keys.follower('acme', 'bo', 'al'), counted: true }, 'delete followingEdge'],
     ['a follower edge of theirs', 'graph', { ...keys.follower('acme', 'al', 'bo') }, 'delete followerEdge'],
     ['a follower\'s FOLLOWING_CELEBS edge to them', 'graph', { ...keys.followingCeleb('acme', 'bo', 'al'), followedAt: 'x' }, 'delete followerOfCelebrity'],
+    ['their alert subscription under another account', 'graph', { ...keys.alertSubscriber('acme', 'bo', 'al'), subscribedAt: 'x' }, 'delete alertSubscription'],
+    ['an alert subscriber of theirs (the account is gone)', 'graph', { ...keys.alertSubscriber('acme', 'al', 'bo'), subscribedAt: 'x' }, 'delete alertSubscriber'],
+    ['their reference to an alert subscription', 'graph', { ...keys.alerting('acme', 'al', 'bo'), subscribedAt: 'x' }, 'delete alertingEntry'],
+    ['a subscriber\'s reference to alerts of theirs', 'graph', { ...keys.alerting('acme', 'bo', 'al'), subscribedAt: 'x' }, 'delete alertingEntryOfSubscriber'],
     ['their device', 'graph', { pk: keys.channelStatePartition('acme', 'al'), sk: keys.deviceSortKey('d_abcdefghijklmnopqrstuv'), token: 't' }, 'delete device'],
     ['their email address', 'graph', { pk: keys.channelStatePartition('acme', 'al'), sk: 'EMAIL', address: 'a@b.c' }, 'delete channelState'],
     ['their preferences', 'graph', { ...keys.preferences('acme', 'al'), timeZone: 'UTC' }, 'delete preferences'],
@@ -58,6 +62,8 @@ describe('classifyStoredItem: what belongs to the user or names them in a role',
     ['another user\'s connection reverse item', 'connections', { ...keys.connectionReverse('abc='), tenantId: 'acme', userId: 'bo', celebrityIds: ['star'] }, al, 'keep connectionReverse'],
     ['a connection of the same user id in another tenant', 'connections', { ...keys.connectionReverse('abc='), tenantId: 'other', userId: 'al' }, al, 'keep otherTenant'],
     ['the user `PROFILE`: another user\'s profile', 'graph', { ...keys.profile('acme', 'bo'), followerCount: 3 }, { tenantId: 'acme', userId: 'PROFILE' }, 'keep profile'],
+    ['another pair\'s alert subscription and its reference', 'graph', { ...keys.alertSubscriber('acme', 'bo', 'alice'), subscribedAt: 'al' }, al, 'keep alertSubscriber'],
+    ['another subscriber\'s reference to an account with a longer id', 'graph', { ...keys.alerting('acme', 'bo', 'alice') }, al, 'keep alertingEntry'],
     ['a migration marker', 'graph', { ...keys.migrationMarker('celebrity-posts-index'), indexed: 3 }, al, 'keep migrationMarker'],
   ])('keeps %s', (_name, table, item, subject, expected) => {
     expect(verdictOf(table, item, subject)).toBe(expected);
@@ -148,6 +154,8 @@ describe('the erasure plan', () => {
     const partitions = userPartitions(al, 2).map((partition) => `${partition.table} ${partition.pk}`);
     expect(partitions).toContain(`inbox ${keys.feedShardPartition('acme', 'al', 1)}`);
     expect(partitions).toContain(`graph ${keys.followersPartition('acme', 'al')}`);
+    expect(partitions).toContain(`graph ${keys.alertSubscribersPartition('acme', 'al')}`);
+    expect(partitions).toContain(`graph ${keys.alertingPartition('acme', 'al')}`);
     expect(erasureRecordId(al)).not.toContain('al#');
     expect(erasureRecordId(al)).toMatch(/^T#acme#ERASED#[A-Za-z0-9_-]{43}$/);
   });

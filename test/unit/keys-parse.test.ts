@@ -74,6 +74,11 @@ function cases(t: string, u: string, v: string): Array<[string, TableKey | { id:
     ['connectionReverse', keys.connectionReverse('Ab_c='), { kind: 'connectionReverse', connectionId: 'Ab_c=' }],
     ['onlineSubscription', keys.onlineSubscription(t, u, 5, 'xyz'), { kind: 'onlineSubscription', tenantId, actorId: idOf(u), shard: 5, connectionId: 'xyz' }],
     ['follower', keys.follower(t, u, v), { kind: 'follower', tenantId, followeeId: idOf(u), followerId: v }],
+    ['alertSubscriber', keys.alertSubscriber(t, u, v), { kind: 'alertSubscriber', tenantId, accountId: idOf(u), followerId: v }],
+    ['alertingEntry', keys.alerting(t, u, v), { kind: 'alertingEntry', ...user, accountId: v }],
+    ['smsUserDay', idKey(keys.smsUserDayId(t, u, 1_764_115_200_000)), { kind: 'channelRateWindow', ...user, channel: 'smsday', windowStartMs: 1_764_115_200_000 }],
+    ['smsOptOut', idKey(keys.smsOptOutId('+14155550123')), { kind: 'smsOptOut', digest: keys.smsOptOutId('+14155550123').slice('SMS#OPTOUT#'.length) }],
+    ['smsSpendDay', idKey(keys.smsSpendDayId(1_764_115_200_000)), { kind: 'smsSpendDay', dayStartMs: 1_764_115_200_000 }],
     ['followingCeleb', keys.followingCeleb(t, u, v), { kind: 'followingCeleb', ...user, celebrityId: v }],
     ['followedCelebsPack', keys.followedCelebsPack(t, u, 7), { kind: 'followedCelebsPack', ...user, chunk: 7 }],
     ['profile', keys.profile(t, u), { kind: 'profile', ...user }],
@@ -109,7 +114,7 @@ describe('parseKey', () => {
       }
     }
     // Every kind of the union is covered by a builder above.
-    expect(kinds.size).toBe(32);
+    expect(kinds.size).toBe(36);
   });
 
   it('tells apart ids that are prefixes, suffixes or escapes of each other, and key tokens used as ids', () => {

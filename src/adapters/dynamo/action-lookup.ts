@@ -7,13 +7,12 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeFollowedPack, FOLLOWED_PACK_CHUNKS } from '../../core/model/followed-pack.js';
-import { keys, READ_MARK_SK } from '../../core/model/keys.js';
-import type { ItemException } from '../../core/model/read-state.js';
+import { keys } from '../../core/model/keys.js';
 import type { UserRef } from '../../core/model/user.js';
 import type { ActionLookup, ActionLookupReader } from '../../core/ports/inbox.js';
 import { batchGetTables, type TableItemKey } from './batch.js';
 import { toStored } from './inbox-repository.js';
-import { exceptionOf, marksOf } from './read-state-repository.js';
+import { readStateOfItems } from './read-state-repository.js';
 
 export interface ActionLookupTables {
   inbox: string;
@@ -48,17 +47,6 @@ export class DynamoActionLookup implements ActionLookupReader {
       if (item.pk === logPk) celebrityPosts.set(item.sk as string, { authorId: String(item.authorId), item: toStored(item) });
       else own.set(item.sk as string, toStored(item));
     }
-    const exceptions = new Map<string, ItemException>();
-    let marksItem: Record<string, unknown> | undefined;
-    for (const item of found.get(this.tables.readMarks) ?? []) {
-      if (item.sk === READ_MARK_SK) {
-        marksItem = item;
-        continue;
-      }
-      const id = keys.notificationIdFromItemState(item.sk as string);
-      const exception = exceptionOf(item);
-      if (id !== undefined && exception) exceptions.set(id, exception);
-    }
-    return { own, celebrityPosts, state: { ...marksOf(marksItem), exceptions }, followed: decodeFollowedPack(found.get(this.tables.graph) ?? []) };
+    return { own, celebrityPosts, state: readStateOfItems(found.get(this.tables.readMarks) ?? []), followed: decodeFollowedPack(found.get(this.tables.graph) ?? []) };
   }
 }

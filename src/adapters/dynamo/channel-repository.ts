@@ -1,6 +1,7 @@
 /**
  * Graph table: a user's channel state under `T#t#U#u#CHANNELS` — `DEVICE#<id>` per push device,
- * `PUSH_CONSENT`, `EMAIL` (the address) and `EMAIL_OFF#<type>` per unsubscribe. The channel
+ * `PUSH_CONSENT`, `EMAIL` (the address), `EMAIL_OFF#<type>` per unsubscribe and `SMS` (the opt-in
+ * with its verified number). The channel
  * consumers read it with one Query per user, uncached, so consent and unsubscribes apply at once.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,11 +11,13 @@ import { platformSchema } from '../../contract/channel-schemas.js';
 import { keys } from '../../core/model/keys.js';
 import type { ChannelState, ChannelStateStore } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
+import type { SmsOptIn } from '../../core/channels/sms.js';
 
 const COUNT_SK = 'DEVICE_COUNT';
 const CONSENT_SK = 'PUSH_CONSENT';
 const EMAIL_SK = 'EMAIL';
 const EMAIL_OFF_PREFIX = 'EMAIL_OFF#';
+const SMS_SK = 'SMS';
 const DEVICE_PREFIX = 'DEVICE#';
 
 function toDevice(item: Record<string, unknown>): Device | undefined {
@@ -40,7 +43,7 @@ export class ChannelRepository implements ChannelStateStore {
   /** channelState: one Query of the user's CHANNELS partition (at most 20 devices + a few items, one page). */
   async channelState(user: UserRef): Promise<ChannelState> {
     const items = await this.queryAll(user);
-    const state: ChannelState = { devices: [], pushConsent: null, emailAddress: null, emailUnsubscribed: [] };
+    const state: ChannelState = { devices: [], pushConsent: null, emailAddress: null, emailUnsubscribed: [], sms: null };
     for (const item of items) {
       const sk = String(item.sk);
       if (sk.startsWith(DEVICE_PREFIX)) {
@@ -49,6 +52,7 @@ export class ChannelRepository implements ChannelStateStore {
       } else if (sk === CONSENT_SK && typeof item.grantedAt === 'string' && typeof item.version === 'string') state.pushConsent = { grantedAt: item.grantedAt, version: item.version };
       else if (sk === EMAIL_SK && typeof item.address === 'string') state.emailAddress = item.address;
       else if (sk.startsWith(EMAIL_OFF_PREFIX)) state.emailUnsubscribed.push(sk.slice(EMAIL_OFF_PREFIX.length));
+      else if (sk === SMS_SK && typeof item.phoneNumber === 'string' && typeof item.optedInAt === 'string' && typeof item.version === 'string') state.sms = { phoneNumber: item.phoneNumber, optedInAt: item.optedInAt, version: item.version };
     }
     return state;
   }
@@ -127,6 +131,14 @@ export class ChannelRepository implements ChannelStateStore {
 
   async deleteEmailAddress(user: UserRef): Promise<void> {
     await this.delete(user, EMAIL_SK);
+  }
+
+  async putSmsOptIn(user: UserRef, optIn: SmsOptIn): Promise<void> {
+    await this.put(user, SMS_SK, { phoneNumber: optIn.phoneNumber, optedInAt: optIn.optedInAt, version: optIn.version });
+  }
+
+  async deleteSmsOptIn(user: UserRef): Promise<void> {
+    await this.delete(user, SMS_SK);
   }
 
   async unsubscribeEmail(user: UserRef, type: string): Promise<void> {

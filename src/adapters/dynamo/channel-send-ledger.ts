@@ -4,9 +4,9 @@
  * index (`userRef`), where the user's erasure finds them.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, OWNER_INDEX, ownerIndexValue } from '../../core/model/keys.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey } from '../../core/channels/ports.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, SendingClaim } from '../../core/channels/ports.js';
 import type { UserRef } from '../../core/model/user.js';
 import { systemClock, type Clock } from '../../core/ports/clock.js';
 import { claimIfAbsentOrExpired } from './conditional-claim.js';
@@ -32,6 +32,49 @@ export class ChannelSendLedger implements ChannelDedupStore, ChannelRateCounter 
   /** release: DeleteItem, after a send the provider throttled (the retry claims again). */
   async release(key: ChannelSendKey): Promise<void> {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { id: idOf(key) } }));
+  }
+
+  /**
+   * claimSending: PutItem `status = sending` unless an unexpired record holds the key and is `sent`
+   * (or an at-most-once claim), or `sending` since less than `staleAfterMs`; a refused claim costs one
+   * GetItem more to say which (dynalite answers no ReturnValuesOnConditionCheckFailure).
+   */
+  async claimSending(key: ChannelSendKey, staleAfterMs: number): Promise<SendingClaim> {
+    const nowMs = this.clock.nowMs();
+    const now = Math.floor(nowMs / 1000);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          // In the owner index (userRef), where the user's erasure finds it.
+          Item: { id: idOf(key), expiration: now + CHANNEL_SEND_TTL_SECONDS, claimedAt: now, status: 'sending', sendingSince: nowMs, [OWNER_INDEX.attribute]: ownerIndexValue(key.tenantId, key.userId) },
+          ConditionExpression: 'attribute_not_exists(id) OR expiration <= :now OR (#status = :sending AND sendingSince <= :stale)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':now': now, ':sending': 'sending', ':stale': nowMs - staleAfterMs },
+        }),
+      );
+      return 'claimed';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const held = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id: idOf(key) }, ConsistentRead: true }));
+    // Gone between the two calls (a release): another attempt is at it; retry later.
+    if (!held.Item) return 'sending';
+    return held.Item.status === 'sending' ? 'sending' : 'sent';
+  }
+
+  /** markSent: UpdateItem `status = sent` (the provider answered; the claim stays as the dedup record). */
+  async markSent(key: ChannelSendKey): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id: idOf(key) },
+        UpdateExpression: 'SET #status = :sent REMOVE sendingSince',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':sent': 'sent' },
+      }),
+    );
   }
 
   /**

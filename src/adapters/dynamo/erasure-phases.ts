@@ -174,6 +174,22 @@ export async function eraseFromFollowees(ctx: PhaseContext, cursor: Cursor | und
   return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
 }
 
+/** Their subscribers' references to their post alerts (ALERTING entries naming them): the account is gone, so are the subscriptions (its ALERTS partition goes with the user's partitions). */
+export async function eraseFromAlertSubscribers(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
+  const { tenantId, userId } = ctx.subject;
+  const page = await queryPage(ctx, partitionQuery(ctx, 'graph', keys.alertSubscribersPartition(tenantId, userId), ['sk']), cursor, budget);
+  await deleteExisting(ctx, 'graph', page.items.map((item) => keys.alerting(tenantId, String(item.sk), userId)), 'alertingEntryOfSubscriber');
+  return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
+}
+
+/** Their own post alert subscriptions, kept under each account (found from their ALERTING references; the references go with their partitions). */
+export async function eraseOwnAlertSubscriptions(ctx: PhaseContext, cursor: Cursor | undefined, budget: number): Promise<PhaseStep> {
+  const { tenantId, userId } = ctx.subject;
+  const page = await queryPage(ctx, partitionQuery(ctx, 'graph', keys.alertingPartition(tenantId, userId), ['sk']), cursor, budget);
+  await deleteExisting(ctx, 'graph', page.items.map((item) => keys.alertSubscriber(tenantId, String(item.sk), userId)), 'alertSubscription');
+  return { units: page.items.length + 1, ...(page.next ? { cursor: page.next } : {}) };
+}
+
 /** Their logged inbox-mode posts (the ones they authored: the log of an account may hold posts by another actor). */
 async function ownLoggedPosts(ctx: PhaseContext): Promise<LoggedPostKey[]> {
   const { tenantId, userId } = ctx.subject;

@@ -66,6 +66,22 @@ export function exceptionOf(item: Item): ItemException | undefined {
   };
 }
 
+/** The read state of the items a BatchGetItem found in a user's ReadMarks partition: the marks item and the exceptions among them. */
+export function readStateOfItems(items: readonly Item[]): ReadState {
+  const exceptions = new Map<string, ItemException>();
+  let marksItem: Item | undefined;
+  for (const item of items) {
+    if (item.sk === READ_MARK_SK) {
+      marksItem = item;
+      continue;
+    }
+    const id = keys.notificationIdFromItemState(item.sk as string);
+    const exception = exceptionOf(item);
+    if (id !== undefined && exception) exceptions.set(id, exception);
+  }
+  return { ...marksOf(marksItem), exceptions };
+}
+
 function exceptionItem(user: UserRef, id: string, exception: ItemException): Item {
   const { source, comeback, snoozedUntil, comebackId, ...rest } = exception;
   return {

@@ -14,7 +14,8 @@
  * 4. cross-references, found from their own partitions (`erasure-phases.ts`): connections closed
  *    with their subscriptions; their id out of their online followers' connections; their followers'
  *    FOLLOWING entries, FOLLOWING_CELEBS edges and pack elements; their follower items in the
- *    accounts they follow(ed) (counts lowered); their posts in their followers' and former followers'
+ *    accounts they follow(ed) (counts lowered); their alert subscribers' ALERTING references to them
+ *    and their own alert subscriptions under the accounts (from their ALERTING list); their posts in their followers' and former followers'
  *    inboxes (recomputed ids from the follow histories) and the notifications the author index holds, with the recipients' read state;
  *    their celebrity posts log entries and count index entries; their owner-index records (rate
  *    windows, holds, sends, traces) and the schedules those name;
@@ -33,6 +34,8 @@ import type { BatchOptions, Item } from './batch.js';
 import {
   eraseCelebrityPosts,
   eraseChannels,
+  eraseFromAlertSubscribers,
+  eraseOwnAlertSubscriptions,
   eraseConnections,
   eraseFollowerCopies,
   eraseFromFollowees,
@@ -132,6 +135,8 @@ export class UserEraser {
       footprint('onlineSubscribers', eraseFromSubscribers),
       footprint('followers', eraseFromFollowers),
       footprint('following', eraseFromFollowees),
+      footprint('alertSubscribers', eraseFromAlertSubscribers),
+      footprint('alertSubscriptions', eraseOwnAlertSubscriptions),
       footprint('followerCopies', eraseFollowerCopies),
       footprint('authorIndex', eraseIndexedAuthored),
       footprint('celebrityPosts', eraseCelebrityPosts),

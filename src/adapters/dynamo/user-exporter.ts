@@ -4,7 +4,8 @@
  * memory whole. Every read is a Query of one of their partitions or a BatchGetItem of keys found
  * there (no Scan): their inbox and each followed celebrity's feed shard they read (from when they
  * followed, as the inbox API merges them), their read state with its per-item exceptions, their
- * FOLLOWING list and the pairs it names, their channel records (devices without token or endpoint,
+ * FOLLOWING list and the pairs it names, their post alert subscriptions (their ALERTING list and the
+ * subscriptions it names) and subscribers, their channel records (devices without token or endpoint,
  * consent, address, unsubscribes).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -38,6 +39,8 @@ const PAGE_LIMIT = 1_000;
 const SOURCE = '\u0000source';
 /** The account a FOLLOWING pair's follower item belongs to (its key holds it escaped). */
 const FOLLOWEE = '\u0000followee';
+/** The account an alert subscription belongs to (its key holds it escaped). */
+const ACCOUNT = '\u0000account';
 
 /** A follower item as exported: the current run's start (null for an unfollowed pair's marker) and, when it has one, its history. */
 function pairOf(userId: string, item: Item) {
@@ -111,6 +114,8 @@ export class UserExporter {
     await this.writeArray(sink, 'followers', this.pages('graph', keys.followersPartition(tenantId, userId), true), (item) => pairOf(String(item.sk), item));
     await this.writeArray(sink, 'following', this.followingPages(subject), (item) => pairOf(String(item[FOLLOWEE]), item));
     await this.writeArray(sink, 'followedCelebrities', this.pages('graph', keys.followingCelebsPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), followedAt: stringOrNull(item.followedAt) }));
+    await this.writeArray(sink, 'alertSubscriptions', this.alertSubscriptionPages(subject), (item) => ({ accountId: String(item[ACCOUNT]), since: stringOrNull(item.subscribedAt) }));
+    await this.writeArray(sink, 'alertSubscribers', this.pages('graph', keys.alertSubscribersPartition(tenantId, userId), true), (item) => ({ userId: String(item.sk), since: stringOrNull(item.subscribedAt) }));
     await this.writeArray(sink, 'connections', this.connectionPages(own), (item) => ({ connectionId: String(item.sk).slice('C#'.length), connectedAt: stringOrNull(item.connectedAt) }));
     await sink('}');
   }
@@ -170,6 +175,19 @@ export class UserExporter {
 
   private async *connectionPages(own: string): AsyncGenerator<Item[]> {
     for await (const page of this.pages('connections', own, true)) yield page.filter((item) => String(item.sk).startsWith('C#'));
+  }
+
+  /** Their alert subscriptions: their ALERTING list (Query), then each subscription under its account (BatchGetItem); a reference without one (a crash mid-write) is left out. */
+  private async *alertSubscriptionPages(subject: ErasureSubject): AsyncGenerator<Item[]> {
+    for await (const page of this.pages('graph', keys.alertingPartition(subject.tenantId, subject.userId), true)) {
+      const accounts = page.map((item) => String(item.sk));
+      const subscriptions = await batchGetAll(this.client, this.options.tables.graph, accounts.map((accountId) => keys.alertSubscriber(subject.tenantId, accountId, subject.userId)));
+      const byAccount = new Map(subscriptions.map((item) => [String(item.pk), item]));
+      yield accounts.flatMap((accountId) => {
+        const item = byAccount.get(keys.alertSubscribersPartition(subject.tenantId, accountId));
+        return item ? [{ ...item, [ACCOUNT]: accountId }] : [];
+      });
+    }
   }
 
   /** The pairs the user follows or followed: their FOLLOWING list (Query), then each pair's follower item (BatchGetItem). */

@@ -1,6 +1,7 @@
 /**
- * PushProvider on Amazon SNS mobile push: one platform application per platform (APNs, APNs
- * sandbox, FCM), one platform endpoint per device token, `Publish` to the endpoint ARN.
+ * PushProvider on Amazon SNS mobile push: K platform applications per platform (APNs, APNs
+ * sandbox, FCM; each its own provider quota, e.g. one FCM project each), a device token on the one
+ * it hashes to, one platform endpoint per device token, `Publish` to the endpoint ARN.
  */
 import {
   CreatePlatformEndpointCommand,
@@ -15,10 +16,14 @@ import {
 import type { Platform } from '../../contract/channel-schemas.js';
 import * as z from 'zod';
 import type { DeviceEndpoints, PushMessage, PushOutcome, PushProvider } from '../../core/channels/ports.js';
+import { platformApplicationIndex } from '../../core/channels/devices.js';
 import { IDENTIFIER_PATTERN } from '../../core/model/keys.js';
 import type { UserRef } from '../../core/model/user.js';
 
-export type PlatformApplicationArns = Partial<Record<Platform, string>>;
+/** One ARN, or K of them (a device token sticks to one by a hash of the token). */
+export type PlatformApplicationArns = Partial<Record<Platform, string | readonly string[]>>;
+
+const listOf = (arns: string | readonly string[] | undefined): readonly string[] => (arns === undefined ? [] : typeof arns === 'string' ? [arns] : arns);
 
 /** CustomUserData names the owner, so the endpoint is the record of whose the token is (and an operator can tell in SNS). */
 const ownerSchema = z.object({ tenantId: z.string().regex(IDENTIFIER_PATTERN), userId: z.string().regex(IDENTIFIER_PATTERN) });
@@ -57,7 +62,7 @@ export class SnsPushProvider implements PushProvider, DeviceEndpoints {
   ) {}
 
   platforms(): Platform[] {
-    return (Object.keys(this.applications) as Platform[]).filter((platform) => Boolean(this.applications[platform]));
+    return (Object.keys(this.applications) as Platform[]).filter((platform) => listOf(this.applications[platform]).length > 0);
   }
 
   /**
@@ -65,7 +70,8 @@ export class SnsPushProvider implements PushProvider, DeviceEndpoints {
    * same attributes, and names it in an error when they differ), then the owner the endpoint names now.
    */
   async findOrCreateEndpoint(platform: Platform, token: string, owner: UserRef): Promise<{ endpointArn: string; owner?: UserRef }> {
-    const application = this.applications[platform];
+    const applications = listOf(this.applications[platform]);
+    const application = applications[platformApplicationIndex(token, applications.length)];
     if (!application) throw new PlatformNotConfiguredError(`push platform ${platform} is not configured`);
     const created = await this.createEndpoint(application, token, owner);
     const attributes = await this.attributesOf(created);

@@ -27,13 +27,21 @@ export class SqsSendError extends Error {
   }
 }
 
+/** A body with its own SQS DelaySeconds (0-900): invisible to consumers that long. */
+export interface DelayedBody {
+  body: string;
+  delaySeconds: number;
+}
+
+type Outgoing = string | DelayedBody;
+
 /** Groups bodies into batches of at most 10 entries and 256 KiB. */
-function planSendBatches(bodies: readonly string[]): string[][] {
-  const batches: string[][] = [];
-  let current: string[] = [];
+function planSendBatches(bodies: readonly Outgoing[]): Outgoing[][] {
+  const batches: Outgoing[][] = [];
+  let current: Outgoing[] = [];
   let bytes = 0;
   for (const body of bodies) {
-    const size = Buffer.byteLength(body);
+    const size = Buffer.byteLength(typeof body === 'string' ? body : body.body);
     if (current.length > 0 && (current.length === SEND_BATCH_LIMIT || bytes + size > SEND_BATCH_MAX_BYTES)) {
       batches.push(current);
       current = [];
@@ -46,10 +54,10 @@ function planSendBatches(bodies: readonly string[]): string[][] {
   return batches;
 }
 
-export async function sendAllMessages(client: SQSClient, queueUrl: string, bodies: readonly string[], options: SqsSendOptions = {}): Promise<void> {
+export async function sendAllMessages(client: SQSClient, queueUrl: string, bodies: readonly Outgoing[], options: SqsSendOptions = {}): Promise<void> {
   const { maxAttempts = 5, baseDelayMs = 50, maxDelayMs = 2_000, sleep = sleepMs, random = Math.random } = options;
   for (const batch of planSendBatches(bodies)) {
-    let pending = batch.map((body, index) => ({ Id: String(index), MessageBody: body }));
+    let pending = batch.map((body, index) => (typeof body === 'string' ? { Id: String(index), MessageBody: body } : { Id: String(index), MessageBody: body.body, DelaySeconds: body.delaySeconds }));
     for (let attempt = 1; ; attempt += 1) {
       const output = await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
       const failed = output.Failed ?? [];

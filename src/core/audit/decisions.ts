@@ -50,6 +50,12 @@ const CHANNEL: Partial<Record<TraceOutcome, Verdict>> = {
   send_failed: ['failed', 'provider_throttled'],
   provider_rejected: ['dropped', 'provider_rejected'],
   invalid_endpoint: ['dropped', 'invalid_endpoint'],
+  spend_limit: ['dropped', 'spend_limit'],
+  escalated: ['sent', 'escalation'],
+  escalation_seen: ['suppressed', 'already_seen'],
+  escalation_read: ['suppressed', 'already_read'],
+  escalation_cancelled: ['suppressed', 'escalation_cancelled'],
+  escalation_off: ['suppressed', 'escalation_off'],
 };
 
 const BY_STAGE: Record<TraceStage, { stage: AuditStage; verdicts: Partial<Record<TraceOutcome, Verdict>> }> = {

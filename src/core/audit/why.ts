@@ -91,6 +91,12 @@ const REASONS: Record<string, string> = {
   erased_user: 'the recipient was erased',
   erased_principal: 'an erased user is its actor, audience or followee',
   max_receives: 'it failed its last receive and went to a dead-letter queue',
+  escalation: 'an escalation: still unseen or unread after the type\'s delay',
+  already_seen: 'escalation skipped: seen before its delay ran out',
+  already_read: 'escalation skipped: read before its delay ran out',
+  escalation_cancelled: 'escalation cancelled: archived, deleted, snoozed or retracted before its delay ran out',
+  escalation_off: 'the user turned escalation off for this type',
+  spend_limit: 'an SMS spend guard (texts per user per day, or per day in all) was reached',
 };
 
 export function describeDecision(record: AuditDecisionRecord): string {

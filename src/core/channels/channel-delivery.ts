@@ -12,8 +12,17 @@
  *   record is retried;
  * - effectively once: a conditional dedup record per (tenant, notification, recipient, channel[, device])
  *   before every send. A dedup store that cannot be read fails the record (no send, retried).
- *   A process killed between a claim and its send leaves the claim: that send is lost, never
- *   doubled (at-most-once for the crash window; a crash after the send is a skipped duplicate).
+ *   A process killed between a claim and its send leaves the claim: for an at-most-once type (the
+ *   default) that send is lost, never doubled; for an at-least-once type the claim says `sending`
+ *   until the provider answered (`sent`), and one left `sending` past `sendingTimeoutMs` is taken
+ *   over by the retry and sent (a crash after the provider accepted it sends it twice).
+ *
+ * An escalation job (`escalation` set: the fan-out delayed it by the type's `escalation.afterSeconds`)
+ * first re-enters the queue if it came early (delays past SQS's 15 minutes), then honours the
+ * user's escalation switch, then reads the marks and the notification's exception once
+ * (`escalation.ts`): seen / read meanwhile skips it, archived / deleted / snoozed / retracted cancels
+ * it; a due one goes through every rule above (a quiet-hours hold keeps it an escalation, so the
+ * release checks the read state again).
  *
  * Provider throttling (429/5xx) gives the claims back and fails the record (SQS redelivers it after
  * the backoff); an invalid or disabled push token removes the device, never to be sent to again.
@@ -24,21 +33,29 @@ import type { DeliveryJob } from '../jobs/delivery-job.js';
 import { jobsOfItemReleases, type ItemRelease, type OwnItemsReader } from '../jobs/item-release.js';
 import { decideLiveDelivery, rateLimitWindowAt, RATE_LIMIT_WINDOW_MS } from '../preferences/delivery-policy.js';
 import type { Clock } from '../ports/clock.js';
-import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, EmailProvider, PushProvider } from './ports.js';
+import type { ChannelDedupStore, ChannelRateCounter, ChannelSendKey, ChannelState, ChannelStateStore, DeliveryGuarantee, EmailProvider, PushProvider, SmsOptOutList, SmsProvider, SmsSpendGuard } from './ports.js';
+import { smsDayStartMs, type SmsSpendLimits } from './sms.js';
 import type { UserRef } from '../model/user.js';
 import type { PreferencesReader } from '../preferences/store.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { TraceEntry, TraceOutcome, TraceRecorder } from '../ports/trace.js';
 import type { PreferencesLookup } from '../preferences/preferences.js';
 import { scheduleName } from '../jobs/schedules.js';
-import { channelSwitchedOn, type ChannelOffer } from '../model/channel.js';
-import { emailMessageOf, pushMessageOf, type ChannelItem } from './channel-messages.js';
+import { channelSwitchedOn, type ChannelOffer, type ChannelSwitches } from '../model/channel.js';
+import { emailMessageOf, pushMessageOf, smsTextOf, type ChannelItem } from './channel-messages.js';
 import { ALL_TYPES, unsubscribeToken } from './unsubscribe-token.js';
 import type { Channel } from '../../contract/channels.js';
+import { escalationVerdict, type EscalationCheck, type EscalationMark, type EscalationRule, type EscalationStateReader, type EscalationVerdict } from './escalation.js';
 import { erasedAmongUsers, type ErasedSet, type ErasedUsers } from '../ports/erased-users.js';
 
-/** A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's digest). */
-export type ChannelJob = DeliveryJob & { held?: true };
+/**
+ * A job on a channel queue; `held` marks one that re-entered after a hold (it joins the user's
+ * digest); `escalation` one the fan-out delayed to escalate (sent only if still unseen / unread);
+ * `alert` a post alert for a follower who turned them on (pushed whatever the type's push default);
+ * `feedOf` the celebrity whose feed holds the notification (a celebrity-tier post's alert: a hold's
+ * release reads it back there, not from the follower's own inbox).
+ */
+export type ChannelJob = DeliveryJob & { held?: true; escalation?: EscalationMark; alert?: true; feedOf?: string };
 
 export interface ChannelInput {
   recordId: string;
@@ -56,6 +73,9 @@ export interface ChannelTypeInfo extends ChannelOffer {
   digestible: boolean;
   sensitive?: boolean;
   urgentBypassesQuietHours?: boolean;
+  escalation?: EscalationRule;
+  deliveryGuarantee?: DeliveryGuarantee;
+  followerAlerts?: boolean;
 }
 
 export interface ChannelDeliverySettings {
@@ -64,7 +84,15 @@ export interface ChannelDeliverySettings {
   rateLimitWindowMs?: number;
   /** Users handled in parallel in one batch (the consumer's concurrency within an invocation). */
   parallelism: number;
+  /**
+   * At-least-once types: a claim `sending` for longer is taken over (its sender crashed). Longer
+   * than the consumer's timeout, so a live attempt is never doubled. Default 2 minutes.
+   */
+  sendingTimeoutMs?: number;
 }
+
+/** Twice the consumers' 30 s timeout and more: a live sender is dead by then (Lambda stops it at its timeout). */
+export const SENDING_TIMEOUT_MS_DEFAULT = 120_000;
 
 export interface ChannelDeliveryDeps {
   channel: Channel;
@@ -74,6 +102,8 @@ export interface ChannelDeliveryDeps {
   rate: ChannelRateCounter;
   push?: PushProvider;
   email?: EmailProvider & { unsubscribeBaseUrl: string; unsubscribeSecret: string };
+  /** SMS: the provider, the opt-out list and the spend guards (core/channels/sms.ts). */
+  sms?: { provider: SmsProvider; optOuts: SmsOptOutList; spend: SmsSpendGuard; limits: SmsSpendLimits };
   /** Holds: the narrowed job re-enters this channel's queue at the release instant. */
   scheduler: Scheduler;
   channelQueueArn: string;
@@ -90,6 +120,8 @@ export interface ChannelDeliveryDeps {
   erased?: ErasedUsers;
   /** The delivery trace and audit trail: one decision per (notification, recipient), one batched write per batch. */
   trace?: TraceRecorder;
+  /** The marks, exceptions and retractions an escalation checks (the consumer of an escalation channel). */
+  escalationState?: EscalationStateReader;
 }
 
 export interface ChannelReport {
@@ -117,6 +149,16 @@ interface Candidate {
 }
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
+/** An escalation due within this is due: SQS and the scheduler fire at second precision, never early. */
+const ESCALATION_DUE_SLACK_MS = 1_000;
+const ESCALATION_OUTCOME: Record<Exclude<EscalationVerdict, 'due'>, TraceOutcome> = {
+  seen: 'escalation_seen',
+  read: 'escalation_read',
+  archived: 'escalation_cancelled',
+  deleted: 'escalation_cancelled',
+  snoozed: 'escalation_cancelled',
+  retracted: 'escalation_cancelled',
+};
 /** A message's identity in its rate window: its notification id, or a digest's ids hashed (the same ids are the same digest). */
 function messageKeyOf(message: readonly Candidate[]): string {
   const ids = message.map((candidate) => candidate.notificationId).sort();
@@ -173,7 +215,9 @@ export class ChannelDelivery {
         const job = jobs[index];
         // Deleted or expired meanwhile: nothing to send, and no notification to trace.
         if (!job) report.skipped.gone = (report.skipped.gone ?? 0) + 1;
-        return job ? [{ recordId: input.recordId, job: { ...job, held: true } }] : [];
+        if (!job) return [];
+        const { escalation, alert, feedOf, early } = input.release;
+        return [{ recordId: input.recordId, job: { ...job, ...(early ? {} : { held: true as const }), ...(escalation ? { escalation } : {}), ...(alert ? { alert } : {}), ...(feedOf !== undefined ? { feedOf } : {}) } }];
       });
     } catch (error) {
       this.deps.onEvent('warn', `held ${this.deps.channel} messages unreadable; the releases are retried`, { error: String(error) });
@@ -209,7 +253,8 @@ export class ChannelDelivery {
   private async recordTrace(report: ChannelRun): Promise<void> {
     if (!this.deps.trace) return;
     for (const [candidate, results] of report.sends) {
-      const outcome: TraceOutcome = results.has('sent') ? 'sent' : results.has('failed') ? 'send_failed' : results.has('duplicate') ? 'deduplicated' : results.has('invalid') ? 'invalid_endpoint' : 'provider_rejected';
+      const sentOutcome: TraceOutcome = candidate.job.escalation ? 'escalated' : 'sent';
+      const outcome: TraceOutcome = results.has('sent') ? sentOutcome : results.has('failed') ? 'send_failed' : results.has('duplicate') ? 'deduplicated' : results.has('invalid') ? 'invalid_endpoint' : 'provider_rejected';
       this.traceOf(report, candidate, outcome);
     }
     await this.deps.trace.record(report.traced);
@@ -245,14 +290,23 @@ export class ChannelDelivery {
     }
     const nowMs = this.deps.clock.nowMs();
     const ready: Candidate[] = [];
+    const dueEscalations = await this.dueEscalations(user, candidates, lookup.preferences.channels, report, nowMs);
     for (const candidate of candidates) {
       const type = candidate.job.notification.type;
       const info = this.deps.typeInfo(type);
-      if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
+      if (candidate.job.escalation) {
+        if (!dueEscalations.has(candidate)) continue;
+      } else if (candidate.job.alert) {
+        // A post alert the follower asked for: only their own switch of the channel for the type stops it.
+        if (!info?.followerAlerts || lookup.preferences.channels?.[type]?.[channel] === false) {
+          this.skip(report, 'channel_off', candidate);
+          continue;
+        }
+      } else if (!info || !channelSwitchedOn(info, lookup.preferences.channels, type, channel)) {
         this.skip(report, 'channel_off', candidate);
         continue;
       }
-      const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
+      const decision = decideLiveDelivery(nowMs, { type, priority: candidate.job.priority, urgentBypassesQuietHours: info?.urgentBypassesQuietHours ?? true }, { ...lookup, preferences: { ...lookup.preferences, liveDelivery: {} } });
       if (decision.action === 'skip') this.skip(report, decision.reason, candidate);
       else if (decision.action === 'hold') {
         await this.hold(candidate, decision.untilMs);
@@ -268,8 +322,43 @@ export class ChannelDelivery {
     const admitted = await this.applyRateLimit(user, messages, report, nowMs);
     for (const message of admitted) {
       if (channel === 'push') await this.sendPush(user, message, state, report);
+      else if (channel === 'sms') await this.sendSms(user, message, state.sms!.phoneNumber, report, nowMs);
       else await this.sendEmail(user, message, state.emailAddress!, report);
     }
+  }
+
+  /**
+   * The escalation candidates still due: an early one re-enters the queue at its due time; the
+   * user's switches (escalation, or the channel switched off for the type) skip; then ONE read of
+   * the marks, the exceptions and the retractions of the rest decides (seen / read skip; archived,
+   * deleted, snoozed, retracted cancel). Throws when that read fails (the record is retried).
+   */
+  private async dueEscalations(user: UserRef, candidates: readonly Candidate[], switches: ChannelSwitches | undefined, report: ChannelRun, nowMs: number): Promise<Set<Candidate>> {
+    const toCheck: Candidate[] = [];
+    for (const candidate of candidates) {
+      const mark = candidate.job.escalation;
+      if (!mark) continue;
+      const type = candidate.job.notification.type;
+      const rule = this.deps.typeInfo(type)?.escalation;
+      if (!rule || rule.channel !== this.deps.channel || !this.deps.escalationState) this.skip(report, 'channel_off', candidate);
+      else if (mark.dueAtMs > nowMs + ESCALATION_DUE_SLACK_MS) {
+        await this.reenter(candidate, mark.dueAtMs, 'early_escalation');
+        report.held += 1;
+        this.traceOf(report, candidate, 'deferred');
+      } else if (switches?.[type]?.escalation === false) this.skip(report, 'escalation_off', candidate);
+      else if (switches?.[type]?.[this.deps.channel] === false) this.skip(report, 'channel_off', candidate);
+      else toCheck.push(candidate);
+    }
+    const due = new Set<Candidate>();
+    if (toCheck.length === 0) return due;
+    const checks: EscalationCheck[] = toCheck.map((candidate) => ({ notificationId: candidate.notificationId, type: candidate.job.notification.type, eventId: candidate.job.eventId }));
+    const { state, retracted } = await this.deps.escalationState!.escalationState(user, checks);
+    for (const candidate of toCheck) {
+      const verdict = escalationVerdict(candidate.notificationId, state, retracted.has(candidate.notificationId), candidate.job.escalation!.when);
+      if (verdict === 'due') due.add(candidate);
+      else this.skip(report, ESCALATION_OUTCOME[verdict], candidate);
+    }
+    return due;
   }
 
   private allowedByState(ready: readonly Candidate[], state: ChannelState, report: ChannelRun): Candidate[] {
@@ -283,6 +372,11 @@ export class ChannelDelivery {
         return [];
       }
       return [...ready];
+    }
+    if (this.deps.channel === 'sms') {
+      // No explicit opt-in with a verified number: no text (default deny).
+      if (!state.sms) ready.forEach((candidate) => this.skip(report, 'no_consent', candidate));
+      return state.sms ? [...ready] : [];
     }
     if (state.emailAddress === null) {
       ready.forEach((candidate) => this.skip(report, 'no_email_address', candidate));
@@ -335,14 +429,34 @@ export class ChannelDelivery {
     return admitted;
   }
 
-  /**
-   * A reference to this recipient's notification re-enters the channel queue at `atMs` (deterministic
-   * name: scheduling twice is a no-op); the schedule names the recipient only, and is referenced for their erasure.
-   */
+  /** A hold: a reference to the recipient's notification re-enters at `atMs` and joins the user's digest then. */
   private async hold(candidate: Candidate, atMs: number): Promise<void> {
+    await this.reenter(candidate, atMs, 'hold');
+  }
+
+  /**
+   * A reference to this recipient's notification re-enters the channel queue at `atMs`
+   * (deterministic name: scheduling twice is a no-op; an escalation come early has a name of its
+   * own and stays an escalation, a post alert stays one); the schedule names the recipient only, and
+   * is referenced for their erasure.
+   */
+  private async reenter(candidate: Candidate, atMs: number, why: 'hold' | 'early_escalation'): Promise<void> {
     const { tenantId, userId } = candidate.user;
-    const release: ItemRelease = { v: 1, kind: 'item-release', tenantId, userId, notificationId: candidate.notificationId, priority: candidate.job.priority, eventId: candidate.job.eventId };
-    const name = scheduleName('hold', tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${userId}\u0000${atMs}`);
+    const { job } = candidate;
+    const release: ItemRelease = {
+      v: 1,
+      kind: 'item-release',
+      tenantId,
+      userId,
+      notificationId: candidate.notificationId,
+      priority: job.priority,
+      eventId: job.eventId,
+      ...(job.feedOf !== undefined ? { feedOf: job.feedOf } : {}),
+      ...(job.escalation ? { escalation: job.escalation } : {}),
+      ...(job.alert ? { alert: true as const } : {}),
+      ...(why === 'early_escalation' ? { early: true as const } : {}),
+    };
+    const name = scheduleName('hold', tenantId, `${this.deps.channel}\u0000${candidate.notificationId}\u0000${userId}\u0000${atMs}${why === 'hold' ? '' : '\u0000escalation'}`);
     await this.deps.scheduler.scheduleOnce({ name, atMs, targetArn: this.deps.channelQueueArn, payload: this.deps.signRelease(release) }, { tenantId, userIds: [userId] });
   }
 
@@ -360,17 +474,47 @@ export class ChannelDelivery {
     return { ...candidate.user, notificationId: candidate.notificationId, channel: this.deps.channel, ...(deviceId ? { deviceId } : {}) };
   }
 
-  /** Claims every notification of the message for one destination; the claimed ones (none: all sent before). */
-  private async claimAll(message: readonly Candidate[], deviceId?: string): Promise<Candidate[]> {
-    const outcomes = await Promise.allSettled(message.map((candidate) => this.deps.dedup.claim(this.keyOf(candidate, deviceId))));
-    const claimed = message.filter((_candidate, index) => outcomes[index]!.status === 'fulfilled' && (outcomes[index] as PromiseFulfilledResult<boolean>).value);
+  private atLeastOnce(candidate: Candidate): boolean {
+    return this.deps.typeInfo(candidate.job.notification.type)?.deliveryGuarantee === 'at-least-once';
+  }
+
+  /** One claim: at-least-once types record `sending` (a stale one is taken over); `in_flight`: another attempt holds it. */
+  private async claimOne(candidate: Candidate, deviceId?: string): Promise<'claimed' | 'duplicate' | 'in_flight'> {
+    const key = this.keyOf(candidate, deviceId);
+    if (!this.atLeastOnce(candidate)) return (await this.deps.dedup.claim(key)) ? 'claimed' : 'duplicate';
+    const claim = await this.deps.dedup.claimSending(key, this.deps.settings.sendingTimeoutMs ?? SENDING_TIMEOUT_MS_DEFAULT);
+    return claim === 'claimed' ? 'claimed' : claim === 'sent' ? 'duplicate' : 'in_flight';
+  }
+
+  /**
+   * Claims every notification of the message for one destination; the claimed ones (none: all sent
+   * before). An at-least-once claim another attempt holds fails its record (retried after the
+   * visibility timeout, by when a crashed sender's claim is stale).
+   */
+  private async claimAll(message: readonly Candidate[], report: ChannelRun, deviceId?: string): Promise<Candidate[]> {
+    const outcomes = await Promise.allSettled(message.map((candidate) => this.claimOne(candidate, deviceId)));
+    const answer = (index: number) => (outcomes[index]!.status === 'fulfilled' ? (outcomes[index] as PromiseFulfilledResult<'claimed' | 'duplicate' | 'in_flight'>).value : undefined);
+    const claimed = message.filter((_candidate, index) => answer(index) === 'claimed');
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) {
       // Claims kept after a failed one would make the retry skip those notifications unsent: give them back first.
       await this.releaseAll(claimed, deviceId);
       throw failure.reason;
     }
+    message.forEach((candidate, index) => {
+      if (answer(index) !== 'in_flight') return;
+      report.failedRecordIds.add(candidate.recordId);
+      this.sent(report, [candidate], 'failed');
+      this.deps.onEvent('warn', `${this.deps.channel} send held by an earlier attempt (sending); retried once its claim is stale`, { tenantId: candidate.user.tenantId, userId: candidate.user.userId, notificationId: candidate.notificationId, ...(deviceId ? { deviceId } : {}) });
+    });
     return claimed;
+  }
+
+  /** At-least-once claims are done once the provider answered (sent, or a final refusal); a failure to say so is only logged (no resend comes: the job is acknowledged). */
+  private async markDone(claimed: readonly Candidate[], deviceId?: string): Promise<void> {
+    for (const candidate of claimed.filter((one) => this.atLeastOnce(one))) {
+      await this.deps.dedup.markSent(this.keyOf(candidate, deviceId)).catch((error: unknown) => this.deps.onEvent('warn', `${this.deps.channel} sent, but its claim could not be marked sent: it stays "sending"`, { tenantId: candidate.user.tenantId, userId: candidate.user.userId, notificationId: candidate.notificationId, error: String(error) }));
+    }
   }
 
   private async releaseAll(message: readonly Candidate[], deviceId?: string): Promise<void> {
@@ -380,9 +524,7 @@ export class ChannelDelivery {
   private async sendPush(user: UserRef, message: Candidate[], state: ChannelState, report: ChannelRun): Promise<void> {
     const push = this.deps.push!;
     for (const device of state.devices) {
-      const claimed = await this.claimAll(message, device.id);
-      report.duplicatesSkipped += message.length - claimed.length;
-      this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
+      const claimed = await this.claimMessage(message, report, device.id);
       if (claimed.length === 0) continue;
       let outcome;
       try {
@@ -393,8 +535,10 @@ export class ChannelDelivery {
       if (outcome.status === 'sent') {
         report.messagesSent += 1;
         this.sent(report, claimed, 'sent');
+        await this.markDone(claimed, device.id);
       } else if (outcome.status === 'invalid_endpoint') {
         this.sent(report, claimed, 'invalid');
+        await this.markDone(claimed, device.id);
         // Never sent to again: the device and its endpoint go; the claims stay (nothing to retry).
         await this.deps.state.deleteDevice(user, device.id);
         await push.deleteEndpoint(device.endpointArn).catch(() => undefined);
@@ -411,9 +555,7 @@ export class ChannelDelivery {
 
   private async sendEmail(user: UserRef, message: Candidate[], address: string, report: ChannelRun): Promise<void> {
     const email = this.deps.email!;
-    const claimed = await this.claimAll(message);
-    report.duplicatesSkipped += message.length - claimed.length;
-    this.sent(report, message.filter((candidate) => !claimed.includes(candidate)), 'duplicate');
+    const claimed = await this.claimMessage(message, report);
     if (claimed.length === 0) return;
     const types = new Set(claimed.map((candidate) => candidate.job.notification.type));
     const type = types.size === 1 ? [...types][0]! : ALL_TYPES;
@@ -424,17 +566,77 @@ export class ChannelDelivery {
     } catch (error) {
       outcome = { status: 'throttled' as const, reason: String(error) };
     }
+    await this.settle(user, claimed, outcome, report);
+  }
+
+  /**
+   * One text: the number's opt-out first (a STOP is honoured at once), then the spend guards
+   * (counted before the send; unreadable: the record fails, nothing is sent), then the claim and
+   * `SendTextMessage`. The service's opted-out answer puts the number on the list: never retried.
+   */
+  private async sendSms(user: UserRef, message: Candidate[], phoneNumber: string, report: ChannelRun, nowMs: number): Promise<void> {
+    const sms = this.deps.sms!;
+    if (await sms.optOuts.isOptedOut(phoneNumber)) {
+      message.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+      return;
+    }
+    const claimed = await this.claimMessage(message, report);
+    if (claimed.length === 0) return;
+    let verdict;
+    try {
+      verdict = await sms.spend.admit(user, smsDayStartMs(nowMs), messageKeyOf(claimed), sms.limits);
+    } catch (error) {
+      await this.releaseAll(claimed);
+      throw error;
+    }
+    if (verdict !== 'admitted') {
+      // Over a spend guard: dropped for good (the claims stay), a WARN says which.
+      await this.markDone(claimed);
+      claimed.forEach((candidate) => this.skip(report, 'spend_limit', candidate));
+      this.deps.onEvent('warn', `sms spend guard reached (${verdict === 'user_limit' ? 'texts per user per day' : 'texts per day in all'}): not sent`, { tenantId: user.tenantId, userId: user.userId, limit: verdict });
+      return;
+    }
+    let outcome;
+    try {
+      outcome = await sms.provider.send({ to: phoneNumber, text: smsTextOf(this.itemsOf(claimed)) });
+    } catch (error) {
+      outcome = { status: 'throttled' as const, reason: String(error) };
+    }
+    if (outcome.status !== 'opted_out') return this.settle(user, claimed, outcome, report);
+    await this.markDone(claimed);
+    await sms.optOuts.optOut(phoneNumber, new Date(nowMs).toISOString(), 'provider');
+    claimed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+    this.deps.onEvent('warn', 'sms refused: the number is on the service\'s opt-out list; recorded, never retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+  }
+
+  /**
+   * Claims every notification of the message for one destination; the ones claimed before (sent, or
+   * an at-most-once claim) are counted and traced as duplicates.
+   */
+  private async claimMessage(message: readonly Candidate[], report: ChannelRun, deviceId?: string): Promise<Candidate[]> {
+    const claimed = await this.claimAll(message, report, deviceId);
+    const duplicates = message.filter((candidate) => !claimed.includes(candidate) && !report.failedRecordIds.has(candidate.recordId));
+    report.duplicatesSkipped += duplicates.length;
+    this.sent(report, duplicates, 'duplicate');
+    return claimed;
+  }
+
+  /** An email's or a text's answer: sent, a final refusal (not retried), or throttled (claims given back, the records retried). */
+  private async settle(user: UserRef, claimed: Candidate[], outcome: { status: 'sent' | 'rejected' | 'throttled'; reason?: string }, report: ChannelRun): Promise<void> {
+    const channel = this.deps.channel;
     if (outcome.status === 'sent') {
       report.messagesSent += 1;
       this.sent(report, claimed, 'sent');
+      await this.markDone(claimed);
     } else if (outcome.status === 'rejected') {
       this.sent(report, claimed, 'rejected');
-      this.deps.onEvent('warn', 'email rejected by the provider; not retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+      await this.markDone(claimed);
+      this.deps.onEvent('warn', `${channel} rejected by the provider; not retried`, { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     } else {
       await this.releaseAll(claimed);
       for (const candidate of claimed) report.failedRecordIds.add(candidate.recordId);
       this.sent(report, claimed, 'failed');
-      this.deps.onEvent('warn', 'email throttled by the provider; the job is retried after the backoff', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
+      this.deps.onEvent('warn', `${channel} throttled by the provider; the job is retried after the backoff`, { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * What a push or an email says. A sensitive type never puts its content on a lock screen or in a
+ * What a push, an email or a text says. A sensitive type never puts its content on a lock screen or in a
  * mailbox: its push and email carry a generic text and the notification id (the app fetches the
  * content after authentication). Several notifications of one user in one batch (a digestible type,
  * or pushes released from a hold) become one digest message.
@@ -49,4 +49,20 @@ export function emailMessageOf(to: string, items: readonly ChannelItem[], unsubs
   const text = [...lines.map((line) => (line.body ? `${line.title}\n${line.body}` : line.title)), '', footer].join('\n\n');
   const html = `<ul>${lines.map((line) => `<li><strong>${escapeHtml(line.title)}</strong>${line.body ? `<br>${escapeHtml(line.body)}` : ''}</li>`).join('')}</ul><p><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`;
   return { to, subject, text, html, unsubscribeUrl };
+}
+
+/** One GSM-7 segment is 160 characters (70 with any other character): a text is cut to one segment. */
+const MAX_SMS_TEXT = 160;
+const GENERIC_SMS_TEXT = 'You have a new notification. Open the app to see it.';
+
+const isGsmOnly = (text: string) => /^[\x20-\x7E\n\r£¥èéùìòÇØøÅåΔΦΓΛΩΠΨΣΘΞÆæßÉ¡ÄÖÑÜ§¿äöñüà]*$/.test(text);
+
+/** The text of one message: a sensitive type's says only that something arrived; several are a count. */
+export function smsTextOf(items: readonly ChannelItem[]): string {
+  const newest = items[items.length - 1]!;
+  let text: string;
+  if (items.some((item) => item.sensitive)) text = GENERIC_SMS_TEXT;
+  else if (items.length === 1) text = `${newest.title}: ${newest.body}`;
+  else text = `${items.length} new notifications: ${items.map((item) => item.title).join(' · ')}`;
+  return cut(text, isGsmOnly(text) ? MAX_SMS_TEXT : 70);
 }

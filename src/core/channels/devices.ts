@@ -30,3 +30,15 @@ export interface PushConsent {
   /** The version of the consent text the user agreed to. */
   version: string;
 }
+
+/**
+ * Which of a platform's K platform applications (one per FCM project or APNs key: each has its own
+ * provider quota) holds a device token: a hash of the token, so the load spreads evenly and every
+ * registration of a token, by whichever user, lands on the same application. That keeps one
+ * endpoint per token, the record of its one owner (a phone handed to another account must not keep
+ * an endpoint naming the old one on another application), so stickiness is per device, not per user.
+ */
+export function platformApplicationIndex(token: string, applications: number): number {
+  if (applications <= 1) return 0;
+  return createHash('sha256').update(token).digest().readUInt32BE(0) % applications;
+}

@@ -1,8 +1,9 @@
-/** Ports of the push and email channels: devices and channel state, dedup, rate counters, providers. */
+/** Ports of the push, email and SMS channels: devices and channel state, dedup, rate counters, providers. */
 import type { Channel } from '../../contract/channels.js';
 import type { Device, PushConsent } from './devices.js';
 import type { UserRef } from '../model/user.js';
 import type { Platform } from '../../contract/channel-schemas.js';
+import type { SmsOptIn, SmsSpendLimits } from './sms.js';
 
 /** What the channel consumers need of one user, read in one Query (never cached: consent and unsubscribes apply at once). */
 export interface ChannelState {
@@ -12,6 +13,8 @@ export interface ChannelState {
   emailAddress: string | null;
   /** Types the user unsubscribed from by email link (`*` = every type). */
   emailUnsubscribed: string[];
+  /** The SMS opt-in `PUT /sms` recorded (a verified number); absent or null = no SMS. */
+  sms?: SmsOptIn | null;
 }
 
 export interface ChannelStateStore {
@@ -27,6 +30,9 @@ export interface ChannelStateStore {
   deleteEmailAddress(user: UserRef): Promise<void>;
   /** Records an unsubscribe (honoured by the next send: the consumer does not cache channel state). */
   unsubscribeEmail(user: UserRef, type: string): Promise<void>;
+  /** SMS opt-in (`PUT /sms`) and its withdrawal (`DELETE /sms`). */
+  putSmsOptIn?(user: UserRef, optIn: SmsOptIn): Promise<void>;
+  deleteSmsOptIn?(user: UserRef): Promise<void>;
 }
 
 export type PushOutcome =
@@ -78,6 +84,30 @@ export interface EmailMessage {
   unsubscribeUrl: string;
 }
 
+/**
+ * End User Messaging SMS `SendTextMessage`. `opted_out`: the service refused because the number is
+ * on its opt-out list (never retried); `throttled`: retry later; `rejected`: a final refusal.
+ */
+export type SmsOutcome = { status: 'sent'; messageId: string } | { status: 'opted_out'; reason: string } | { status: 'throttled'; reason: string } | { status: 'rejected'; reason: string };
+
+export interface SmsProvider {
+  send(message: { to: string; text: string }): Promise<SmsOutcome>;
+}
+
+/** Numbers that opted out (STOP on the inbound topic, or the service answered opted out): never texted again. */
+export interface SmsOptOutList {
+  isOptedOut(phoneNumber: string): Promise<boolean>;
+  optOut(phoneNumber: string, atIso: string, source: 'inbound_stop' | 'provider'): Promise<void>;
+}
+
+/**
+ * Texts per user per day (each message counted once, however often its record is retried) and in
+ * all per day; counted before the send. Throws when a counter cannot be read or written (fail closed).
+ */
+export interface SmsSpendGuard {
+  admit(user: UserRef, dayStartMs: number, messageKey: string, limits: SmsSpendLimits): Promise<'admitted' | 'user_limit' | 'global_limit'>;
+}
+
 /** SES v2 SendEmail. */
 export interface EmailProvider {
   send(message: EmailMessage): Promise<EmailOutcome>;
@@ -93,7 +123,20 @@ export interface ChannelDedupStore {
   claim(key: ChannelSendKey): Promise<boolean>;
   /** Gives a claim back after a send that did not happen (throttled), so the retry sends it. */
   release(key: ChannelSendKey): Promise<void>;
+  /**
+   * At-least-once types: claims the send as `sending`. `sent`: done before (or an at-most-once claim);
+   * `sending`: another attempt holds it and is not yet `staleAfterMs` old (retry later). A claim left
+   * `sending` longer than that is taken over: its sender crashed between the claim and the answer.
+   */
+  claimSending(key: ChannelSendKey, staleAfterMs: number): Promise<SendingClaim>;
+  /** At-least-once: the provider answered; the claim is done (`sent`). */
+  markSent(key: ChannelSendKey): Promise<void>;
 }
+
+export type SendingClaim = 'claimed' | 'sent' | 'sending';
+
+/** At-most-once (a crash between claim and send loses that send) or at-least-once (it is sent again after the claim goes stale). */
+export type DeliveryGuarantee = 'at-most-once' | 'at-least-once';
 
 export interface ChannelSendKey extends UserRef {
   notificationId: string;
@@ -109,4 +152,12 @@ export interface ChannelSendKey extends UserRef {
  */
 export interface ChannelRateCounter {
   admitMessage(user: UserRef, channel: Channel, windowStartMs: number, messageKey: string, limit: number, expiresAtSeconds: number): Promise<'counted' | 'already_counted' | 'over_limit'>;
+}
+
+/** Post alerts: the followers of an account who turned them on (the bell on a profile). */
+export interface AlertSubscriptions {
+  subscribe(tenantId: string, accountId: string, followerId: string, atIso: string): Promise<void>;
+  unsubscribe(tenantId: string, accountId: string, followerId: string): Promise<void>;
+  /** One page of subscribers after `after` (exclusive), in id order; `next` when there are more. */
+  listSubscribers(tenantId: string, accountId: string, after: string | undefined, limit: number): Promise<{ followerIds: string[]; next?: string }>;
 }

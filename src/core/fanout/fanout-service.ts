@@ -8,6 +8,7 @@
  * Ids carry the event's ARRIVAL: stamped once per event (arrival ledger) right before its first
  * write, so an attempt that failed before writing anything is stamped when it finally lands.
  */
+import type { AlertJobQueue } from '../jobs/alert-job.js';
 import type { CelebrityPostsIndexWriter } from '../ports/celebrity-posts.js';
 import type { NotificationType } from '../ports/notification-type.js';
 import { MAX_RECIPIENTS_PER_JOB, type RenderedNotification } from '../jobs/delivery-job.js';
@@ -72,6 +73,8 @@ export interface FanOutDeps {
   retractions?: Pick<RetractionService, 'retract'>;
   /** Tells a retry whether its earlier attempt's first write landed (else it is stamped anew); without it a stamp is always kept. */
   landed?: Pick<InboxReader, 'getItems'>;
+  /** Types with `followerAlerts`: the post's alert job (core/channels/post-alerts.ts). */
+  alertQueue?: AlertJobQueue;
   /** WARN lines (an event stamped again). */
   logger?: { warn(message: string, details: Record<string, unknown>): void };
 }
@@ -126,7 +129,10 @@ export class FanOutService {
     if (type.audience !== 'none') {
       const rendered = renderNotification(type, event);
       if (event.recipients.length > 0) await this.writeToInboxes(event, rendered, event.recipients, summary, arrivalOf);
-      if (toFollowers) await this.fanOutToFollowers(event, rendered, event.followersOf!, summary, arrivalOf, tierNow!);
+      if (toFollowers) {
+        await this.fanOutToFollowers(event, rendered, event.followersOf!, summary, arrivalOf, tierNow!);
+        if (type.followerAlerts && this.deps.alertQueue) await this.enqueueAlerts(event, rendered, summary, arrivalOf);
+      }
     }
     // After the inbox write: a failure retries the whole event, and every step below is idempotent.
     if (type.graphEffect) await this.follows.apply(event, type.graphEffect, type.followeeOf(event.data), (await arrivalOf()).intakeMs, summary);
@@ -135,6 +141,20 @@ export class FanOutService {
       await this.deps.retractions.retract(event, type.retraction(event.data));
     }
     return summary;
+  }
+
+  /** One alert job per post (after its writes, so a pushed follower finds it): its consumer pages the actor's alert subscribers. A retry enqueues it again; dedup keeps the pushes single. */
+  private async enqueueAlerts(event: NotificationEvent, rendered: RenderedNotification, summary: FanOutSummary, arrivalOf: ArrivalOf): Promise<void> {
+    const stamp = await arrivalOf();
+    if (stamp.retracted) return;
+    await this.deps.alertQueue!.enqueue({
+      v: 1,
+      tenantId: event.tenantId,
+      eventId: event.eventId,
+      priority: event.priority,
+      notification: rendered,
+      alerts: { actorId: event.followersOf!, arrivalMs: stamp.arrivalMs, mode: summary.audienceTier ?? stamp.mode ?? 'ordinary', page: 0 },
+    });
   }
 
   /**

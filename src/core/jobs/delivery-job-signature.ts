@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DeliveryJob } from './delivery-job.js';
+import type { AlertJob } from './alert-job.js';
 
 export const DELIVERY_JOB_SIGNATURE_FIELD = 'sig';
 
@@ -31,7 +32,7 @@ export function isSnoozeComebackRelease(release: { eventId: string; priority: st
 const hmacOf = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest();
 
 /** The queue body of a job: its JSON with `sig` added last (so the verifier can strip it and re-serialise). */
-export function signedDeliveryJobBody(job: DeliveryJob, secret: string): string {
+export function signedDeliveryJobBody(job: DeliveryJob | AlertJob, secret: string): string {
   return signedMessageBody(job, secret);
 }
 

@@ -23,6 +23,14 @@ export const itemReleaseSchema = z
     priority: prioritySchema,
     /** The producer's event id (traces, logs). */
     eventId: z.string().min(1).max(256),
+    /** The item is a celebrity's feed item (a post alert of a celebrity-tier post), not in the user's own inbox: that actor's feed. */
+    feedOf: identifier.optional(),
+    /** A channel escalation held or come early: it is checked against the read state again when released. */
+    escalation: z.object({ dueAtMs: z.number().int().min(0), when: z.enum(['unseen', 'unread']) }).strict().optional(),
+    /** An escalation come early (not a hold): it comes back on its own, never joining a digest. */
+    early: z.literal(true).optional(),
+    /** A post alert the user asked for (pushed whatever the type's push default). */
+    alert: z.literal(true).optional(),
   })
   .strict();
 export type ItemRelease = z.infer<typeof itemReleaseSchema>;
@@ -32,10 +40,16 @@ export function looksLikeItemRelease(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'item-release';
 }
 
-/** Reads items of users' own inboxes by id (BatchGetItem); absent ones are left out. */
+type ReleaseSource = { kind: 'own'; tenantId: string; userId: string } | { kind: 'feed'; tenantId: string; actorId: string; shard: number };
+
+/** Reads items of users' own inboxes (or a celebrity's feed) by id (BatchGetItem); absent ones are left out. */
 export interface OwnItemsReader {
-  getItems(keys: readonly { source: { kind: 'own'; tenantId: string; userId: string }; id: string }[]): Promise<Map<string, StoredNotification>>;
+  getItems(keys: readonly { source: ReleaseSource; id: string }[]): Promise<Map<string, StoredNotification>>;
 }
+
+/** Every feed shard holds the same item, and shard 0 always exists. */
+const sourceOf = (release: ItemRelease): ReleaseSource =>
+  release.feedOf !== undefined ? { kind: 'feed', tenantId: release.tenantId, actorId: release.feedOf, shard: 0 } : { kind: 'own', tenantId: release.tenantId, userId: release.userId };
 
 /**
  * The delivery jobs of fired releases, one per release whose item still exists (unexpired), for its
@@ -43,7 +57,7 @@ export interface OwnItemsReader {
  */
 export async function jobsOfItemReleases(items: OwnItemsReader, releases: readonly ItemRelease[], nowMs: number): Promise<{ jobs: (DeliveryJob | undefined)[]; gone: number }> {
   if (releases.length === 0) return { jobs: [], gone: 0 };
-  const found = await items.getItems(releases.map((release) => ({ source: { kind: 'own', tenantId: release.tenantId, userId: release.userId }, id: release.notificationId })));
+  const found = await items.getItems(releases.map((release) => ({ source: sourceOf(release), id: release.notificationId })));
   let gone = 0;
   const jobs = releases.map((release): DeliveryJob | undefined => {
     const item = found.get(release.notificationId);

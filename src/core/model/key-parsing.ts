@@ -85,6 +85,10 @@ export type ParsedKey =
   | ({ kind: 'onlineSubscription'; actorId: KeyId; shard: number; connectionId: string } & Tenanted)
   // Graph table
   | ({ kind: 'follower'; followeeId: KeyId; followerId: string } & Tenanted)
+  /** A follower who turned post alerts on for the account. */
+  | ({ kind: 'alertSubscriber'; accountId: KeyId; followerId: string } & Tenanted)
+  /** The follower's reference to one of their alert subscriptions (kept under the account). */
+  | ({ kind: 'alertingEntry'; userId: KeyId; accountId: string } & Tenanted)
   | ({ kind: 'followingEntry'; userId: KeyId; followeeId: string } & Tenanted)
   | ({ kind: 'formerFollower'; followeeId: KeyId; followerId: string } & Tenanted)
   | ({ kind: 'followingCeleb'; userId: KeyId; celebrityId: string } & Tenanted)
@@ -102,6 +106,9 @@ export type ParsedKey =
   | ({ kind: 'liveHold'; userId: KeyId; releaseAtMs: number } & Tenanted)
   | ({ kind: 'channelSend'; userId: KeyId; channel: string; notificationId: string; deviceId?: string } & Tenanted)
   | ({ kind: 'channelRateWindow'; userId: KeyId; channel: string; windowStartMs: number } & Tenanted)
+  /** Tenantless SMS records: a number's opt-out (by digest), a day's global text count. */
+  | { kind: 'smsOptOut'; digest: string }
+  | { kind: 'smsSpendDay'; dayStartMs: number }
   /** A trace record: of one user, or (no `userId`) of the whole event. */
   | ({ kind: 'traceRecord'; userId?: KeyId; stage: string; eventId: string } & Tenanted)
   | ({ kind: 'scheduleRef'; userId: KeyId; scheduleName: string } & Tenanted)
@@ -197,6 +204,10 @@ function parseUserPartitionKey(tenantId: KeyId, rest: string[], sk: string): Par
     }
     case 'FOLLOWERS':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'follower', tenantId, followeeId: userId, followerId: sk } : undefined;
+    case 'ALERTS':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertSubscriber', tenantId, accountId: userId, followerId: sk } : undefined;
+    case 'ALERTING':
+      return IDENTIFIER_PATTERN.test(sk) ? { kind: 'alertingEntry', ...base, accountId: sk } : undefined;
     case 'FOLLOWING':
       return IDENTIFIER_PATTERN.test(sk) ? { kind: 'followingEntry', ...base, followeeId: sk } : undefined;
     case 'FORMER_FOLLOWERS':
@@ -235,6 +246,11 @@ function parseIdempotencyId(id: string): ParsedKey | undefined {
   if (dls !== undefined) return /^[A-Za-z0-9]{1,64}$/.test(tail) ? { kind: 'deliveryStep', notificationId: dls, step: tail } : undefined;
   if (head === FAN_OUT_IDEMPOTENCY_PREFIX) return POWERTOOLS_MD5.test(tail) ? { kind: 'fanOutIdempotencyRecord', hash: tail } : undefined;
   const tokens = id.split('#');
+  if (tokens[0] === 'SMS' && tokens.length === 3) {
+    if (tokens[1] === 'OPTOUT') return /^[A-Za-z0-9_-]{43}$/.test(tokens[2]!) ? { kind: 'smsOptOut', digest: tokens[2]! } : undefined;
+    const dayStartMs = tokens[1] === 'SPEND' ? numberOf(tokens[2], EPOCH_MS) : undefined;
+    return dayStartMs === undefined ? undefined : { kind: 'smsSpendDay', dayStartMs };
+  }
   const tenantId = tokens[0] === 'T' ? parseKeySegment(tokens[1]) : undefined;
   if (!tenantId) return undefined;
   const eventIdFrom = (index: number) => (tokens.length > index ? tokens.slice(index).join('#') : undefined);

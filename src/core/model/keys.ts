@@ -61,6 +61,13 @@ export const CHANNEL_STATE_KEY_PATTERN = 'T#*#U#*#CHANNELS';
 /** Graph: a user's packed followed-celebrities list (`followedCelebsPackPartition`), as an IAM StringLike pattern. */
 export const FOLLOWED_CELEBS_PACK_KEY_PATTERN = 'T#*#U#*#FOLLOWED_CELEBS_PACK';
 
+/** Graph: an account's follower items (`followersPartition`), as an IAM StringLike pattern (`#FORMER_FOLLOWERS` does not match). */
+export const FOLLOWERS_KEY_PATTERN = 'T#*#U#*#FOLLOWERS';
+/** Graph: an account's post alert subscribers (`alertSubscribersPartition`), as an IAM StringLike pattern. */
+export const ALERT_SUBSCRIBERS_KEY_PATTERN = 'T#*#U#*#ALERTS';
+/** Graph: a follower's references to their alert subscriptions (`alertingPartition`), as an IAM StringLike pattern. */
+export const ALERTING_KEY_PATTERN = 'T#*#U#*#ALERTING';
+
 /** Every tenant's retraction list (`retractionsPartition`), as an IAM `dynamodb:LeadingKeys` StringLike pattern. */
 export const RETRACTIONS_KEY_PATTERN = 'T#*#RETRACTIONS';
 
@@ -343,6 +350,23 @@ export const keys = {
   liveHoldId: (tenantId: string, userId: string, releaseAtMs: number): string =>
     `${userPartition(tenantId, userId)}#HOLD#${releaseAtMs}`,
 
+  /** Graph: the followers of `accountId` who turned post alerts on (sk = follower id): paged by a post's alert jobs. */
+  alertSubscribersPartition: (tenantId: string, accountId: string): string => `${userPartition(tenantId, accountId)}#ALERTS`,
+  alertSubscriber: (tenantId: string, accountId: string, followerId: string): TableKey => ({
+    pk: keys.alertSubscribersPartition(tenantId, accountId),
+    sk: assertIdentifierMatching('userId', followerId, IDENTIFIER_PATTERN),
+  }),
+  /**
+   * Graph: the follower's own list of the accounts they turned post alerts on for (sk = account id),
+   * the owner reference of each subscription (which lives under the account): their erasure and
+   * export find their subscriptions from it without a Scan.
+   */
+  alertingPartition: (tenantId: string, followerId: string): string => `${userPartition(tenantId, followerId)}#ALERTING`,
+  alerting: (tenantId: string, followerId: string, accountId: string): TableKey => ({
+    pk: keys.alertingPartition(tenantId, followerId),
+    sk: assertIdentifierMatching('userId', accountId, IDENTIFIER_PATTERN),
+  }),
+
   /** Graph: a user's push devices, push consent, email address and email unsubscribes (one Query reads them all). */
   channelStatePartition: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#CHANNELS`,
   deviceSortKey: (deviceId: string): string => `DEVICE#${assertIdentifierMatching('deviceId', deviceId, /^d_[A-Za-z0-9_-]{22}$/)}`,
@@ -386,6 +410,17 @@ export const keys = {
 
   /** Idempotency table (audit trail): the user's pseudonym salt, no TTL; deleting it at erasure unlinks their audit records. */
   auditSaltId: (tenantId: string, userId: string): string => `${userPartition(tenantId, userId)}#AUDITSALT`,
+
+  /**
+   * Idempotency table: a phone number on the SMS opt-out list (STOP), keyed by a digest of the E.164
+   * number (the inbound topic names no tenant; a number that said STOP is never texted again, whoever
+   * opted it in), no TTL.
+   */
+  smsOptOutId: (phoneNumber: string): string => `SMS#OPTOUT#${createHash('sha256').update(phoneNumber).digest('base64url')}`,
+  /** Idempotency table: texts sent in all on one UTC day (the global spend guard), TTL. */
+  smsSpendDayId: (dayStartMs: number): string => `SMS#SPEND#${dayStartMs}`,
+  /** Idempotency table: one user's texts on one UTC day (the per-user spend guard): a channel rate window of the `smsday` pseudo-channel. */
+  smsUserDayId: (tenantId: string, userId: string, dayStartMs: number): string => keys.channelRateWindowId(tenantId, userId, 'smsday', dayStartMs),
 };
 
 /**

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Actor } from '../model/notification.js';
 import type { Priority } from '../jobs/delivery-job.js';
 import type { ChannelDefaults } from '../model/channel.js';
+import type { EscalationRule } from '../model/channel.js';
 
 export type Audience =
   /** The event's `recipients`. */
@@ -32,6 +33,22 @@ interface NotificationTypeFields<Data> {
    * who never switched it (`{ push: true }`: pushed unless switched off; push still needs consent).
    */
   channels?: ChannelDefaults;
+  /**
+   * After `afterSeconds`, send on `channel` (one the type offers) only if the notification is still
+   * unseen (`when: 'unseen'`) or unread; a user can turn it off per type (`channels.<type>.escalation`).
+   */
+  escalation?: EscalationRule;
+  /**
+   * Push / email when the consumer crashes between the dedup claim and the provider's answer:
+   * `at-most-once` (default: that send is lost, never doubled) or `at-least-once` (the claim records
+   * `sending` then `sent`; one left `sending` past the timeout is sent again: a duplicate is possible).
+   */
+  deliveryGuarantee?: 'at-most-once' | 'at-least-once';
+  /**
+   * Post alerts: followers who turned alerts on for the actor (`PUT /alerts/{accountId}`) are pushed
+   * this type's notifications whatever its push default. Needs audience `followersOfActor` and push offered.
+   */
+  followerAlerts?: boolean;
   /** Push and email carry a generic text and the notification id, never the content (the app fetches it after authentication). */
   sensitive?: boolean;
   /** Recipients implied by the data (e.g. the followee of a follow), added to the envelope's. */

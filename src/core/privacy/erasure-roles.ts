@@ -6,7 +6,8 @@
  *
  * - belongs to the user (their partition, or a record keyed by their id): deleted;
  * - names the user in a role: the recipient's copy of a notification the user authored (its actor),
- *   a follow edge or subscription where they are follower or followee, a celebrity post they
+ *   a follow edge or subscription where they are follower or followee, a post alert subscription
+ *   where they are the subscriber or the account (and the subscriber's reference to it), a celebrity post they
  *   authored, an event trace about their feed, a follow's trace where they are the followee: deleted; a shared item (another user's followed-
  *   celebrities pack, a posts count index slot, a connection's list of followed celebrities, another
  *   user's held live pushes, the fan-out's result of a tier change): only the user's part goes;
@@ -61,6 +62,8 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   profile: 'graph',
   preferences: 'graph',
   device: 'graph',
+  alertSubscriber: 'graph',
+  alertingEntry: 'graph',
   channelState: 'graph',
   migrationMarker: 'graph',
   deliveryRecord: 'idempotency',
@@ -76,6 +79,8 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   exportJob: 'idempotency',
   auditSalt: 'idempotency',
   fanOutIdempotencyRecord: 'idempotency',
+  smsOptOut: 'idempotency',
+  smsSpendDay: 'idempotency',
 };
 
 const keep = (kind: string): ItemVerdict => ({ action: 'keep', kind });
@@ -144,6 +149,13 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'follower':
       if (isUser(parsed.followeeId)) return remove('followerEdge');
       return parsed.followerId === userId ? remove('followingEdge', { followeeProfile: keys.profileOfFollowersPartition(item.pk as string)! }) : keep(parsed.kind);
+    case 'alertSubscriber':
+      // The erased account's alert list goes whole (the account is gone: nothing to alert about); the
+      // erased follower's subscription in another account's list goes too.
+      return isUser(parsed.accountId) ? remove('alertSubscriber') : parsed.followerId === userId ? remove('alertSubscription') : keep(parsed.kind);
+    case 'alertingEntry':
+      // Their own list of subscriptions, or a subscriber's entry naming them as the account.
+      return isUser(parsed.userId) ? remove('alertingEntry') : parsed.accountId === userId ? remove('alertingEntryOfSubscriber') : keep(parsed.kind);
     case 'followingCeleb':
       return isUser(parsed.userId) ? remove('followedCelebrity') : parsed.celebrityId === userId ? remove('followerOfCelebrity') : keep(parsed.kind);
     case 'followedCelebsPack':
@@ -165,6 +177,9 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'arrivalRecord':
     case 'erasureRecord':
     case 'exportJob':
+    case 'smsOptOut':
+    case 'smsSpendDay':
+      // (smsOptOut: a digest of a number that said STOP, kept so it is never texted again; smsSpendDay: a count.)
       return keep(parsed.kind);
   }
 }

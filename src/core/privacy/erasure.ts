@@ -59,6 +59,9 @@ export function userPartitions(subject: ErasureSubject, feedShards: number, onli
     { table: 'graph', pk: keys.followersPartition(tenantId, userId), kind: 'followerEdge' },
     { table: 'graph', pk: keys.formerFollowersPartition(tenantId, userId), kind: 'formerFollower' },
     { table: 'graph', pk: keys.followingPartition(tenantId, userId), kind: 'followingEntry' },
+    // Post alerts: the account's subscribers (the account is gone), and their own references to their subscriptions.
+    { table: 'graph', pk: keys.alertSubscribersPartition(tenantId, userId), kind: 'alertSubscriber' },
+    { table: 'graph', pk: keys.alertingPartition(tenantId, userId), kind: 'alertingEntry' },
     { table: 'graph', pk: keys.followingCelebsPartition(tenantId, userId), kind: 'followedCelebrity' },
     { table: 'graph', pk: keys.followedCelebsPackPartition(tenantId, userId), kind: 'followedCelebritiesPack' },
     { table: 'graph', pk: keys.profile(tenantId, userId).pk, kind: 'profileOrPreferences' },

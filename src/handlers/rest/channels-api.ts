@@ -15,7 +15,8 @@ import { errorBody, identityFrom, json, parseJsonBody, type RestHandler } from '
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { UserRef } from '../../core/model/user.js';
 import { noQuerySchema } from '../../contract/rest-schemas.js';
-import { deviceInputSchema, devicePathSchema, pushConsentInputSchema, unsubscribeQuerySchema } from '../../contract/channel-schemas.js';
+import { deviceInputSchema, devicePathSchema, E164_PATTERN, pushConsentInputSchema, smsOptInInputSchema, unsubscribeQuerySchema } from '../../contract/channel-schemas.js';
+import { verifiedPhoneOf } from '../../adapters/jwt-verifier.js';
 
 export interface ChannelsApiDeps {
   store: ChannelStateStore;
@@ -34,6 +35,13 @@ const sameUser = (a: UserRef, b: UserRef) => a.tenantId === b.tenantId && a.user
 function present(device: Device) {
   // The token stays server-side: a leaked listing cannot be replayed to push to the phone.
   return { id: device.id, platform: device.platform, ...(device.locale ? { locale: device.locale } : {}), createdAt: device.createdAt, updatedAt: device.updatedAt };
+}
+
+/** The verified `phone_number` claim (E.164) the authorizer passed on (jwt mode) or Cognito's verified claims. */
+function verifiedPhoneFrom(event: APIGatewayProxyEvent): string | undefined {
+  const authorizer = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
+  if (typeof authorizer.phoneNumber === 'string') return E164_PATTERN.test(authorizer.phoneNumber) ? authorizer.phoneNumber : undefined;
+  return verifiedPhoneOf((authorizer.claims ?? {}) as Record<string, unknown>);
 }
 
 /** The verified `email` claim the authorizer passed on (jwt mode) or Cognito's verified claims. */
@@ -123,6 +131,22 @@ export function channelsRoutes(deps: ChannelsApiDeps): Record<string, RestHandle
     'DELETE /email-address': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);
       await deps.store.deleteEmailAddress(user);
+      return json(204);
+    },
+    // SMS: an explicit opt-in, to the number the identity provider verified (never one from the body).
+    'PUT /sms': async (event) => {
+      const user = identityFrom(event, deps.tenantClaim);
+      noQuerySchema.parse(event.queryStringParameters ?? {});
+      const { version } = smsOptInInputSchema.parse(parseJsonBody(event));
+      const phoneNumber = verifiedPhoneFrom(event);
+      if (!phoneNumber) throw new ValidationError('the token carries no verified phone number (phone_number in E.164 + phone_number_verified: true)', [{ path: 'token.phone_number', message: 'missing, not E.164 or not verified' }], 'no_verified_phone_number');
+      const sms = { phoneNumber, optedInAt: new Date(deps.clock.nowMs()).toISOString(), version };
+      await deps.store.putSmsOptIn!(user, sms);
+      return json(200, { sms });
+    },
+    'DELETE /sms': async (event) => {
+      const user = identityFrom(event, deps.tenantClaim);
+      await deps.store.deleteSmsOptIn!(user);
       return json(204);
     },
     // A link scanner may fetch GET: it only shows the button; the POST (RFC 8058 one-click, or the button) unsubscribes.

@@ -1,11 +1,12 @@
 /** REST handler of `GET /preferences` and `PUT /preferences` (the caller's own preferences only). */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Channel } from '../../contract/channels.js';
+import type { ChannelSwitch } from '../../contract/channels.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { type Preferences } from '../../core/preferences/preferences.js';
 import type { PreferencesStore } from '../../core/preferences/store.js';
 import { errorBody, identityFrom, json, parseJsonBody, restDispatcher, type RestHandler } from './http.js';
 import { channelsRoutes, type ChannelsApiDeps } from './channels-api.js';
+import { alertsRoutes, type AlertsApiDeps } from './alerts-api.js';
 import { noQuerySchema } from '../../contract/rest-schemas.js';
 import { preferencesInputSchema } from '../../contract/preferences-schemas.js';
 
@@ -14,7 +15,7 @@ export interface PreferencesApiDeps {
   /** The catalog's notification types that produce notifications (mutable / switchable). */
   knownTypes: readonly string[];
   /** The channels each type offers (push, email): switching another is a 400. */
-  offeredChannels?: (type: string) => readonly Channel[];
+  offeredChannels?: (type: string) => readonly ChannelSwitch[];
   tenantClaim: string;
   /** Origins allowed to call from a browser (`*` or exact origins). */
   corsAllowOrigins: readonly string[];
@@ -22,6 +23,8 @@ export interface PreferencesApiDeps {
   logger: Logger;
   /** The channels' routes (devices, consent, email address, unsubscribe), served by this function. */
   channels?: Omit<ChannelsApiDeps, 'knownTypes' | 'tenantClaim' | 'clock'>;
+  /** Post alerts (`PUT / DELETE /alerts/{accountId}`), served by this function. */
+  alerts?: Omit<AlertsApiDeps, 'tenantClaim' | 'clock'>;
 }
 
 type Handler = RestHandler;
@@ -35,6 +38,7 @@ export function createPreferencesHandler(deps: PreferencesApiDeps): Handler {
   const inputSchema = preferencesInputSchema(deps.knownTypes, deps.offeredChannels);
   const routes: Record<string, Handler> = {
     ...(deps.channels ? channelsRoutes({ ...deps.channels, knownTypes: deps.knownTypes, tenantClaim: deps.tenantClaim, clock: deps.clock, logger: deps.logger }) : {}),
+    ...(deps.alerts ? alertsRoutes({ ...deps.alerts, tenantClaim: deps.tenantClaim, clock: deps.clock }) : {}),
     'GET /preferences': async (event) => {
       const user = identityFrom(event, deps.tenantClaim);
       noQuerySchema.parse(event.queryStringParameters ?? {});

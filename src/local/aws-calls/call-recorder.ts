@@ -47,6 +47,7 @@ const SERVICES: Record<string, string> = {
   SQSClient: 'sqs',
   SNSClient: 'sns',
   SESv2Client: 'sesv2',
+  PinpointSMSVoiceV2Client: 'sms-voice',
   SchedulerClient: 'scheduler',
   ApiGatewayManagementApiClient: 'apigatewaymanagementapi',
 };
@@ -153,6 +154,11 @@ export class AwsCallRecorder {
         const identity = text(input.FromEmailAddressIdentityArn) ?? /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? from;
         const configurationSet = text(input.ConfigurationSetName);
         return [{ kind: 'ses', identity, ...(configurationSet ? { configurationSet } : {}) }];
+      }
+      case 'sms-voice': {
+        const originationIdentity = text(input.OriginationIdentity);
+        const configurationSet = text(input.ConfigurationSetName);
+        return [originationIdentity ? { kind: 'sms', originationIdentity, ...(configurationSet ? { configurationSet } : {}) } : { kind: 'unknown', detail: `sms-voice ${operation} without an origination identity` }];
       }
       case 'scheduler': {
         const target = (input.Target ?? {}) as Input;

@@ -16,6 +16,8 @@ export type RecordedTarget =
   | { kind: 'sns'; arn: string }
   /** SES v2 SendEmail: the sending identity (the From address's domain when no identity ARN is given) and the configuration set. */
   | { kind: 'ses'; identity: string; configurationSet?: string }
+  /** End User Messaging SMS: the origination identity (an ARN) and the configuration set a text goes through. */
+  | { kind: 'sms'; originationIdentity: string; configurationSet?: string }
   /** A schedule of the local group; CreateSchedule names the role it passes and the target. */
   | { kind: 'schedule'; group: string; name: string; roleArn?: string; targetArn?: string }
   /** `@connections/{id}` of the WebSocket API, by HTTP method (POST = PostToConnection). */

@@ -25,6 +25,7 @@ export interface BundleWorldInputs {
   managementEndpoint: string;
   snsEndpoint: string;
   sesEndpoint: string;
+  smsEndpoint: string;
   configs: LocalFunctionConfigs;
   functionTimeoutMs: number;
   maxReceiveCount: number;
@@ -78,6 +79,7 @@ export function localBundleWorld(inputs: BundleWorldInputs): BundleWorld {
       // The local SNS and SES stand-ins (variables of the local runtime only), for the functions of those channels.
       ...(ENV.SNS_PLATFORM_APPLICATION_APNS in template ? { [ENV.SNS_ENDPOINT]: inputs.snsEndpoint } : {}),
       ...(ENV.SES_FROM_ADDRESS in template ? { [ENV.SES_ENDPOINT]: inputs.sesEndpoint } : {}),
+      ...(ENV.SMS_ORIGINATION_IDENTITY in template ? { [ENV.SMS_ENDPOINT]: inputs.smsEndpoint } : {}),
     }),
     functionTimeoutMs: inputs.functionTimeoutMs,
   };

@@ -43,6 +43,9 @@ export interface RecordedEmail {
 export class LocalSesV2 {
   private readonly mails: RecordedEmail[] = [];
   private throttleNext = 0;
+  private stallNext = 0;
+  /** SendEmail calls held without an answer so far (`stall`). */
+  stalled = 0;
 
   /** Every accepted mail, oldest first. */
   mailbox(): RecordedEmail[] {
@@ -59,9 +62,26 @@ export class LocalSesV2 {
     this.throttleNext = count;
   }
 
+  /**
+   * The next `count` SendEmail calls are received and never answered (nor delivered): the sender
+   * waits as on a provider that hangs, so a test can kill it between its claim and the answer.
+   */
+  stall(count: number): void {
+    this.stallNext = count;
+  }
+
   reset(): void {
     this.mails.length = 0;
     this.throttleNext = 0;
+    this.stallNext = 0;
+  }
+
+  /** Whether this call is one to stall (counted as stalled). */
+  takeStall(): boolean {
+    if (this.stallNext === 0) return false;
+    this.stallNext -= 1;
+    this.stalled += 1;
+    return true;
   }
 
   send(input: unknown): LocalResponse {
@@ -110,6 +130,8 @@ export function createLocalSesRoute(ses: LocalSesV2, options: { credentials?: Lo
       } catch {
         return sesError(400, 'BadRequestException', 'body is not JSON');
       }
+      // Never answered: the caller hangs as on a provider that does (a kill test stops it there).
+      if (ses.takeStall()) return new Promise<LocalResponse>(() => undefined);
       return ses.send(input);
     },
   };

@@ -11,6 +11,8 @@ export interface LocalMessage {
   receiveCount: number;
   firstReceiveAt?: number;
   lastReceiveAt?: number;
+  /** Sent with DelaySeconds: not received before this instant. */
+  delayedUntil?: number;
   visibleAt: number;
   receiptHandle?: string;
   /** Held by a running consumer batch. */

@@ -36,10 +36,12 @@ export interface JournaledMessage {
   firstReceiveAt?: number;
   /** When it was last received (a restart holds a message received by a killed run until that run's timeout). */
   lastReceiveAt?: number;
+  /** SendMessage's DelaySeconds: invisible until then (a restart keeps the delay). */
+  delayedUntil?: number;
 }
 
 export type JournalRecord =
-  | { op: 'sent'; id: string; body: string; sentAt: number; n?: number; at?: number; r?: number }
+  | { op: 'sent'; id: string; body: string; sentAt: number; n?: number; at?: number; r?: number; d?: number }
   | { op: 'received'; id: string; n: number; at: number; r?: number }
   | { op: 'deleted'; id: string }
   | { op: 'dlq'; id: string }
@@ -105,6 +107,7 @@ class JournalReplay {
           receiveCount: record.n ?? 0,
           ...(record.at !== undefined ? { firstReceiveAt: record.at } : {}),
           ...(record.r !== undefined ? { lastReceiveAt: record.r } : {}),
+          ...(typeof record.d === 'number' ? { delayedUntil: record.d } : {}),
         });
         break;
       case 'received': {
@@ -177,6 +180,7 @@ const sentRecordOf = (message: JournaledMessage): JournalRecord => ({
   n: message.receiveCount,
   ...(message.firstReceiveAt !== undefined ? { at: message.firstReceiveAt } : {}),
   ...(message.lastReceiveAt !== undefined ? { r: message.lastReceiveAt } : {}),
+  ...(message.delayedUntil !== undefined ? { d: message.delayedUntil } : {}),
 });
 
 function writeAll(fd: number, text: string): void {

@@ -102,7 +102,7 @@ export class LocalQueue {
       const exhausted: StoredMessage[] = [];
       for (const stored of opened.messages) {
         const message = this.store(stored, now);
-        const heldUntil = this.heldAfterRestartUntil(stored);
+        const heldUntil = Math.max(this.heldAfterRestartUntil(stored), stored.delayedUntil ?? 0);
         if (heldUntil > now) this.makeInvisible(message, heldUntil);
         else this.makeVisible(message, exhausted);
       }
@@ -124,41 +124,46 @@ export class LocalQueue {
     return this.journal?.syncCount ?? 0;
   }
 
-  send(body: string): SentMessage & { md5OfBody: string } {
-    const [sent] = this.sendBatch([body]);
+  send(body: string, delayMs = 0): SentMessage & { md5OfBody: string } {
+    const [sent] = this.sendBatch([body], [delayMs]);
     return sent!;
   }
 
-  /** Sends several messages; a durable queue journals them with one write and one sync before returning (DLQ moves, scheduler deliveries). */
-  sendBatch(bodies: readonly string[]): Array<SentMessage & { md5OfBody: string }> {
-    return this.accept(bodies, (records) => this.journal?.append(records, true));
+  /**
+   * Sends several messages; a durable queue journals them with one write and one sync before returning
+   * (DLQ moves, scheduler deliveries). `delaysMs` (SQS DelaySeconds): a message stays invisible that
+   * long, across a restart too.
+   */
+  sendBatch(bodies: readonly string[], delaysMs: readonly number[] = []): Array<SentMessage & { md5OfBody: string }> {
+    return this.accept(bodies, delaysMs, (records) => this.journal?.append(records, true));
   }
 
   /**
    * Sends several messages (SendMessage, SendMessageBatch, PutEvents): journaled with one write now,
-   * visible to the consumer at once, and answered once the journal's group commit has synced them
-   * (one fdatasync for the sends of every call made meanwhile, off the event loop). A kill -9
-   * after the write loses nothing (the kernel has it); a power loss before the sync can lose a
+   * visible to the consumer at once (or after its delay), and answered once the journal's group commit
+   * has synced them (one fdatasync for the sends of every call made meanwhile, off the event loop). A
+   * kill -9 after the write loses nothing (the kernel has it); a power loss before the sync can lose a
    * message its sender was never answered for, and the sender retries it.
    */
-  async sendBatchDurable(bodies: readonly string[]): Promise<Array<SentMessage & { md5OfBody: string }>> {
+  async sendBatchDurable(bodies: readonly string[], delaysMs: readonly number[] = []): Promise<Array<SentMessage & { md5OfBody: string }>> {
     let synced: Promise<void> | undefined;
-    const answers = this.accept(bodies, (records) => {
+    const answers = this.accept(bodies, delaysMs, (records) => {
       synced = this.journal?.appendDurable(records);
     });
     await synced;
     return answers;
   }
 
-  private accept(bodies: readonly string[], journal: (records: JournalRecord[]) => void): Array<SentMessage & { md5OfBody: string }> {
+  private accept(bodies: readonly string[], delaysMs: readonly number[], journal: (records: JournalRecord[]) => void): Array<SentMessage & { md5OfBody: string }> {
     if (this.closed) throw new QueueClosedError(`queue ${this.name} is closed`);
     const now = Date.now();
-    const sent = bodies.map((body) => ({ messageId: randomUUID(), body, sentAt: now, receiveCount: 0 }));
-    journal(sent.map((message): JournalRecord => ({ op: 'sent', id: message.messageId, body: message.body, sentAt: message.sentAt })));
+    const sent: JournaledMessage[] = bodies.map((body, index) => ({ messageId: randomUUID(), body, sentAt: now, receiveCount: 0, ...((delaysMs[index] ?? 0) > 0 ? { delayedUntil: now + delaysMs[index]! } : {}) }));
+    journal(sent.map((message): JournalRecord => ({ op: 'sent', id: message.messageId, body: message.body, sentAt: message.sentAt, ...(message.delayedUntil !== undefined ? { d: message.delayedUntil } : {}) })));
     const exhausted: StoredMessage[] = [];
     const answers = sent.map((journaled) => {
       const message = this.store(journaled, now);
-      this.makeVisible(message, exhausted);
+      if (journaled.delayedUntil !== undefined) this.makeInvisible(message, journaled.delayedUntil);
+      else this.makeVisible(message, exhausted);
       for (const listener of this.sendListeners) listener({ messageId: message.messageId, body: message.body });
       return { messageId: message.messageId, body: message.body, md5OfBody: message.md5OfBody };
     });
@@ -231,9 +236,21 @@ export class LocalQueue {
     return this.messages.size;
   }
 
-  depth(): { visible: number; notVisible: number } {
-    this.promoteDue(Date.now());
-    return { visible: this.visibleCount, notVisible: this.messages.size - this.visibleCount };
+  depth(): { visible: number; notVisible: number; delayed: number } {
+    const now = Date.now();
+    this.promoteDue(now);
+    const delayed = this.delayedAt(now).length;
+    return { visible: this.visibleCount, notVisible: this.messages.size - this.visibleCount - delayed, delayed };
+  }
+
+  /** Messages still in their DelaySeconds (never received yet): SQS's ApproximateNumberOfMessagesDelayed. */
+  delayedAt(now = Date.now()): LocalMessage[] {
+    return [...this.messages.values()].filter((message) => message.receiveCount === 0 && (message.delayedUntil ?? 0) > now);
+  }
+
+  /** Stored messages but the delayed ones: what a "queue drained" check waits for (a delayed escalation is not work left). */
+  peekUndelayed(now = Date.now()): LocalMessage[] {
+    return this.peek().filter((message) => !(message.receiveCount === 0 && (message.delayedUntil ?? 0) > now));
   }
 
   /** Visible messages now (the consumer's "full batch" test); promotes the due ones first. */

@@ -52,13 +52,21 @@ function batchEntries(input: Input): Input[] {
   return entries.map((entry: unknown) => (isObject(entry) ? entry : {}));
 }
 
+/** SQS DelaySeconds: an integer from 0 to 900 (15 minutes); absent = 0 (the local queues have no queue-level delay). */
+function delayMsOf(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_DELAY_S) throw new InvalidParameterError(`DelaySeconds must be an integer from 0 to ${MAX_DELAY_S}`);
+  return value * 1000;
+}
+const MAX_DELAY_S = 900;
+
 /** A Map, not an object literal: `AmazonSQS.toString` must not find Object.prototype.toString. */
 const actions = new Map<string, SqsAction>([
   [
     'SendMessage',
     async (queues, input) => {
       if (typeof input.MessageBody !== 'string' || input.MessageBody === '') throw new InvalidParameterError('MessageBody is required');
-      const [sent] = await queues.byUrl(input.QueueUrl).sendBatchDurable([input.MessageBody]);
+      const [sent] = await queues.byUrl(input.QueueUrl).sendBatchDurable([input.MessageBody], [delayMsOf(input.DelaySeconds)]);
       return { MessageId: sent!.messageId, MD5OfMessageBody: sent!.md5OfBody };
     },
   ],
@@ -67,14 +75,21 @@ const actions = new Map<string, SqsAction>([
     async (queues, input) => {
       const queue = queues.byUrl(input.QueueUrl);
       const entries = batchEntries(input);
-      const valid: Array<{ Id: unknown; MessageBody: string }> = [];
+      const valid: Array<{ Id: unknown; MessageBody: string; delayMs: number }> = [];
       const failed: unknown[] = [];
       for (const entry of entries) {
-        if (typeof entry.MessageBody === 'string' && entry.MessageBody !== '') valid.push({ Id: entry.Id, MessageBody: entry.MessageBody });
+        let delayMs: number;
+        try {
+          delayMs = delayMsOf(entry.DelaySeconds);
+        } catch (error) {
+          failed.push({ Id: entry.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: (error as Error).message });
+          continue;
+        }
+        if (typeof entry.MessageBody === 'string' && entry.MessageBody !== '') valid.push({ Id: entry.Id, MessageBody: entry.MessageBody, delayMs });
         else failed.push({ Id: entry.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'MessageBody is required' });
       }
       // One journal write for the whole batch on a durable queue, answered after the group commit's sync.
-      const sent = valid.length > 0 ? await queue.sendBatchDurable(valid.map((entry) => entry.MessageBody)) : [];
+      const sent = valid.length > 0 ? await queue.sendBatchDurable(valid.map((entry) => entry.MessageBody), valid.map((entry) => entry.delayMs)) : [];
       const successful = valid.map((entry, i) => ({ Id: entry.Id, MessageId: sent[i]!.messageId, MD5OfMessageBody: sent[i]!.md5OfBody }));
       return { Successful: successful, Failed: failed };
     },
@@ -140,6 +155,7 @@ const actions = new Map<string, SqsAction>([
           QueueArn: queue.arn,
           ApproximateNumberOfMessages: String(depth.visible),
           ApproximateNumberOfMessagesNotVisible: String(depth.notVisible),
+          ApproximateNumberOfMessagesDelayed: String(depth.delayed),
           VisibilityTimeout: String(Math.round(queue.visibilityTimeoutMs / 1000)),
         },
       };

@@ -12,6 +12,8 @@ import { FollowGraphRepository } from '../../../src/adapters/dynamo/follow-graph
 import { GraphRepository } from '../../../src/adapters/dynamo/graph-repository.js';
 import { InboxRepository } from '../../../src/adapters/dynamo/inbox-repository.js';
 import { ReadStateRepository } from '../../../src/adapters/dynamo/read-state-repository.js';
+import { DynamoEscalationState } from '../../../src/adapters/dynamo/escalation-state.js';
+import type { EscalationStateReader } from '../../../src/core/channels/escalation.js';
 import { DynamoRecentPostsLog } from '../../../src/adapters/dynamo/recent-posts-log.js';
 import { RequestMeter } from '../../../src/adapters/dynamo/request-meter.js';
 import { RetractionRepository } from '../../../src/adapters/dynamo/retraction-repository.js';
@@ -34,6 +36,8 @@ export interface Ports {
   arrivals: ArrivalLedger;
   recentPosts: RecentPostsLog;
   retractions: RetractionStore & RetractionsReader;
+  /** What an escalation reads at fire time (core/channels/escalation.ts). */
+  escalation: EscalationStateReader;
 }
 
 export interface Backend {
@@ -79,6 +83,7 @@ export class DynaliteServer {
         arrivals: new DynamoArrivalLedger(client, tables.idempotency),
         recentPosts: new DynamoRecentPostsLog(client, tables.inbox),
         retractions: new RetractionRepository(client, tables.inbox),
+        escalation: new DynamoEscalationState(client, { inbox: tables.inbox, readMarks: tables.readMarks }),
       },
       async seed(user, celebrities, followedAtMs) {
         await batchPutAll(

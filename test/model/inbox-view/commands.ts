@@ -426,6 +426,28 @@ export class Snooze implements fc.AsyncCommand<ModelState, RealState> {
   toString = () => `new Snooze(${this.pick}, ${this.aheadMs}${this.fault ? `, '${this.fault}'` : ''})`;
 }
 
+/**
+ * An escalation fires for one of the user's own notifications (not a comeback: snooze returns do not
+ * escalate) that has arrived and not expired: the real decision over the stored marks, exceptions and
+ * retraction records must be the model's. Escalation adds no state: it reads what the actions left.
+ */
+export class Escalate implements fc.AsyncCommand<ModelState, RealState> {
+  constructor(
+    readonly pick: number,
+    readonly when: 'unseen' | 'unread',
+  ) {}
+  check = () => true;
+  async run(model: ModelState, real: RealState): Promise<void> {
+    const nowMs = model.view.nowMs;
+    const candidates = [...model.view.items.values()].filter((item) => item.source === 'own' && item.comebackOf === undefined && item.fromMs <= nowMs && item.expiresAtMs > nowMs && !model.unknown.has(item.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (candidates.length === 0) return;
+    const item = candidates[this.pick % candidates.length]!;
+    const [type, eventId] = item.event.split('\u0000') as [string, string];
+    expect(await real.sys.escalationVerdict(item.id, type, eventId, this.when), `escalation (${this.when}) of ${item.id}`).toBe(model.view.escalationVerdict(item.id, this.when));
+  }
+  toString = () => `new Escalate(${this.pick}, '${this.when}')`;
+}
+
 /** The `upTo` a device sends: none, the newest it rendered (current), or an older one (a device that has not caught up). */
 type UpTo = { kind: 'none' } | { kind: 'newest' } | { kind: 'stale'; pick: number };
 
@@ -534,6 +556,7 @@ const serverCommandArbitraries = [
   upTo.map((u) => new SeenAll(u)),
   fc.constant(new ArchiveRead()),
   fc.constant(new Deliver()),
+  fc.tuple(pick, fc.constantFrom<'unseen' | 'unread'>('unseen', 'unread')).map(([p, when]) => new Escalate(p, when)),
 ];
 
 const advanceMs = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1_000, max: 120_000 }), fc.integer({ min: DAY / 2, max: 3 * DAY }));

@@ -33,6 +33,8 @@ import {
 } from '../../../src/core/ports/inbox.js';
 import { FOLLOWED_PACK_ATTRIBUTE, encodeFollowedPackElement, type FollowedCelebrity } from '../../../src/core/model/followed-pack.js';
 import type { Backend, Ports } from './backend.js';
+import type { EscalationCheck, EscalationStateReader } from '../../../src/core/channels/escalation.js';
+import { timeOfId } from '../../../src/core/model/ids.js';
 
 const userKey = (user: UserRef) => `${user.tenantId}\u0000${user.userId}`;
 
@@ -365,8 +367,24 @@ class MemoryRetractions implements RetractionStore, RetractionsReader {
     tenant.set(`${String(retraction.arrivalMs).padStart(15, '0')}#${retraction.type}#${retraction.eventId}`, { ...retraction, expiresAt: expiresAtEpochSeconds });
     this.records.set(retraction.tenantId, tenant);
   }
+  has(tenantId: string, arrivalMs: number, type: string, eventId: string): boolean {
+    return this.records.get(tenantId)?.has(`${String(arrivalMs).padStart(15, '0')}#${type}#${eventId}`) ?? false;
+  }
   async retractionsOf(tenantId: string, nowMs: number): Promise<Retraction[]> {
     return [...(this.records.get(tenantId)?.values() ?? [])].filter((record) => record.expiresAt * 1000 > nowMs).map(({ expiresAt: _expiresAt, ...retraction }) => retraction);
+  }
+}
+
+/** The escalation's one read: the marks with the ids' exceptions, and the retraction records keyed by the ids' arrival (as the DynamoDB adapter's keys). */
+class MemoryEscalationState implements EscalationStateReader {
+  constructor(
+    private readonly readState: MemoryReadState,
+    private readonly retractions: MemoryRetractions,
+  ) {}
+
+  async escalationState(user: UserRef, checks: readonly EscalationCheck[]): Promise<{ state: ReadState; retracted: ReadonlySet<string> }> {
+    const retracted = new Set(checks.filter((check) => this.retractions.has(user.tenantId, timeOfId(check.notificationId), check.type, check.eventId)).map((check) => check.notificationId));
+    return { state: this.readState.stateWith(user, checks.map((check) => check.notificationId)), retracted };
   }
 }
 
@@ -400,6 +418,7 @@ export function memoryBackend(): Backend {
   const inbox = new MemoryInbox();
   const readState = new MemoryReadState();
   const graph = new MemoryGraph();
+  const retractions = new MemoryRetractions();
   const ports: Ports = {
     inbox,
     readState,
@@ -409,7 +428,8 @@ export function memoryBackend(): Backend {
     celebrityPosts: new MemoryCelebrityPosts(inbox),
     arrivals: new MemoryArrivals(),
     recentPosts: new MemoryRecentPosts(),
-    retractions: new MemoryRetractions(),
+    retractions,
+    escalation: new MemoryEscalationState(readState, retractions),
   };
   return {
     name: 'memory',

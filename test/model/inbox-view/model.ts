@@ -231,6 +231,21 @@ export class InboxViewModel {
   // ---- per-item actions ----
 
   /** One action on one notification in the view; `notFound` (404) otherwise, and nothing changes. */
+  /**
+   * An escalation firing now for the user's own item: retracted, deleted or snoozed away, read or
+   * archived cancel or skip it, seen skips it when it escalates only the unseen; else it is due.
+   */
+  escalationVerdict(id: string, when: 'unseen' | 'unread'): string {
+    const item = this.items.get(id)!;
+    if (this.retracted.has(item.event)) return 'retracted';
+    if (item.deleted) return 'deleted';
+    if (item.snoozed) return 'snoozed';
+    if (item.read) return 'read';
+    if (item.archived) return 'archived';
+    if (when === 'unseen' && item.seen) return 'seen';
+    return 'due';
+  }
+
   act(action: ItemAction, id: string): 'ok' | 'notFound' {
     if (!this.inView(id)) return 'notFound';
     const item = this.items.get(id)!;

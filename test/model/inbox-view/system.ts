@@ -4,6 +4,7 @@
  * ports (`Backend`: dynalite adapters or the in-memory ports), with a manual clock, recorded queues
  * and schedules, fake sockets, and faults injected between the writes of one action or one fan-out.
  */
+import { escalationVerdict, type EscalationVerdict } from '../../../src/core/channels/escalation.js';
 import { ScheduledSnoozeReturns } from '../../../src/core/actions/snooze-returns.js';
 import { InboxActions, type ItemAction } from '../../../src/core/actions/inbox-actions.js';
 import { ReadMarks } from '../../../src/core/actions/read-marks.js';
@@ -209,6 +210,12 @@ export class InboxSystem {
     if (error instanceof ValidationError) return 'invalid';
     if (error instanceof InjectedKill) return 'failed';
     throw error;
+  }
+
+  /** The escalation's decision at fire time, as the channel consumer makes it: one read of the ports, then the core's verdict. */
+  async escalationVerdict(id: string, type: string, eventId: string, when: 'unseen' | 'unread'): Promise<EscalationVerdict> {
+    const { state, retracted } = await this.backend.ports.escalation.escalationState(this.user, [{ notificationId: id, type, eventId }]);
+    return escalationVerdict(id, state, retracted.has(id), when);
   }
 
   async act(action: ItemAction, id: string): Promise<ActionOutcome> {

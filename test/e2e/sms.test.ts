@@ -1,0 +1,105 @@
+/**
+ * SMS end to end on the local runtime (issue 31): real PutEvents, the fan-out putting the job on the
+ * SMS queue, the consumer sending through the real `@aws-sdk/client-pinpoint-sms-voice-v2` to the
+ * local End User Messaging SMS stand-in (SigV4-checked), and an inbound STOP through the stand-in's
+ * inbound topic to the sms-inbound function. A mention reaches a verified, opted-in number once
+ * (a redelivered event sends nothing more) and never after STOP; a user who did not opt in gets
+ * nothing; `PUT /sms` takes the number only from a verified token claim.
+ */
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoSmsOptOutList } from '../../src/adapters/dynamo/sms-records.js';
+import type { UserRef } from '../../src/core/model/user.js';
+import type { LocalRuntime } from '../../src/local/runtime.js';
+import { aMention } from '../support/events.js';
+import { call } from '../support/http.js';
+import { pollUntil } from '../support/poll-until.js';
+import { inboxOf, publish, putPreferences, sleep, startE2eRuntime, stopE2eRuntime } from '../support/schedules-e2e.js';
+
+const POLL = { attempts: 400, intervalMs: 50 };
+const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
+const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103' };
+
+let dataDir: string;
+let runtime: LocalRuntime;
+let events: EventBridgeClient;
+
+beforeAll(async () => {
+  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50 }));
+});
+
+afterAll(async () => {
+  await stopE2eRuntime({ dataDir, runtime, events });
+});
+
+/** A request with a token carrying the user's verified phone number (`withPhone: false`: a token without one). */
+async function api(who: UserRef, method: string, path: string, body?: unknown, withPhone = true) {
+  const phone = withPhone ? PHONES[who.userId] : undefined;
+  const token = await runtime.secrets.issueToken({ ...who, ...(phone ? { phoneNumber: phone } : {}) });
+  return call(runtime.endpoints.http, method, path, { token, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+}
+
+/** Mentions by SMS switched on (off by default for the type). */
+async function smsForMentions(who: UserRef): Promise<void> {
+  await putPreferences(runtime, who, { timeZone: 'UTC', channels: { 'mention.created': { sms: true } } });
+}
+
+const textsTo = (who: UserRef) => runtime.channels.sms.textsTo(PHONES[who.userId]!);
+
+async function mentionSettled(who: UserRef, count: number): Promise<void> {
+  await pollUntil(async () => (await inboxOf(runtime, who)).length === count, POLL, `${count} inbox items of ${who.userId}`);
+  await pollUntil(() => runtime.queues.sms.peekUndelayed().length === 0 && runtime.queues.urgent.peek().length === 0, POLL, 'sms queue drained');
+  await sleep(300);
+}
+
+describe('SMS: End User Messaging SMS through the local stand-in', () => {
+  it('reaches a verified, opted-in number once, never after STOP; nothing without the opt-in', { timeout: 60_000 }, async () => {
+    // Prepare: ana opts in with her verified number; ben switches SMS on for mentions but never opts in.
+    const [ana, ben] = [user('ana'), user('ben')];
+    await Promise.all([smsForMentions(ana), smsForMentions(ben)]);
+    const optIn = await api(ana, 'PUT', '/sms', { version: '2026-11' });
+    expect(optIn.status).toBe(200);
+    expect((optIn.body as { sms: { phoneNumber: string } }).sms.phoneNumber).toBe(PHONES.ana);
+
+    // Act: a mention to both, then the same event again (a producer retry).
+    const first = aMention({ recipients: ['ana', 'ben'], data: { postId: 'p1', excerpt: 'see this' } });
+    await publish(events, 'mention.created', first);
+    await pollUntil(() => textsTo(ana).length === 1, POLL, 'a text to ana');
+    await publish(events, 'mention.created', first);
+    await mentionSettled(ana, 1);
+
+    // Assess: one text to ana's number, from the origination number; nothing to ben.
+    expect(textsTo(ana)).toHaveLength(1);
+    expect(textsTo(ana)[0]!.body).toContain('mentioned you: see this');
+    expect(textsTo(ben)).toEqual([]);
+
+    // Act: ana texts STOP; the inbound topic's subscriber opts her number out; a second mention follows.
+    const stop = await call(runtime.endpoints.http, 'POST', '/_dev/sms/inbound', { body: JSON.stringify({ from: PHONES.ana, body: 'stop' }) });
+    expect(stop.status).toBe(200);
+    await publish(events, 'mention.created', aMention({ recipients: ['ana'], data: { postId: 'p2', excerpt: 'and this' } }));
+    await mentionSettled(ana, 2);
+
+    // Assess: still the one text; the inbox has both mentions; the number is on the system's own opt-out list (not only the service's).
+    expect(textsTo(ana)).toHaveLength(1);
+    expect(await new DynamoSmsOptOutList(runtime.documentClient, runtime.dynamo.tableNames.idempotency).isOptedOut(PHONES.ana!)).toBe(true);
+  });
+
+  it('takes the number from a verified phone_number claim only: none, or one in the body, is a 400', async () => {
+    const cy = user('cy');
+    const unverified = await api(cy, 'PUT', '/sms', { version: '2026-11' }, false);
+    expect(unverified.status).toBe(400);
+    expect((unverified.body as { error: { code: string } }).error.code).toBe('no_verified_phone_number');
+    const smuggled = await api(cy, 'PUT', '/sms', { version: '2026-11', phoneNumber: '+14155559999' });
+    expect(smuggled.status).toBe(400);
+    const proto = await api(cy, 'PUT', '/sms', JSON.parse('{"version":"2026-11","__proto__":{"phoneNumber":"+14155559999"}}'));
+    expect(proto.status).toBe(400);
+    const noVersion = await api(cy, 'PUT', '/sms', {});
+    expect(noVersion.status).toBe(400);
+    expect((await api(cy, 'DELETE', '/sms')).status).toBe(204);
+  });
+
+  it('refuses an inbound message that is not from an E.164 number (dev route)', async () => {
+    const answer = await call(runtime.endpoints.http, 'POST', '/_dev/sms/inbound', { body: JSON.stringify({ from: '0155 5550', body: 'STOP' }) });
+    expect(answer.status).toBe(400);
+  });
+});
