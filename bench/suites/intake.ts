@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { startLocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { INTAKE_BACKLOG_LIMIT_DEFAULT, INTAKE_BACKLOG_SECONDS_DEFAULT, localSettingsFromEnv } from '../../src/local/settings.js';
 import { percentile, round, type BenchResult, type BenchSuite } from '../harness.js';
 
 const EVENTS = Number(process.env.BENCH_INTAKE_EVENTS ?? 3_000);
@@ -57,6 +57,8 @@ is entries per second until the last is accepted; \`fanOut\` is notifications wr
 the first accept until the intake queue is empty (every fan-out batch finished). \`counts\` is the time of
 \`GET /notifications/counts\` for one of the recipients (real HTTP with a token), polled one request at a
 time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is done: the badge under load.
+Back-pressure at its defaults (\`INTAKE_BACKLOG_SECONDS\` ${INTAKE_BACKLOG_SECONDS_DEFAULT}, \`INTAKE_BACKLOG_LIMIT\`
+${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest size, sampled every ${COUNTS_INTERVAL_MS} ms.
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
@@ -69,6 +71,8 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
       let throttled = 0;
       let loadDone!: () => void;
       const counts = pollCounts(runtime.endpoints.http, await runtime.secrets.issueToken({ tenantId: 'bench', userId: 'u1' }), new Promise<void>((resolve) => (loadDone = resolve)));
+      let maxQueued = 0;
+      const sampler = setInterval(() => (maxQueued = Math.max(maxQueued, intake.size)), COUNTS_INTERVAL_MS);
       const start = performance.now();
       await Promise.all(
         Array.from({ length: SENDERS }, async () => {
@@ -88,6 +92,7 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
       const acceptedMs = performance.now() - start;
       while (intake.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const fannedOutMs = performance.now() - start;
+      clearInterval(sampler);
       loadDone();
       const countTimes = await counts;
       const notifications = EVENTS * RECIPIENTS_PER_EVENT;
@@ -95,6 +100,7 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
         { name: 'intake.accepted.perSecond', value: round((EVENTS / acceptedMs) * 1000, 0), unit: 'events/s', note: `${EVENTS} events accepted in ${round(acceptedMs / 1000, 1)} s` },
         { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
         { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
+        { name: 'intake.maxQueued', value: maxQueued, unit: 'messages', note: 'largest intake backlog during the load' },
         { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
         { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
         { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },
