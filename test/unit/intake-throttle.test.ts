@@ -108,15 +108,16 @@ describe('LocalQueue, what the throttle reads', () => {
 });
 
 describe('local PutEvents early back-pressure', () => {
-  const put = (route: ReturnType<typeof createEventBusRoute>) =>
+  const send = (route: ReturnType<typeof createEventBusRoute>, detail: string) =>
     route.handle({
       method: 'POST',
       url: new URL('http://127.0.0.1/'),
       headers: { 'x-amz-target': 'AWSEvents.PutEvents' },
-      body: Buffer.from(JSON.stringify({ Entries: [{ EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: JSON.stringify(aMention()) }] })),
+      body: Buffer.from(JSON.stringify({ Entries: [{ EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: detail }] })),
       remoteAddress: '127.0.0.1',
       localAddress: '127.0.0.1',
     });
+  const put = (route: ReturnType<typeof createEventBusRoute>) => send(route, JSON.stringify(aMention()));
   type Answer = { FailedEntryCount: number; Entries: Array<{ ErrorCode?: string; ErrorMessage?: string }> };
 
   it('throttles on the backlog, far under the message limit: beyond the floor before a drain rate is measured, then while the oldest waiting message is older than INTAKE_BACKLOG_SECONDS', async () => {
@@ -140,12 +141,17 @@ describe('local PutEvents early back-pressure', () => {
     intake.close();
   });
 
-  it('accepts under the floor from idle, as a burst', async () => {
+  it('accepts under the floor from idle, as a burst; beyond it, throttles before validating (a retry of a full queue costs no validation)', async () => {
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
     intake.sendBatch(Array.from({ length: 99 }, () => 'queued'));
     const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(0);
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(1);
+    const malformed = await send(route, '{"not":"a mention"}');
+    expect((JSON.parse(String(malformed!.body)) as Answer).Entries[0]).toMatchObject({ ErrorCode: 'ThrottlingException' });
+    intake.purge();
+    const checkedOnceRoom = JSON.parse(String((await send(route, '{"not":"a mention"}'))!.body)) as Answer;
+    expect(checkedOnceRoom.Entries[0]).toMatchObject({ ErrorCode: 'InvalidArgument' });
     intake.close();
   });
 });

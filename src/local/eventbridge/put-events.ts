@@ -15,7 +15,8 @@
  * its intake queue has no room for (intake-throttle.ts: about `intakeBacklogSeconds` of the measured
  * drain rate, never more than `intakeBacklogLimit` messages) fails with a per-entry
  * `ThrottlingException` (retriable: send the failed entries again with backoff, as for AWS's own
- * per-entry failures) instead of growing a backlog of minutes.
+ * per-entry failures) instead of growing a backlog of minutes. A throttled entry is not validated
+ * (as AWS throttles before it reads an entry): a producer's retries against a full queue stay cheap.
  *
  * Unlike AWS, entries for the notifications bus are validated up front (envelope and the type's
  * data schema): a bad entry is answered with the field named and nothing of it is queued, so a
@@ -26,7 +27,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ValidateEventInput } from '../../core/fanout/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from '../sqs/index.js';
-import { checkEntry, type EntryError } from './event-entry.js';
+import { busOf, checkEntry, type EntryError } from './event-entry.js';
 import { IntakeThrottle, type IntakeRoom } from './intake-throttle.js';
 import { LOCAL_ARCHIVE_NAME, ReplayExistsError, type ArchivedEvent, type LocalEventArchive, type LocalReplay } from './archive.js';
 
@@ -135,7 +136,24 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     const rooms = new Map<LocalQueue, IntakeRoom>();
     const archived: ArchivedEvent[] = [];
     const archivedAtMs = Date.now();
+    /** The throttle's answer for an entry bound to `queue`, or undefined when it has room (the call's own entries use the room up). */
+    const throttled = (queue: LocalQueue, detailType: string): EntryError | undefined => {
+      const room = rooms.get(queue) ?? throttle.room(queue);
+      rooms.set(queue, room);
+      if ((byQueue.get(queue)?.length ?? 0) < room.room) return undefined;
+      return { ErrorCode: 'ThrottlingException', ErrorMessage: `${detailType}: ${room.reason}; retry this entry with backoff` };
+    };
     entries.forEach((entry, index) => {
+      // Throttled before it is validated (as AWS throttles before it looks at an entry): a producer's retries of a full queue cost no validation.
+      if (throttling && typeof entry === 'object' && entry !== null) {
+        const { DetailType, EventBusName } = entry as { DetailType?: unknown; EventBusName?: unknown };
+        const queue = typeof DetailType === 'string' && busOf(EventBusName, options.busName) === 'notifications' ? options.intakeQueueOf(DetailType) : undefined;
+        const early = queue && throttled(queue, DetailType as string);
+        if (early) {
+          results[index] = early;
+          return;
+        }
+      }
       let checked: ReturnType<typeof checkEntry>;
       try {
         checked = checkEntry(entry, options);
@@ -158,13 +176,10 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
         archived.push({ id: checked.id, detailType: checked.detailType, archivedAtMs, body: checked.body });
         return;
       }
-      if (throttling) {
-        const room = rooms.get(queue) ?? throttle.room(queue);
-        rooms.set(queue, room);
-        if ((byQueue.get(queue)?.length ?? 0) >= room.room) {
-          results[index] = { ErrorCode: 'ThrottlingException', ErrorMessage: `${checked.detailType}: ${room.reason}; retry this entry with backoff` };
-          return;
-        }
+      const refused = throttling ? throttled(queue, checked.detailType) : undefined;
+      if (refused) {
+        results[index] = refused;
+        return;
       }
       const group = byQueue.get(queue) ?? [];
       group.push({ index, id: checked.id, body: checked.body });
