@@ -5,6 +5,7 @@
  * (intake back-pressure) that the sender retried.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
@@ -59,6 +60,7 @@ the first accept until the intake queue is empty (every fan-out batch finished).
 time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is done: the badge under load.
 Back-pressure at its defaults (\`INTAKE_BACKLOG_SECONDS\` ${INTAKE_BACKLOG_SECONDS_DEFAULT}, \`INTAKE_BACKLOG_LIMIT\`
 ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest size, sampled every ${COUNTS_INTERVAL_MS} ms.
+\`mainLoop.utilization\`: \`nodePerformance.eventLoopUtilization()\` of the process's main thread over the load (1 = never idle).
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
@@ -73,6 +75,7 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
       const counts = pollCounts(runtime.endpoints.http, await runtime.secrets.issueToken({ tenantId: 'bench', userId: 'u1' }), new Promise<void>((resolve) => (loadDone = resolve)));
       let maxQueued = 0;
       const sampler = setInterval(() => (maxQueued = Math.max(maxQueued, intake.size)), COUNTS_INTERVAL_MS);
+      const loopBefore = nodePerformance.eventLoopUtilization();
       const start = performance.now();
       await Promise.all(
         Array.from({ length: SENDERS }, async () => {
@@ -93,6 +96,7 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
       while (intake.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const fannedOutMs = performance.now() - start;
       clearInterval(sampler);
+      const loop = nodePerformance.eventLoopUtilization(loopBefore);
       loadDone();
       const countTimes = await counts;
       const notifications = EVENTS * RECIPIENTS_PER_EVENT;
@@ -101,6 +105,7 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
         { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
         { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
         { name: 'intake.maxQueued', value: maxQueued, unit: 'messages', note: 'largest intake backlog during the load' },
+        { name: 'intake.mainLoop.utilization', value: round(loop.utilization, 2), unit: 'ratio', note: 'busy share of the main event loop during the load (REST, PutEvents, queues, consumers and the bench client share it)' },
         { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
         { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
         { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },
