@@ -191,7 +191,7 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   QUEUE_VISIBILITY_TIMEOUT_MS: { meaning: "a failed record is retried after it (AWS's rule: at least 6x the function timeout)", unset: '6 x `FUNCTION_TIMEOUT_MS`' },
   MAX_RECEIVE_COUNT: { meaning: 'receives before a record moves to its DLQ' },
   INTAKE_BACKLOG_LIMIT: { meaning: 'messages an intake queue may hold at most before `PutEvents` throttles its entries (`0`: no cap)' },
-  INTAKE_BACKLOG_SECONDS: { meaning: "backlog an intake queue may hold, in seconds of its consumer's measured drain rate (and age of its oldest waiting message), before `PutEvents` throttles its entries; 100 messages are always taken (`0`: only `INTAKE_BACKLOG_LIMIT`)" },
+  INTAKE_BACKLOG_SECONDS: { meaning: "backlog an intake queue may hold, in seconds of its consumer's measured drain rate (and age of its oldest waiting message), before `PutEvents` throttles its entries; 100 messages are always taken, 500 from idle (`0`: only `INTAKE_BACKLOG_LIMIT`)" },
   RATE_LIMIT_PER_MINUTE: { meaning: 'live pushes per user per minute before the rest collapse into one digest (`0`: off)' },
   SEND_AT_MIN_DELAY_MS: { meaning: 'a `sendAt` closer than this is sent at once (60 s on AWS)' },
   LOG_LEVEL: { meaning: "log level of the local runtime's logger", unset: '`WARN`' },

@@ -21,10 +21,10 @@ function clock() {
 }
 
 describe('IntakeThrottle', () => {
-  it('takes the floor before any drain rate is measured, then what the consumer drains in maxBacklogSeconds', () => {
+  it('takes the cold burst before any drain rate is measured, then what the consumer drains in maxBacklogSeconds', () => {
     // Prepare
     const time = clock();
-    const throttle = new IntakeThrottle({ maxBacklogSeconds: 5, maxMessages: 2_000, floorMessages: 100, now: time.now });
+    const throttle = new IntakeThrottle({ maxBacklogSeconds: 5, maxMessages: 2_000, floorMessages: 100, coldMessages: 500, now: time.now });
     const queue = new FakeQueue();
 
     // Act: no history yet, then 2 s of a consumer draining 40 messages/s with 150 queued.
@@ -39,13 +39,18 @@ describe('IntakeThrottle', () => {
     const warm = throttle.room(queue);
 
     // Assess: 40/s x 5 s = 200 messages allowed, 150 held: room for 50.
-    expect(cold.room).toBe(100);
+    expect(cold.room).toBe(500);
     expect(throttle.drainRate(queue)).toBeCloseTo(40, 5);
     expect(warm.room).toBe(50);
     queue.size = 200;
     const full = throttle.room(queue);
     expect(full.room).toBe(0);
     expect(full.reason).toMatch(/holds 200 messages, 5 s or more of backlog \(its consumer drains 40\.0 messages\/s; local limit 5 s, at most 2000 messages\)/);
+    // After a window with no call, the old rate is forgotten: a burst from idle again.
+    time.state.now += 6_000;
+    queue.size = 0;
+    queue.oldest = undefined;
+    expect(throttle.room(queue).room).toBe(500);
   });
 
   it('throttles while the oldest waiting message has waited longer than maxBacklogSeconds, beyond the floor', () => {
@@ -64,7 +69,7 @@ describe('IntakeThrottle', () => {
     // Assess
     expect(stalled.room).toBe(0);
     expect(stalled.reason).toMatch(/oldest waiting message of the intake queue has waited 6\.0 s/);
-    expect(belowFloor.room).toBe(50);
+    expect(belowFloor.room).toBe(450);
   });
 
   it('never takes more than maxMessages, and with maxBacklogSeconds 0 only that', () => {
@@ -121,29 +126,29 @@ describe('local PutEvents early back-pressure', () => {
   type Answer = { FailedEntryCount: number; Entries: Array<{ ErrorCode?: string; ErrorMessage?: string }> };
 
   it('throttles on the backlog, far under the message limit: beyond the floor before a drain rate is measured, then while the oldest waiting message is older than INTAKE_BACKLOG_SECONDS', async () => {
-    // Prepare: 450 queued messages, far under the limit of 2,000.
+    // Prepare: 600 queued messages, far under the limit of 2,000 (beyond the cold burst of 500).
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
-    intake.sendBatch(Array.from({ length: 450 }, () => 'queued'));
+    intake.sendBatch(Array.from({ length: 600 }, () => 'queued'));
     const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
 
-    // Act: a first call (no drain rate yet); then a consumer drains 300 in 2.1 s (~140/s: room for ~285), and 150 still wait, sent 2.1 s ago.
+    // Act: a first call (no drain rate yet); then a consumer drains 450 in 2.1 s (~210/s: room for ~420), and 150 still wait, sent 2.1 s ago.
     const cold = JSON.parse(String((await put(route))!.body)) as Answer;
-    for (const message of intake.receive(300)) intake.delete(message.receiptHandle!);
+    for (const message of intake.receive(450)) intake.delete(message.receiptHandle!);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const aged = JSON.parse(String((await put(route))!.body)) as Answer;
 
     // Assess
     expect(cold.FailedEntryCount).toBe(1);
-    expect(cold.Entries[0]!.ErrorMessage).toMatch(/^mention\.created: the intake queue holds 450 messages, 2 s or more of backlog \(no drain rate measured yet; local limit 2 s, at most 2000 messages\); retry this entry with backoff$/);
+    expect(cold.Entries[0]!.ErrorMessage).toMatch(/^mention\.created: the intake queue holds 600 messages, 2 s or more of backlog \(no drain rate measured yet; local limit 2 s, at most 2000 messages\); retry this entry with backoff$/);
     expect(aged.FailedEntryCount).toBe(1);
     expect(aged.Entries[0]).toMatchObject({ ErrorCode: 'ThrottlingException' });
     expect(aged.Entries[0]!.ErrorMessage).toMatch(/^mention\.created: the oldest waiting message of the intake queue has waited 2\.\d s \(150 messages; local limit 2 s, at most 2000 messages\); retry this entry with backoff$/);
     intake.close();
   });
 
-  it('accepts under the floor from idle, as a burst; beyond it, throttles before validating (a retry of a full queue costs no validation)', async () => {
+  it('accepts a burst from idle up to the cold burst (500); beyond it, throttles before validating (a retry of a full queue costs no validation)', async () => {
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
-    intake.sendBatch(Array.from({ length: 99 }, () => 'queued'));
+    intake.sendBatch(Array.from({ length: 499 }, () => 'queued'));
     const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(0);
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(1);

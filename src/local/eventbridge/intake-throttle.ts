@@ -3,7 +3,8 @@
  * now. A queue may hold what its consumer drains in `maxBacklogSeconds` at the drain rate measured
  * over the last few seconds (messages deleted or dead-lettered), and no entry is taken while the
  * oldest message no consumer has received yet has waited longer than that; `floorMessages` are
- * always taken (a burst from idle, before any rate is measured) and `maxMessages` never exceeded.
+ * always taken (so a slow consumer always has work), `coldMessages` before a rate is measured (a
+ * burst from idle: the first second of calls after an idle window), and `maxMessages` never exceeded.
  * So a producer that resends throttled entries with backoff holds the backlog to seconds, whatever
  * the machine's fan-out rate, instead of a fixed count that is minutes on a slow machine.
  *
@@ -29,6 +30,8 @@ export interface IntakeThrottleOptions {
   maxMessages: number;
   /** Messages always taken whatever the rate and age. Default 100. */
   floorMessages?: number;
+  /** Messages taken before a drain rate is measured (a burst from idle). Default 500. */
+  coldMessages?: number;
   now?: () => number;
 }
 
@@ -45,6 +48,7 @@ const SAMPLE_EVERY_MS = 250;
 /** Less history than this is not a rate yet (the floor applies). */
 const MIN_RATE_SPAN_MS = 1_000;
 export const INTAKE_FLOOR_MESSAGES_DEFAULT = 100;
+export const INTAKE_COLD_MESSAGES_DEFAULT = 500;
 
 interface Sample {
   at: number;
@@ -54,19 +58,23 @@ interface Sample {
 export class IntakeThrottle {
   private readonly samples = new Map<DrainingQueue, Sample[]>();
   private readonly floor: number;
+  private readonly cold: number;
   private readonly now: () => number;
 
   constructor(private readonly options: IntakeThrottleOptions) {
     this.floor = options.floorMessages ?? INTAKE_FLOOR_MESSAGES_DEFAULT;
+    this.cold = Math.max(this.floor, options.coldMessages ?? INTAKE_COLD_MESSAGES_DEFAULT);
     this.now = options.now ?? Date.now;
   }
 
   /** Messages per second the queue's consumer drained over the last few seconds; undefined before a second of history. */
   drainRate(queue: DrainingQueue): number | undefined {
     const now = this.now();
-    const samples = this.samples.get(queue) ?? [];
+    let samples = this.samples.get(queue) ?? [];
     const last = samples[samples.length - 1];
-    if (!last || now - last.at >= SAMPLE_EVERY_MS) samples.push({ at: now, drained: queue.drainedCount });
+    // After an idle gap (no call for a whole window), what drained meanwhile says nothing of the rate now: measure afresh.
+    if (last && now - last.at > RATE_WINDOW_MS) samples = [];
+    if (samples.length === 0 || now - samples[samples.length - 1]!.at >= SAMPLE_EVERY_MS) samples.push({ at: now, drained: queue.drainedCount });
     while (samples.length > 2 && now - samples[1]!.at >= RATE_WINDOW_MS) samples.shift();
     this.samples.set(queue, samples);
     const first = samples[0]!;
@@ -87,7 +95,7 @@ export class IntakeThrottle {
     if (waitedMs > seconds * 1000 && size >= Math.min(cap, this.floor)) {
       return { room: 0, reason: `the oldest waiting message of the intake queue has waited ${(waitedMs / 1000).toFixed(1)} s (${size} messages; ${limits})` };
     }
-    const byRate = rate === undefined ? this.floor : Math.max(this.floor, Math.floor(rate * seconds));
+    const byRate = rate === undefined ? this.cold : Math.max(this.floor, Math.floor(rate * seconds));
     if (byRate >= cap) return capped;
     const drain = rate === undefined ? 'no drain rate measured yet' : `its consumer drains ${rate.toFixed(1)} messages/s`;
     return { room: Math.max(0, byRate - size), reason: `the intake queue holds ${size} messages, ${seconds} s or more of backlog (${drain}; ${limits})` };
