@@ -19,6 +19,9 @@ const RECIPIENTS_PER_EVENT = 2;
 const SENDERS = 8;
 /** The badge poller: one user's `GET /notifications/counts`, one request at a time, this long apart. */
 const COUNTS_INTERVAL_MS = 50;
+/** A producer's wait before it resends throttled entries: exponential with full jitter, or the fixed 100 ms of earlier runs. */
+const RETRY = process.env.BENCH_INTAKE_RETRY === 'fixed' ? 'fixed' : 'backoff';
+const retryDelayMs = (attempt: number) => (RETRY === 'fixed' ? 100 : Math.random() * Math.min(1_600, 100 * 2 ** attempt));
 
 /** Polls one recipient's counts over REST until `stop` resolves; answers each request's time. */
 async function pollCounts(http: string, token: string, stop: Promise<void>): Promise<number[]> {
@@ -53,14 +56,15 @@ export const suite: BenchSuite = {
   method: `
 ${EVENTS} \`mention.created\` events (${RECIPIENTS_PER_EVENT} recipients each, no open sockets) sent with
 ${SENDERS} concurrent PutEvents calls of 10 entries against the in-process local runtime; entries
-answered with a per-entry error are sent again after 100 ms, as the SDK's retry would. \`accepted\`
+answered with a per-entry error are sent again after a backoff with full jitter, doubling from 100 ms to at most
+1.6 s (\`BENCH_INTAKE_RETRY\`=\`fixed\`: after 100 ms each time, as this suite did before 2026-11-26). \`accepted\`
 is entries per second until the last is accepted; \`fanOut\` is notifications written per second from
 the first accept until the intake queue is empty (every fan-out batch finished). \`counts\` is the time of
 \`GET /notifications/counts\` for one of the recipients (real HTTP with a token), polled one request at a
 time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is done: the badge under load.
 Back-pressure at its defaults (\`INTAKE_BACKLOG_SECONDS\` ${INTAKE_BACKLOG_SECONDS_DEFAULT}, \`INTAKE_BACKLOG_LIMIT\`
 ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest size, sampled every ${COUNTS_INTERVAL_MS} ms.
-\`mainLoop.utilization\`: \`nodePerformance.eventLoopUtilization()\` of the process's main thread over the load (1 = never idle).
+\`mainLoop.utilization\`: \`performance.eventLoopUtilization()\` (node:perf_hooks) of the process's main thread over the load (1 = never idle).
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
@@ -82,12 +86,12 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
           while (next < entries.length) {
             let pending = entries.slice(next, next + 10);
             next += 10;
-            while (pending.length > 0) {
+            for (let attempt = 0; pending.length > 0; attempt += 1) {
               const answer = await client.send(new PutEventsCommand({ Entries: pending }));
               const failed = pending.filter((_, index) => answer.Entries?.[index]?.ErrorCode !== undefined);
               throttled += failed.length;
               pending = failed;
-              if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+              if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
             }
           }
         }),
