@@ -71,12 +71,19 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
     const runtime = await startLocalRuntime({ ...localSettingsFromEnv({ LOG_LEVEL: 'ERROR' }), port: 0, wsPort: 0, dataDir });
     const client = new EventBridgeClient({ endpoint: runtime.endpoints.http, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
     const intake = runtime.queues.intake['mention.created']!;
+    let stopPolling: (() => Promise<unknown>) | undefined;
     try {
       const entries = Array.from({ length: EVENTS }, (_, index) => entryOf(index));
       let next = 0;
       let throttled = 0;
+      const requestFailures: string[] = [];
       let loadDone!: () => void;
       const counts = pollCounts(runtime.endpoints.http, await runtime.secrets.issueToken({ tenantId: 'bench', userId: 'u1' }), new Promise<void>((resolve) => (loadDone = resolve)));
+      // A failure of the load below stops the poller before the runtime closes (else its next fetch, refused, hides the failure).
+      stopPolling = () => {
+        loadDone();
+        return counts.catch(() => []);
+      };
       let maxQueued = 0;
       const sampler = setInterval(() => (maxQueued = Math.max(maxQueued, intake.size)), COUNTS_INTERVAL_MS);
       const loopBefore = nodePerformance.eventLoopUtilization();
@@ -87,7 +94,16 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
             let pending = entries.slice(next, next + 10);
             next += 10;
             for (let attempt = 0; pending.length > 0; attempt += 1) {
-              const answer = await client.send(new PutEventsCommand({ Entries: pending }));
+              let answer;
+              try {
+                answer = await client.send(new PutEventsCommand({ Entries: pending }));
+              } catch (error) {
+                // A whole request refused (a timeout, a 5xx): a producer resends it too; counted, and after 10 tries the run fails with it.
+                requestFailures.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+                if (attempt >= 10) throw error;
+                await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+                continue;
+              }
               const failed = pending.filter((_, index) => answer.Entries?.[index]?.ErrorCode !== undefined);
               throttled += failed.length;
               pending = failed;
@@ -110,12 +126,14 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
         { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
         { name: 'intake.maxQueued', value: maxQueued, unit: 'messages', note: 'largest intake backlog during the load' },
         { name: 'intake.mainLoop.utilization', value: round(loop.utilization, 2), unit: 'ratio', note: 'busy share of the main event loop during the load (REST, PutEvents, queues, consumers and the bench client share it)' },
+        { name: 'intake.failedRequests', value: requestFailures.length, unit: 'requests', note: requestFailures.length === 0 ? 'PutEvents requests refused whole (resent): none' : `PutEvents requests refused whole and resent, first: ${requestFailures[0]}` },
         { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
         { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
         { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },
         { name: 'intake.counts.ms.max', value: round(Math.max(...countTimes)), unit: 'ms' },
       ];
     } finally {
+      await stopPolling?.();
       client.destroy();
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
