@@ -10,6 +10,8 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSmsOptOutList } from '../../src/adapters/dynamo/sms-records.js';
 import type { UserRef } from '../../src/core/model/user.js';
+import type { Clock } from '../../src/core/ports/clock.js';
+import { wallClockAt } from '../../src/core/preferences/time-zones.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aMention } from '../support/events.js';
 import { call } from '../support/http.js';
@@ -18,14 +20,18 @@ import { inboxOf, publish, putPreferences, sleep, startE2eRuntime, stopE2eRuntim
 
 const POLL = { attempts: 400, intervalMs: 50 };
 const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
-const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103' };
+const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103', dan: '+14155550104' };
+const pad = (value: number) => String(value).padStart(2, '0');
 
 let dataDir: string;
 let runtime: LocalRuntime;
 let events: EventBridgeClient;
+/** The runtime's clock: the wall clock plus an offset a test moves to the end of a quiet-hours window instead of waiting. */
+let clockOffsetMs = 0;
+const clock: Clock = { nowMs: () => Date.now() + clockOffsetMs };
 
 beforeAll(async () => {
-  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50 }));
+  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50 }, { clock }));
 });
 
 afterAll(async () => {
@@ -82,6 +88,38 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     // Assess: still the one text; the inbox has both mentions; the number is on the system's own opt-out list (not only the service's).
     expect(textsTo(ana)).toHaveLength(1);
     expect(await new DynamoSmsOptOutList(runtime.documentClient, runtime.dynamo.tableNames.idempotency).isOptedOut(PHONES.ana!)).toBe(true);
+  });
+
+  it('a text for a user in quiet hours is held and sent once when they end, never twice', { timeout: 120_000 }, async () => {
+    // Prepare: dan opts in, switches mentions by text on, and is in quiet hours (UTC) ending 1 to 2 minutes ahead of the runtime's clock.
+    const dan = user('dan');
+    const endMs = Math.ceil((clock.nowMs() + 60_000) / 60_000) * 60_000;
+    const hhmm = (ms: number) => `${pad(wallClockAt(ms, 'UTC').hour)}:${pad(wallClockAt(ms, 'UTC').minute)}`;
+    await putPreferences(runtime, dan, { timeZone: 'UTC', quietHours: { start: hhmm(endMs - 180_000), end: hhmm(endMs) }, channels: { 'mention.created': { sms: true } } });
+    expect((await api(dan, 'PUT', '/sms', { version: '2026-11' })).status).toBe(200);
+    const held = () => runtime.scheduler.list().filter((schedule) => schedule.targetArn === runtime.queues.sms.arn);
+
+    // Act: an info mention (an urgent one bypasses quiet hours), published twice (a producer retry).
+    const mention = aMention({ recipients: ['dan'], priority: 'info', data: { postId: 'p-quiet', excerpt: 'after hours' } });
+    await publish(events, 'mention.created', mention);
+    await mentionSettled(dan, 1);
+    await publish(events, 'mention.created', mention);
+    await mentionSettled(dan, 1);
+    const during = { texts: textsTo(dan).length, held: held().map((schedule) => schedule.atMs) };
+    const release = held()[0]!.payload;
+    clockOffsetMs += endMs - clock.nowMs();
+    runtime.scheduler.rearm();
+    await pollUntil(() => textsTo(dan).length === 1, POLL, 'the held text sent when quiet hours end');
+    await pollUntil(() => held().length === 0 && runtime.queues.sms.peekUndelayed().length === 0, POLL, 'the release consumed');
+    // Scheduler delivers at least once: the same release again; and the same event once more.
+    runtime.queues.sms.send(release);
+    await publish(events, 'mention.created', mention);
+    await mentionSettled(dan, 1);
+
+    // Assess: nothing during the quiet hours (one hold, at their end), then exactly one text.
+    expect(during).toEqual({ texts: 0, held: [endMs] });
+    expect(textsTo(dan)).toHaveLength(1);
+    expect(textsTo(dan)[0]!.body).toContain('mentioned you: after hours');
   });
 
   it('takes the number from a verified phone_number claim only: none, or one in the body, is a 400', async () => {
