@@ -55,9 +55,9 @@ export interface SmsChannelProps {
   originationIdentityArn: string;
   /** An End User Messaging SMS configuration set (event destinations): its name. */
   configurationSetName?: string;
-  /** Texts per user per UTC day (the per-user spend guard). Default 10. */
+  /** Texts per user per UTC day (the per-user spend guard; 0 sends none). Default 10. Locally `SMS_DAILY_LIMIT_PER_USER`. */
   dailyLimitPerUser?: number;
-  /** Texts per UTC day in all (the global spend guard). Default 10,000. */
+  /** Texts per UTC day in all, keyword answers included (the global spend guard; 0 sends none). Default 10,000. Locally `SMS_DAILY_LIMIT`. */
   dailyLimit?: number;
   /** Concurrent SMS consumer invocations. Default 2. */
   maxConcurrency?: number;
@@ -236,6 +236,9 @@ export class Channels extends Construct {
       this.email = { queue, consumer: fn, unsubscribeSecret };
     }
     if (props.sms) {
+      for (const [name, value] of Object.entries({ dailyLimitPerUser: props.sms.dailyLimitPerUser, dailyLimit: props.sms.dailyLimit })) {
+        if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new Error(`${this.node.path}: channels.sms.${name} must be a whole number of texts >= 0, got ${value}`);
+      }
       const queue = queueOf('SmsQueue', 'SMS jobs (End User Messaging SMS)', 'sms');
       const fn = consumer(
         'sms',

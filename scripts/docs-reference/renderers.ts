@@ -196,6 +196,8 @@ const LOCAL_SETTINGS: Record<keyof typeof localSettingsShape, { meaning: string;
   LOG_LEVEL: { meaning: "log level of the local runtime's logger", unset: '`WARN`' },
   CHANNEL_BATCH_WINDOW_MS: { meaning: "the email queue's batching window: a burst becomes one digest email (60 s on AWS)" },
   CHANNEL_RATE_LIMIT_PER_WINDOW: { meaning: 'push / email messages per user per minute before the rest wait for one digest' },
+  SMS_DAILY_LIMIT_PER_USER: { meaning: "the SMS spend guard per user: texts per user per UTC day; the rest are dropped with a WARN (`0`: none sent; the construct's `channels.sms.dailyLimitPerUser`)" },
+  SMS_DAILY_LIMIT: { meaning: "the global SMS spend guard: texts per UTC day in all, keyword answers included (`0`: none sent; the construct's `channels.sms.dailyLimit`)" },
   ESCALATION_DELAY_SECONDS: { meaning: "replaces every type's escalation delay in seconds (0: the catalog's, e.g. 900 for `mention.created`), so a demo or test sees an escalation without waiting" },
   PREFERENCES_CACHE_TTL_MS: { meaning: 'how long fan-out, delivery, the channels and the inbox read trust a preferences read: a change applies within it' },
   LOCAL_FUNCTIONS: { meaning: 'a cdk.out directory written by `npm run synth:local`: the runtime runs the synthesized esbuild bundles with the environment the template gives each function, instead of the sources ([run what is deployed](least-privilege.md#run-what-is-deployed))', unset: 'the sources' },

@@ -150,7 +150,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             ...(channel === 'push'
               ? { push }
               : channel === 'sms'
-                ? { sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local', limits: { perUserPerDay: SMS_DAILY_LIMIT_PER_USER_DEFAULT, perDay: SMS_DAILY_LIMIT_DEFAULT }, endpoint: channels.smsEndpoint } }
+                ? { sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local', limits: { perUserPerDay: settings.smsDailyLimitPerUser ?? SMS_DAILY_LIMIT_PER_USER_DEFAULT, perDay: settings.smsDailyLimit ?? SMS_DAILY_LIMIT_DEFAULT }, endpoint: channels.smsEndpoint } }
                 : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),
           }),
         }

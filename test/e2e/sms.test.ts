@@ -20,7 +20,7 @@ import { inboxOf, publish, putPreferences, sleep, startE2eRuntime, stopE2eRuntim
 
 const POLL = { attempts: 400, intervalMs: 50 };
 const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
-const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103', dan: '+14155550104' };
+const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103', dan: '+14155550104', eve: '+14155550105' };
 const pad = (value: number) => String(value).padStart(2, '0');
 
 let dataDir: string;
@@ -31,7 +31,8 @@ let clockOffsetMs = 0;
 const clock: Clock = { nowMs: () => Date.now() + clockOffsetMs };
 
 beforeAll(async () => {
-  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50 }, { clock }));
+  // The per-user spend guard at 2 texts a day (the local setting SMS_DAILY_LIMIT_PER_USER).
+  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50, smsDailyLimitPerUser: 2 }, { clock }));
 });
 
 afterAll(async () => {
@@ -120,6 +121,22 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     expect(during).toEqual({ texts: 0, held: [endMs] });
     expect(textsTo(dan)).toHaveLength(1);
     expect(textsTo(dan)[0]!.body).toContain('mentioned you: after hours');
+  });
+
+  it('the per-user spend guard of the local setting: the third text of the day is dropped', { timeout: 60_000 }, async () => {
+    // Prepare
+    const eve = user('eve');
+    await smsForMentions(eve);
+    expect((await api(eve, 'PUT', '/sms', { version: '2026-11' })).status).toBe(200);
+
+    // Act: three mentions, one after the other
+    for (const postId of ['q1', 'q2', 'q3']) {
+      await publish(events, 'mention.created', aMention({ recipients: ['eve'], data: { postId, excerpt: postId } }));
+      await mentionSettled(eve, Number(postId.slice(1)));
+    }
+
+    // Assess: two texts (the first two), the third dropped
+    expect(textsTo(eve).map((text) => text.body.split(': ').pop())).toEqual(['q1', 'q2']);
   });
 
   it('takes the number from a verified phone_number claim only: none, or one in the body, is a 400', async () => {
