@@ -24,7 +24,7 @@ import type { LocalSqsCredentials } from './sqs/credentials.js';
 import { DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { LOCAL_SES_PATH, LocalSesV2, createLocalSesRoute } from './ses/ses-v2.js';
 import { LOCAL_SNS_PATH, LocalMobilePush, createLocalSnsRoute } from './sns/mobile-push.js';
-import { LOCAL_SMS_PATH, LocalSmsVoiceV2, createLocalSmsRoute } from './sms/sms-voice-v2.js';
+import { LOCAL_SMS_PATH, LocalSmsVoiceV2, createLocalSmsRoute, type LocalSmsOptions } from './sms/sms-voice-v2.js';
 import { e164Schema } from '../contract/channel-schemas.js';
 
 export interface LocalChannels {
@@ -42,10 +42,10 @@ export function localUnsubscribeSecret(deliveryJobSecret: string): string {
   return createHmac('sha256', deliveryJobSecret).update('unsubscribe-links').digest('base64url');
 }
 
-export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials }): LocalChannels {
+export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials; sms?: LocalSmsOptions }): LocalChannels {
   const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const ses = new LocalSesV2();
-  const sms = new LocalSmsVoiceV2();
+  const sms = new LocalSmsVoiceV2(options.sms);
   const inboundSchema = z.object({ from: e164Schema, body: z.string().min(1).max(1_600) }).strict();
   const invalidTokenSchema = z.object({ token: z.string().min(1).max(4_096) }).strict();
   const stallSchema = z.object({ count: z.number().int().min(1).max(100) }).strict();

@@ -37,6 +37,8 @@ export const localSettingsShape = {
   // The SMS spend guards (as the construct's channels.sms.dailyLimitPerUser / dailyLimit): texts per user per UTC day, and in all.
   SMS_DAILY_LIMIT_PER_USER: integer(SMS_DAILY_LIMIT_PER_USER_DEFAULT, 0),
   SMS_DAILY_LIMIT: integer(SMS_DAILY_LIMIT_DEFAULT, 0),
+  // The stand-in's number with self-managed opt-outs: the inbound function, not the stand-in, answers HELP / STOP / START.
+  SMS_SELF_MANAGED_OPT_OUTS: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('false')),
   // Replaces every type's escalation delay (seconds; 0 = the catalog's): a demo or test sees escalations without waiting 15 minutes.
   ESCALATION_DELAY_SECONDS: integer(0, 0),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -86,6 +88,8 @@ export interface LocalSettings {
   smsDailyLimitPerUser?: number;
   /** SMS spend guard: texts per UTC day in all (0 sends none). Default 10,000, as on AWS. */
   smsDailyLimit?: number;
+  /** The SMS stand-in's number has self-managed opt-outs: the inbound function answers the keywords and the stand-in neither lists nor answers them. Default false (the service's default). */
+  smsSelfManagedOptOuts?: boolean;
   /** Replaces every type's `escalation.afterSeconds` (0 or unset: the catalog's). */
   escalationDelaySeconds?: number;
   /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
@@ -121,6 +125,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
     smsDailyLimitPerUser: parsed.SMS_DAILY_LIMIT_PER_USER,
     smsDailyLimit: parsed.SMS_DAILY_LIMIT,
+    smsSelfManagedOptOuts: parsed.SMS_SELF_MANAGED_OPT_OUTS === 'true',
     ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),

@@ -55,6 +55,7 @@ beforeAll(async () => {
     CHANNEL_RATE_LIMIT_PER_WINDOW: '9',
     SMS_DAILY_LIMIT_PER_USER: '4',
     SMS_DAILY_LIMIT: '321',
+    SMS_SELF_MANAGED_OPT_OUTS: 'true',
     PREFERENCES_CACHE_TTL_MS: '250',
     ESCALATION_DELAY_SECONDS: '3',
     RECORD_AWS_CALLS: join(dataDir, 'aws-calls'),
@@ -157,6 +158,10 @@ describe('the local runtime reads every documented variable', () => {
 
   it('SMS_DAILY_LIMIT: the SMS consumer guards texts per day in all with it', () => {
     expect(runtime.configs.channel?.('sms').sms?.limits.perDay).toBe(321);
+  });
+
+  it('SMS_SELF_MANAGED_OPT_OUTS: the inbound function answers the keywords (within the day\'s texts in all), not the stand-in', () => {
+    expect(runtime.configs.smsInbound.answers?.provider.limits.perDay).toBe(321);
   });
 
   it('PREFERENCES_CACHE_TTL_MS: fan-out, delivery, the channels and the inbox trust a preferences read that long', () => {

@@ -51,7 +51,8 @@ async function smsForMentions(who: UserRef): Promise<void> {
   await putPreferences(runtime, who, { timeZone: 'UTC', channels: { 'mention.created': { sms: true } } });
 }
 
-const textsTo = (who: UserRef) => runtime.channels.sms.textsTo(PHONES[who.userId]!);
+/** The notification texts a user's number received (not the service's keyword responses). */
+const textsTo = (who: UserRef) => runtime.channels.sms.textsTo(PHONES[who.userId]!).filter((text) => !text.keywordResponse);
 
 async function mentionSettled(who: UserRef, count: number): Promise<void> {
   await pollUntil(async () => (await inboxOf(runtime, who)).length === count, POLL, `${count} inbox items of ${who.userId}`);
