@@ -9,6 +9,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSmsOptOutList } from '../../src/adapters/dynamo/sms-records.js';
+import { SMS_KEYWORD_ANSWERS_DEFAULT } from '../../src/core/channels/sms.js';
 import type { UserRef } from '../../src/core/model/user.js';
 import type { Clock } from '../../src/core/ports/clock.js';
 import { wallClockAt } from '../../src/core/preferences/time-zones.js';
@@ -16,11 +17,11 @@ import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aMention } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
-import { inboxOf, publish, putPreferences, sleep, startE2eRuntime, stopE2eRuntime } from '../support/schedules-e2e.js';
+import { inboxOf, outOfMidnight, publish, putPreferences, sleep, startE2eRuntime, stopE2eRuntime } from '../support/schedules-e2e.js';
 
 const POLL = { attempts: 400, intervalMs: 50 };
 const user = (userId: string): UserRef => ({ tenantId: 'acme', userId });
-const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103', dan: '+14155550104', eve: '+14155550105' };
+const PHONES: Record<string, string> = { ana: '+14155550101', ben: '+14155550102', cy: '+14155550103', dan: '+14155550104', eve: '+14155550105', fay: '+14155550106', gil: '+14155550107' };
 const pad = (value: number) => String(value).padStart(2, '0');
 
 let dataDir: string;
@@ -31,9 +32,11 @@ let clockOffsetMs = 0;
 const clock: Clock = { nowMs: () => Date.now() + clockOffsetMs };
 
 beforeAll(async () => {
-  // The per-user spend guard at 2 texts a day (the local setting SMS_DAILY_LIMIT_PER_USER).
-  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50, smsDailyLimitPerUser: 2 }, { clock }));
-});
+  await outOfMidnight();
+  // The per-user spend guard at 4 texts a day (the local setting SMS_DAILY_LIMIT_PER_USER); the channels' rate limit
+  // (which counts a message before the number's opt-out is read) above what one test sends in a minute.
+  ({ dataDir, runtime, events } = await startE2eRuntime('sms-e2e-', { channelBatchWindowMs: 50, smsDailyLimitPerUser: 4, channelRateLimitPerWindow: 20 }, { clock }));
+}, 180_000);
 
 afterAll(async () => {
   await stopE2eRuntime({ dataDir, runtime, events });
@@ -92,6 +95,64 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     expect(await new DynamoSmsOptOutList(runtime.documentClient, runtime.dynamo.tableNames.idempotency).isOptedOut(PHONES.ana!)).toBe(true);
   });
 
+  it('START after STOP: texts again; YES (no opt-in keyword of the number) through DeleteOptedOutNumber, refused by the service within 30 days; UNSTOP; HELP answered by the service', { timeout: 90_000 }, async () => {
+    // Prepare: fay opts in and gets mentions by text.
+    const fay = user('fay');
+    await smsForMentions(fay);
+    expect((await api(fay, 'PUT', '/sms', { version: '2026-11' })).status).toBe(200);
+    let mentions = 0;
+    /** A mention to fay, settled: how many texts her number has then. */
+    const mention = async () => {
+      mentions += 1;
+      await publish(events, 'mention.created', aMention({ recipients: ['fay'], data: { postId: `f${mentions}`, excerpt: `number ${mentions}` } }));
+      await mentionSettled(fay, mentions);
+      return textsTo(fay).length;
+    };
+    const fromPhone = async (body: string) => {
+      expect((await call(runtime.endpoints.http, 'POST', '/_dev/sms/inbound', { body: JSON.stringify({ from: PHONES.fay, body }) })).status).toBe(200);
+      // Each word at its own instant of the runtime's clock (the order of a number's words).
+      await sleep(5);
+    };
+    const optedOut = async () => ({ service: runtime.channels.sms.isOptedOut(PHONES.fay!), ours: await new DynamoSmsOptOutList(runtime.documentClient, runtime.dynamo.tableNames.idempotency).isOptedOut(PHONES.fay!) });
+
+    // Act and assess, word by word.
+    expect(await mention()).toBe(1);
+    await fromPhone('STOP');
+    expect(await optedOut()).toEqual({ service: true, ours: true });
+    expect(await mention()).toBe(1);
+    // START: an opt-in keyword of the number: the service takes it off its list, the function off ours.
+    await fromPhone('Start');
+    expect(await optedOut()).toEqual({ service: false, ours: false });
+    expect(await mention()).toBe(2);
+    // "Yes, stop": neither word acts (an opt-in keyword must be alone; it does not begin with an opt-out keyword).
+    await fromPhone('Yes, stop');
+    expect(await optedOut()).toEqual({ service: false, ours: false });
+    // "stop please" begins with STOP: out on both.
+    await fromPhone('stop please');
+    expect(await optedOut()).toEqual({ service: true, ours: true });
+    // YES: not a keyword of the number, so the service keeps it listed; the function takes it off with DeleteOptedOutNumber.
+    await fromPhone('YES');
+    expect(await optedOut()).toEqual({ service: false, ours: false });
+    expect(await mention()).toBe(3);
+    // STOP, then YES again within 30 days: the service refuses to remove it again; still out on both, nothing sent.
+    await fromPhone('STOP');
+    await fromPhone('yes');
+    expect(await optedOut()).toEqual({ service: true, ours: true });
+    expect(await mention()).toBe(3);
+    // UNSTOP: an opt-in keyword of the number (not limited by the 30 days): in again on both.
+    await fromPhone('UNSTOP');
+    expect(await optedOut()).toEqual({ service: false, ours: false });
+    expect(await mention()).toBe(4);
+    // HELP: answered by the service with the number's keyword response; nothing changes.
+    await fromPhone('help');
+    expect(await optedOut()).toEqual({ service: false, ours: false });
+
+    // The service's keyword responses reached the phone: STOP x3 (stop please included), START, UNSTOP, HELP.
+    const responses = runtime.channels.sms.textsTo(PHONES.fay!).filter((text) => text.keywordResponse).map((text) => text.body);
+    expect(responses).toEqual([SMS_KEYWORD_ANSWERS_DEFAULT.stop, SMS_KEYWORD_ANSWERS_DEFAULT.start, SMS_KEYWORD_ANSWERS_DEFAULT.stop, SMS_KEYWORD_ANSWERS_DEFAULT.stop, SMS_KEYWORD_ANSWERS_DEFAULT.start, SMS_KEYWORD_ANSWERS_DEFAULT.help]);
+    expect(textsTo(fay).map((text) => text.body.split(': ').pop())).toEqual(['number 1', 'number 3', 'number 4', 'number 6']);
+  });
+
   it('a text for a user in quiet hours is held and sent once when they end, never twice', { timeout: 120_000 }, async () => {
     // Prepare: dan opts in, switches mentions by text on, and is in quiet hours (UTC) ending 1 to 2 minutes ahead of the runtime's clock.
     const dan = user('dan');
@@ -124,20 +185,20 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     expect(textsTo(dan)[0]!.body).toContain('mentioned you: after hours');
   });
 
-  it('the per-user spend guard of the local setting: the third text of the day is dropped', { timeout: 60_000 }, async () => {
+  it('the per-user spend guard of the local setting: the fifth text of the day is dropped', { timeout: 60_000 }, async () => {
     // Prepare
     const eve = user('eve');
     await smsForMentions(eve);
     expect((await api(eve, 'PUT', '/sms', { version: '2026-11' })).status).toBe(200);
 
-    // Act: three mentions, one after the other
-    for (const postId of ['q1', 'q2', 'q3']) {
+    // Act: five mentions, one after the other
+    for (const postId of ['q1', 'q2', 'q3', 'q4', 'q5']) {
       await publish(events, 'mention.created', aMention({ recipients: ['eve'], data: { postId, excerpt: postId } }));
       await mentionSettled(eve, Number(postId.slice(1)));
     }
 
-    // Assess: two texts (the first two), the third dropped
-    expect(textsTo(eve).map((text) => text.body.split(': ').pop())).toEqual(['q1', 'q2']);
+    // Assess: four texts (the first four), the fifth dropped
+    expect(textsTo(eve).map((text) => text.body.split(': ').pop())).toEqual(['q1', 'q2', 'q3', 'q4']);
   });
 
   it('takes the number from a verified phone_number claim only: none, or one in the body, is a 400', async () => {
