@@ -150,7 +150,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
 
   // 2. The queues, at the HTTP server's URL (journaled under DATA_DIR/queues).
   const queues = createLocalPipelineQueues({ httpEndpoint: http, settings, logger, queueDir: join(settings.dataDir, 'queues') });
-  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials, sms: { selfManagedOptOuts: settings.smsSelfManagedOptOuts ?? false, nowMs: () => clock.nowMs() } });
+  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials, sms: { selfManagedOptOuts: settings.smsSelfManagedOptOuts ?? false, nowMs: () => clock.nowMs() }, verifier });
 
   // 3. The typed configs, then every function composed on one Parts.
   const configs = localFunctionConfigs({

@@ -6,6 +6,7 @@
  * (a redelivered event sends nothing more) and never after STOP; a user who did not opt in gets
  * nothing; `PUT /sms` takes the number only from a verified token claim.
  */
+import { request as httpRequest } from 'node:http';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSmsOptOutList } from '../../src/adapters/dynamo/sms-records.js';
@@ -213,6 +214,39 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     const noVersion = await api(cy, 'PUT', '/sms', {});
     expect(noVersion.status).toBe(400);
     expect((await api(cy, 'DELETE', '/sms')).status).toBe(204);
+  });
+
+  it('GET /_dev/sms (the demo phone) answers the texts of the caller\'s own verified number only; no valid token 401; a rebound Host 403; the stand-in refuses unsigned calls', async () => {
+    // Prepare: ana has texts (a mention, the STOP response); gil has none; a token whose phone claim was edited.
+    const texts = (token?: string) => call(runtime.endpoints.http, 'GET', '/_dev/sms', token === undefined ? {} : { token });
+    const anaToken = await runtime.secrets.issueToken({ ...user('ana'), phoneNumber: PHONES.ana! });
+    const [header, payload, signature] = anaToken.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const edited = `${header}.${Buffer.from(JSON.stringify({ ...claims, phone_number: PHONES.fay })).toString('base64url')}.${signature}`;
+
+    // Act
+    const own = await texts(anaToken);
+    const none = await texts(await runtime.secrets.issueToken({ ...user('gil'), phoneNumber: PHONES.gil! }));
+    const noPhone = await texts(await runtime.secrets.issueToken(user('ana')));
+    const refused = [await texts(), await texts('not-a-token'), await texts(edited)].map((answer) => answer.status);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL('/_dev/sms', runtime.endpoints.http);
+      httpRequest(url, { headers: { host: `evil.example:${url.port}`, authorization: `Bearer ${anaToken}` } }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end();
+    });
+    const unsigned = await call(runtime.endpoints.http, 'POST', '/_aws/sms', { headers: { 'x-amz-target': 'PinpointSMSVoiceV2.DeleteOptedOutNumber', 'content-type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ OptOutListName: 'Default', OptedOutNumber: PHONES.ana }) });
+
+    // Assess
+    const body = own.body as { phoneNumber: string; optedOut: boolean; texts: { to: string; body: string }[] };
+    expect(body.phoneNumber).toBe(PHONES.ana);
+    expect(body.optedOut).toBe(true);
+    expect(body.texts.length).toBeGreaterThanOrEqual(2);
+    expect(body.texts.every((text) => text.to === PHONES.ana)).toBe(true);
+    expect(none.body).toEqual({ phoneNumber: PHONES.gil, optedOut: false, texts: [] });
+    expect(noPhone.body).toEqual({ phoneNumber: null, optedOut: false, texts: [] });
+    expect(refused).toEqual([401, 401, 401]);
+    expect(rebound).toBe(403);
+    expect(unsigned.status).toBe(403);
+    expect(runtime.channels.sms.isOptedOut(PHONES.ana!)).toBe(true);
   });
 
   it('refuses an inbound message that is not from an E.164 number (dev route)', async () => {
