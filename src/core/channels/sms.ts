@@ -3,10 +3,11 @@
  * (`PUT /sms`) with the phone number their identity provider verified (the token's `phone_number` +
  * `phone_number_verified` claims: never a number from a request body), and gets texts of the types
  * that offer SMS and that they switched on. Before every text the consumer checks, in this order:
- * the opt-in, the opt-out list (a STOP the service's inbound topic reported, or the service's own
- * opt-out answer), and the spend guards (texts per user per day and in all per day, counted before
+ * the opt-in, the opt-out list (the number's latest word on the service's inbound topic, STOP or
+ * START, or the service's own opt-out answer), and the spend guards (texts per user per day and in all per day, counted before
  * the send: a guard that cannot be read sends nothing). An opted-out answer from the service is
- * recorded and never retried (docs/channels.md#sms).
+ * recorded and never retried. The inbound keywords and their answers are below; what a text does:
+ * `sms-inbound.ts` (docs/channels.md#stop-start-and-help).
  */
 /** What `PUT /sms` records: the verified number and the consent text version, when. */
 export interface SmsOptIn {
