@@ -55,7 +55,7 @@ const operations: Record<string, Operation> = {
   'POST /notifications/{id}/seen': { summary: 'Mark one notification seen', path: markOneReadPathSchema },
   'POST /notifications/{id}/archive': { summary: 'Archive one notification', path: markOneReadPathSchema },
   'POST /notifications/{id}/unarchive': { summary: 'Unarchive one notification', path: markOneReadPathSchema },
-  'POST /notifications/{id}/snooze': { summary: 'Hide one notification until `until`; it then comes back as a new unread arrival', path: markOneReadPathSchema, body: snoozeBodySchema, answer: 'SnoozeAnswer' },
+  'POST /notifications/{id}/snooze': { summary: 'Hide one notification until `until` (before it expires); it then comes back as a new unread arrival', path: markOneReadPathSchema, body: snoozeBodySchema, answer: 'SnoozeAnswer' },
   'DELETE /notifications/{id}': { summary: 'Delete one notification for the caller (hidden everywhere, counts included)', path: markOneReadPathSchema },
   'POST /notifications/archive-read': { summary: 'Archive everything read (one write)', answer: 'ArchiveReadAnswer' },
   'POST /notifications/bulk': { summary: 'One action on up to 100 ids; ids not in the caller\'s view are named and never touched', body: bulkBodySchema, answer: 'BulkAnswer' },

@@ -1,12 +1,15 @@
 /**
  * The cases of issue 25 end to end on the local runtime, as a new user would try them: events
  * published with the real EventBridge SDK (PutEvents), the inbox read and changed over REST, the
- * pushes seen on a WebSocket. Each gives the answer docs/api/inbox-state.md states. Case 9 (the
- * client's badge during the first load) is in the browser suite (test/browser/demo-inbox.spec.ts).
+ * pushes seen on a WebSocket (the runtime's clock moved ahead where weeks must pass). Each gives the
+ * answer docs/api/inbox-state.md states. Case 9 (the client's badge during the first load) is in the
+ * browser suite (test/browser/demo-inbox.spec.ts).
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Notification } from '../../src/core/model/notification.js';
+import { INBOX_TTL_DAYS_DEFAULT } from '../../src/core/model/notification.js';
+import type { Clock } from '../../src/core/ports/clock.js';
 import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
 import { aMention } from '../support/events.js';
@@ -15,6 +18,11 @@ import { pollUntil } from '../support/poll-until.js';
 import { pipelineDrained, publish, sleep, startE2eRuntime, stopE2eRuntime, type E2eRuntime } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
 
+/** The runtime's clock: the wall clock plus an offset only the last case moves forward (weeks, not waits). */
+let clockOffsetMs = 0;
+const clock: Clock = { nowMs: () => Date.now() + clockOffsetMs };
+const DAY = 86_400_000;
+
 let started: Partial<E2eRuntime> = {};
 let runtime: LocalRuntime;
 let events: EventBridgeClient;
@@ -22,7 +30,7 @@ const sockets: TestSocket[] = [];
 let users = 0;
 
 beforeAll(async () => {
-  started = await startE2eRuntime('inbox-view-cases-');
+  started = await startE2eRuntime('inbox-view-cases-', {}, { clock });
   runtime = started.runtime!;
   events = started.events!;
 });
@@ -184,5 +192,36 @@ describe('issue 25: the inbox view over HTTP on the local runtime', () => {
 
     expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
     expect(bulk.body).toEqual({ updated: [], notFound: [id] });
+  });
+
+  // Last: it moves the runtime's clock weeks ahead.
+  it('case 5 (TTL): a snooze past its notification\'s expiry is refused (400), and a comeback expires with the notification it brings back', async () => {
+    const user = aUser();
+    const { id } = await mention(user);
+    const socket = await openSocket(user);
+    // 70 of the inbox's 90 days later: the mention has 20 days left.
+    expect(INBOX_TTL_DAYS_DEFAULT).toBe(90);
+    clockOffsetMs += 70 * DAY;
+
+    const tooLate = await send(user, 'POST', `/notifications/${id}/snooze`, { until: new Date(clock.nowMs() + 25 * DAY).toISOString() });
+
+    expect(tooLate.status).toBe(400);
+    expect((tooLate.body as { error: { code: string; message: string } }).error).toMatchObject({ code: 'snooze_past_expiry', message: expect.stringMatching(/^until must be before \d{4}-\d\d-\d\dT.*Z, when this notification expires$/) });
+    expect(await ids(user)).toEqual([id]);
+
+    const untilMs = clock.nowMs() + 19 * DAY;
+    expect((await send(user, 'POST', `/notifications/${id}/snooze`, { until: new Date(untilMs).toISOString() })).status).toBe(200);
+    expect(await ids(user)).toEqual([]);
+    clockOffsetMs += untilMs - clock.nowMs() + 1_000;
+    runtime.scheduler.rearm();
+    const [pushed] = await socket.waitFor('notification', 1, { attempts: 200, intervalMs: 50 });
+    expect(pushed!.notification.comebackOf).toBe(id);
+    expect(await ids(user)).toEqual([pushed!.notification.id]);
+
+    // Past the mention's 90 days: the comeback goes with it (it came back 19 days into a snooze, not 90 days ago).
+    clockOffsetMs += 2 * DAY;
+
+    expect(await ids(user)).toEqual([]);
+    expect(await counts(user)).toEqual({ unread: 0, unseen: 0, capped: false, newestId: null });
   });
 });

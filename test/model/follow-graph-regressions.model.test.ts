@@ -2,6 +2,7 @@
  * Shrunk sequences the follow-graph model found (`follow-graph.model.test.ts`), replayed by name
  * through the same harness, so each stays fixed whatever the generator draws.
  */
+import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
 import { localTableNames } from '../../src/local/embedded-dynamo.js';
 import { startInProcessDynamo, type InProcessDynamo } from '../support/in-process-dynamo.js';
@@ -26,6 +27,8 @@ async function replay(celebrityThreshold: number, steps: (run: SequenceRun) => P
   }
 }
 
+const byEvent = (run: SequenceRun, eventId: string) => run.system.queue.find((message) => message.eventId === eventId)!;
+
 const next = (run: SequenceRun, killAt?: number) => run.process([{ message: run.system.queue[0]!, ...(killAt !== undefined ? { killAt } : {}) }], 0);
 
 describe('follow graph (model): found sequences', () => {
@@ -46,5 +49,49 @@ describe('follow graph (model): found sequences', () => {
         }
       });
     }
+  });
+
+  // Threshold 3: ann and cy follow bob; dee's follow (the third) and ann's unfollow run at once. The
+  // unfollow's decrement lands between the follow's count and its tier change, so the flip's guard
+  // (count >= 3) refuses it; the follow took the tier it asked for as the tier it got, wrote dee's
+  // FOLLOWING_CELEBS edge, and was killed before the pack. Its retry saw an ordinary account and
+  // left the edge: an edge of an account that was never a celebrity, the pack without it.
+  it('a follow whose promotion loses the race to an unfollow writes no celebrity edge', { timeout: 60_000 }, async () => {
+    await replay(3, async (run) => {
+      run.publish('follow', 'ann', 'bob', 0);
+      run.publish('follow', 'cy', 'bob', 0);
+      await next(run);
+      await next(run);
+      run.publish('post', 'ann', undefined, 0);
+      run.publish('unfollow', 'ann', 'bob', 0);
+      run.republish(run.model.events.get('e2')!, 0);
+      run.publish('follow', 'dee', 'bob', 0);
+      run.redeliver(byEvent(run, 'e3'));
+      run.redeliver(run.system.queue.filter((message) => message.eventId === 'e2').at(-1)!);
+      const scheduler = fc.schedulerFor()`
+      -> [task${2}] promise::PutItemCommand resolved with value "PutItemCommand"
+      -> [task${1}] promise::PutItemCommand resolved with value "PutItemCommand"
+      -> [task${4}] promise::PutItemCommand resolved with value "PutItemCommand"
+      -> [task${5}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"
+      -> [task${6}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"
+      -> [task${7}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${8}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${3}] promise::PutItemCommand resolved with value "PutItemCommand"
+      -> [task${10}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${9}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${11}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${13}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${12}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${14}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${15}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"
+      -> [task${16}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${17}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${19}] promise::DeleteItemCommand resolved with value "DeleteItemCommand"
+      -> [task${20}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"
+      -> [task${18}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"
+      -> [task${21}] promise::UpdateItemCommand resolved with value "UpdateItemCommand"
+      -> [task${22}] promise::BatchWriteItemCommand resolved with value "BatchWriteItemCommand"`;
+      await run.process([{ message: byEvent(run, 'e5'), killAt: 9 }, { message: byEvent(run, 'e4') }], 1, scheduler);
+    });
   });
 });

@@ -8,8 +8,8 @@
  * and the trace too. The model and the comparisons: `follow-graph/`.
  *
  * `npm test` runs 200 sequences of up to 60 steps; `npm run test:model` 5,000. A failure prints the
- * shrunk sequence (step by step, with what each step did) and the seed: FC_SEED=<seed> FC_PATH=<path>
- * replays it.
+ * shrunk sequence (step by step, with what each step did), the seed, the path and the commands'
+ * replayPath: FC_SEED=<seed> FC_PATH=<path> FC_REPLAY_PATH=<replayPath> replays it.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
@@ -21,16 +21,24 @@ import { SequenceRun } from './follow-graph/harness.js';
 
 let dynamo: InProcessDynamo;
 const tables = localTableNames('follow-model-');
+/** Sequences on one store: each writes its own tenant, never cleared, so a long run starts a new store every so often (memory). */
+const SEQUENCES_PER_STORE = 200;
+let sequencesOnStore = 0;
 
-beforeAll(async () => {
+async function freshStore(): Promise<void> {
   dynamo = startInProcessDynamo();
   await dynamo.createTables(tables);
-});
+  sequencesOnStore = 0;
+}
+
+beforeAll(freshStore);
 
 describe('follow graph (model): every follower sees every post made after they followed, whatever order the queues run in', () => {
   it('matches the reference model after every step of generated sequences', { timeout: modelRuns(1_800_000, 6 * 3_600_000) }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(2, 3), sequences(60), async (celebrityThreshold, commands) => {
+        if (sequencesOnStore >= SEQUENCES_PER_STORE) await freshStore();
+        sequencesOnStore += 1;
         const run = new SequenceRun({ dynamo, tables, users: USERS, celebrityThreshold });
         const started = performance.now();
         try {

@@ -19,6 +19,8 @@ export type { ItemAction } from '../../contract/wire.js';
 /** A snooze ends at least this far ahead and at most this far (the scheduler's and the inbox's horizon). */
 export const MIN_SNOOZE_MS = 1_000;
 export const MAX_SNOOZE_MS = 30 * 86_400_000;
+/** The error code of a snooze whose `until` is not before the notification's expiry (400). */
+export const SNOOZE_PAST_EXPIRY = 'snooze_past_expiry';
 
 export interface InboxActionsDeps {
   /** Which ids are in the user's view, with their read state (the read side's lookup). */
@@ -77,6 +79,11 @@ export class InboxActions {
    * fails after it changes nothing), then the exception, then the comeback's push is scheduled. A
    * retry of the same snooze (same `until`) after a failure finishes it; any other action on a
    * snoozed-away notification, or a second snooze of it, is a 404.
+   *
+   * The comeback expires with the notification it brings back (a chain's comebacks all with its
+   * root), and an `until` at or after that expiry is refused (400 `snooze_past_expiry`): the root's
+   * retraction record lives as long as the root, so no comeback can return, or still be shown, after
+   * the record that hides it is gone (issue 25, case 5), at no extra read or write.
    */
   async snooze(user: UserRef, id: string, untilIso: string): Promise<{ until: string }> {
     const nowMs = this.deps.clock.nowMs();
@@ -91,10 +98,14 @@ export class InboxActions {
     const target = lookup.inView.get(id) ?? (retried && lookup.state.exceptions.get(id)?.snoozedUntil === untilMs ? retried : undefined);
     if (!target) throw new NotFoundError(`notification ${id} is not in your inbox`);
     const { item } = target;
+    if (untilMs >= item.expiresAt * 1000) {
+      const expiry = new Date(item.expiresAt * 1000).toISOString();
+      throw new ValidationError(`until must be before ${expiry}, when this notification expires`, [{ path: 'until', message: `must be before ${expiry} (the notification's expiry)` }], SNOOZE_PAST_EXPIRY);
+    }
     const comeback: StoredNotification = {
       ...item,
       id: snoozeReturnId(user, item, untilMs),
-      expiresAt: Math.ceil(untilMs / 1000) + this.deps.inboxTtlDays * 86_400,
+      expiresAt: item.expiresAt,
       comeback: {
         from: id,
         rootId: item.comeback?.rootId ?? id,

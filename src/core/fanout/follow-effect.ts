@@ -173,8 +173,14 @@ export class FollowEffect {
     if (change.to === 'celebrity') await this.deps.promotionQueue.enqueue({ v: 1, tenantId, celebrityId: userId });
     const changed = await this.deps.graph.changeTier(tenantId, userId, change);
     // Not the account's id: the stored result (keyed by a hash, tenantless) names nobody an erasure could not find.
-    if (changed) summary.tierChange = { from: change.from, to: change.to };
-    return change.to;
+    if (changed) {
+      summary.tierChange = { from: change.from, to: change.to };
+      return change.to;
+    }
+    // Lost the race (another record moved the count past the guard, or flipped first): the stored
+    // tier decides, never the one asked for. Taking `change.to` wrote a celebrity edge for a follow of
+    // an account that stayed ordinary (issue 26, found by the model). One GetItem, on this path only.
+    return (await this.deps.graph.getProfile(tenantId, userId)).tier;
   }
 }
 

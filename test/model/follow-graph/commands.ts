@@ -127,5 +127,6 @@ export const commandWeights = [5, 1, 1, 6, 2] as const;
 /** The commands arbitrary of a sequence of at most `maxCommands` steps. */
 export function sequences(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
   const weighted = commandArbitraries.flatMap((arbitrary, index) => Array.from({ length: commandWeights[index]! }, () => arbitrary));
-  return fc.commands(weighted, { maxCommands, size: 'max' });
+  // FC_REPLAY_PATH: the `replayPath` a failure prints, with FC_SEED and FC_PATH (commands need all three to replay).
+  return fc.commands(weighted, { maxCommands, size: 'max', ...(process.env.FC_REPLAY_PATH ? { replayPath: process.env.FC_REPLAY_PATH } : {}) });
 }

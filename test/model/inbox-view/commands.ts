@@ -369,6 +369,23 @@ export class Retract implements fc.AsyncCommand<ModelState, RealState> {
   toString = () => `new Retract(${this.kind}, ${this.event})`;
 }
 
+/**
+ * The producer withdraws one of the events the run has sent (by index, in the order of their keys):
+ * `Retract` names any event, so it rarely hits one the user holds, with snoozes and comebacks of it.
+ */
+export class RetractSent implements fc.AsyncCommand<ModelState, RealState> {
+  constructor(readonly pick: number) {}
+  check = () => true;
+  async run(model: ModelState, real: RealState): Promise<void> {
+    const sent = [...model.events.keys()].sort();
+    if (sent.length === 0) return;
+    const { type, eventId } = model.events.get(sent[this.pick % sent.length]!)!;
+    const kind = type === POST_TYPE ? 2 : (OWN_TYPES.indexOf(type as (typeof OWN_TYPES)[number]) as 0 | 1);
+    await new Retract(kind, Number(eventId.slice(eventId.indexOf('-') + 1))).run(model, real);
+  }
+  toString = () => `new RetractSent(${this.pick})`;
+}
+
 // ---------------------------------------------------------------- the user's actions
 
 export class Act implements fc.AsyncCommand<ModelState, RealState> {
@@ -410,20 +427,42 @@ export class Snooze implements fc.AsyncCommand<ModelState, RealState> {
   ) {}
   check = () => true;
   async run(model: ModelState, real: RealState): Promise<void> {
-    const id = pickId(model, this.pick);
-    const untilMs = model.view.nowMs + this.aheadMs;
-    const got = await real.sys.snooze(id, untilMs, this.fault);
-    if (this.fault === undefined || got !== 'failed') {
-      const wanted = model.view.snooze(id, untilMs);
-      expect(got, `snooze ${id}`).toBe(wanted.outcome);
-    } else if (this.fault === 'afterException') {
-      // The write that hides it was made: the snooze happened, only its answer was lost. The client retries it.
-      model.view.snooze(id, untilMs);
-      expect(await real.sys.snooze(id, untilMs), `snooze ${id} retried`).toBe('ok');
-    }
-    await compareViews(model, real);
+    await snooze(model, real, pickId(model, this.pick), model.view.nowMs + this.aheadMs, this.fault);
   }
   toString = () => `new Snooze(${this.pick}, ${this.aheadMs}${this.fault ? `, '${this.fault}'` : ''})`;
+}
+
+/**
+ * A snooze of a notification in the view (by index, oldest first), until some time ahead or until a
+ * moment around its expiry (`{ toExpiryMs }`: that far past it, negative before): `Snooze` picks among
+ * every id the run knows, so it rarely lands on one that can come back, or near the expiry boundary.
+ */
+export class SnoozeInView implements fc.AsyncCommand<ModelState, RealState> {
+  constructor(
+    readonly pick: number,
+    readonly until: { aheadMs: number } | { toExpiryMs: number },
+  ) {}
+  check = () => true;
+  async run(model: ModelState, real: RealState): Promise<void> {
+    const inView = [...model.view.items.values()].filter((item) => model.view.inView(item.id) && !model.unknown.has(item.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (inView.length === 0) return;
+    const item = inView[this.pick % inView.length]!;
+    await snooze(model, real, item.id, 'aheadMs' in this.until ? model.view.nowMs + this.until.aheadMs : item.expiresAtMs + this.until.toExpiryMs);
+  }
+  toString = () => `new SnoozeInView(${this.pick}, ${JSON.stringify(this.until)})`;
+}
+
+async function snooze(model: ModelState, real: RealState, id: string, untilMs: number, fault?: SnoozeFault): Promise<void> {
+  const got = await real.sys.snooze(id, untilMs, fault);
+  if (fault === undefined || got !== 'failed') {
+    const wanted = model.view.snooze(id, untilMs);
+    expect(got, `snooze ${id}`).toBe(wanted.outcome);
+  } else if (fault === 'afterException') {
+    // The write that hides it was made: the snooze happened, only its answer was lost. The client retries it.
+    model.view.snooze(id, untilMs);
+    expect(await real.sys.snooze(id, untilMs), `snooze ${id} retried`).toBe('ok');
+  }
+  await compareViews(model, real);
 }
 
 /**
@@ -552,6 +591,9 @@ const serverCommandArbitraries = [
   fc.tuple(action, pick).map(([a, p]) => new Act(a, p)),
   fc.tuple(action, fc.array(pick, { minLength: 1, maxLength: 5 })).map(([a, picks]) => new Bulk(a, picks)),
   fc.tuple(pick, fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 60_000, max: 3 * DAY }), fc.constant(31 * DAY)), snoozeFault).map(([p, ahead, fault]) => new Snooze(p, ahead, fault)),
+  // Snoozes that can come back (some to the last seconds before the expiry, or just past it), and retractions of what was sent.
+  fc.tuple(pick, fc.oneof(fc.integer({ min: 1_000, max: 2 * DAY }).map((aheadMs) => ({ aheadMs })), fc.integer({ min: -3_000, max: 1_000 }).map((toExpiryMs) => ({ toExpiryMs })))).map(([p, until]) => new SnoozeInView(p, until)),
+  fc.nat(20).map((p) => new RetractSent(p)),
   upTo.map((u) => new ReadAll(u)),
   upTo.map((u) => new SeenAll(u)),
   fc.constant(new ArchiveRead()),

@@ -269,13 +269,17 @@ export class InboxViewModel {
   }
 
   /**
-   * Gone now; at `until` (1 s to 30 days ahead) it comes back on top under a new id, unread and
-   * unseen, not archived. Answers the comeback's id.
+   * Gone now; at `until` (1 s to 30 days ahead, and before the notification expires) it comes back on
+   * top under a new id, unread and unseen, not archived, and expires with the notification it brings
+   * back (a comeback never outlives its root, so neither a retraction of the root nor its record's
+   * expiry can leave a comeback behind). Answers the comeback's id; `pastExpiry` (400) for an `until`
+   * at or after the notification's expiry.
    */
-  snooze(id: string, untilMs: number): { outcome: 'ok'; comebackId: string } | { outcome: 'notFound' | 'invalid' } {
+  snooze(id: string, untilMs: number): { outcome: 'ok'; comebackId: string } | { outcome: 'notFound' | 'invalid' | 'pastExpiry' } {
     if (untilMs < this.nowMs + MIN_SNOOZE_MS || untilMs > this.nowMs + MAX_SNOOZE_MS) return { outcome: 'invalid' };
     if (!this.inView(id)) return { outcome: 'notFound' };
     const item = this.items.get(id)!;
+    if (untilMs >= item.expiresAtMs) return { outcome: 'pastExpiry' };
     item.snoozed = true;
     const comebackId = this.comebackId(item, untilMs);
     this.items.set(comebackId, {
@@ -285,8 +289,8 @@ export class InboxViewModel {
       event: item.event,
       fromMs: untilMs,
       landedAt: (this.sequence += 1),
-      // The TTL attribute is whole seconds: an item from its arrival's second, a comeback to its return's next.
-      expiresAtMs: Math.ceil(untilMs / 1000) * 1000 + this.settings.ttlMs,
+      // With the notification it brings back (a comeback's is its root's).
+      expiresAtMs: item.expiresAtMs,
       read: false,
       seen: false,
       archived: false,

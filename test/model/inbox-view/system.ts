@@ -6,7 +6,7 @@
  */
 import { escalationVerdict, type EscalationVerdict } from '../../../src/core/channels/escalation.js';
 import { ScheduledSnoozeReturns } from '../../../src/core/actions/snooze-returns.js';
-import { InboxActions, type ItemAction } from '../../../src/core/actions/inbox-actions.js';
+import { InboxActions, SNOOZE_PAST_EXPIRY, type ItemAction } from '../../../src/core/actions/inbox-actions.js';
 import { ReadMarks } from '../../../src/core/actions/read-marks.js';
 import { InboxStateSync } from '../../../src/core/actions/inbox-state-sync.js';
 import { ReadStateSync } from '../../../src/core/actions/read-state-sync.js';
@@ -68,7 +68,7 @@ class RecordingScheduler implements Scheduler {
   }
 }
 
-export type ActionOutcome = 'ok' | 'notFound' | 'invalid' | 'failed';
+export type ActionOutcome = 'ok' | 'notFound' | 'invalid' | 'pastExpiry' | 'failed';
 
 export interface Push {
   connectionId: string;
@@ -207,7 +207,7 @@ export class InboxSystem {
 
   private outcomeOf(error: unknown): ActionOutcome {
     if (error instanceof NotFoundError) return 'notFound';
-    if (error instanceof ValidationError) return 'invalid';
+    if (error instanceof ValidationError) return error.code === SNOOZE_PAST_EXPIRY ? 'pastExpiry' : 'invalid';
     if (error instanceof InjectedKill) return 'failed';
     throw error;
   }
