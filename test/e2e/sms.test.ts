@@ -116,37 +116,31 @@ describe('SMS: End User Messaging SMS through the local stand-in', () => {
     };
     const optedOut = async () => ({ service: runtime.channels.sms.isOptedOut(PHONES.fay!), ours: await new DynamoSmsOptOutList(runtime.documentClient, runtime.dynamo.tableNames.idempotency).isOptedOut(PHONES.fay!) });
 
-    // Act and assess, word by word.
+    // Act and assess, word by word: [text from the phone, opted out afterwards (on both lists), the texts of the phone after one more mention (none: no mention)].
+    const steps: [string, boolean, number | undefined][] = [
+      ['STOP', true, 1],
+      // START: an opt-in keyword of the number: the service takes it off its list, the function off ours.
+      ['Start', false, 2],
+      // "Yes, stop": neither word acts (an opt-in keyword must be alone; it does not begin with an opt-out keyword).
+      ['Yes, stop', false, undefined],
+      // "stop please" begins with STOP: out on both.
+      ['stop please', true, undefined],
+      // YES: not a keyword of the number, so the service keeps it listed; the function takes it off with DeleteOptedOutNumber.
+      ['YES', false, 3],
+      // STOP, then YES again within 30 days: the service refuses to remove it again; still out on both, nothing sent.
+      ['STOP', true, undefined],
+      ['yes', true, 3],
+      // UNSTOP: an opt-in keyword of the number (not limited by the 30 days): in again on both.
+      ['UNSTOP', false, 4],
+      // HELP: answered by the service with the number's keyword response; nothing changes.
+      ['help', false, undefined],
+    ];
     expect(await mention()).toBe(1);
-    await fromPhone('STOP');
-    expect(await optedOut()).toEqual({ service: true, ours: true });
-    expect(await mention()).toBe(1);
-    // START: an opt-in keyword of the number: the service takes it off its list, the function off ours.
-    await fromPhone('Start');
-    expect(await optedOut()).toEqual({ service: false, ours: false });
-    expect(await mention()).toBe(2);
-    // "Yes, stop": neither word acts (an opt-in keyword must be alone; it does not begin with an opt-out keyword).
-    await fromPhone('Yes, stop');
-    expect(await optedOut()).toEqual({ service: false, ours: false });
-    // "stop please" begins with STOP: out on both.
-    await fromPhone('stop please');
-    expect(await optedOut()).toEqual({ service: true, ours: true });
-    // YES: not a keyword of the number, so the service keeps it listed; the function takes it off with DeleteOptedOutNumber.
-    await fromPhone('YES');
-    expect(await optedOut()).toEqual({ service: false, ours: false });
-    expect(await mention()).toBe(3);
-    // STOP, then YES again within 30 days: the service refuses to remove it again; still out on both, nothing sent.
-    await fromPhone('STOP');
-    await fromPhone('yes');
-    expect(await optedOut()).toEqual({ service: true, ours: true });
-    expect(await mention()).toBe(3);
-    // UNSTOP: an opt-in keyword of the number (not limited by the 30 days): in again on both.
-    await fromPhone('UNSTOP');
-    expect(await optedOut()).toEqual({ service: false, ours: false });
-    expect(await mention()).toBe(4);
-    // HELP: answered by the service with the number's keyword response; nothing changes.
-    await fromPhone('help');
-    expect(await optedOut()).toEqual({ service: false, ours: false });
+    for (const [body, out, texts] of steps) {
+      await fromPhone(body);
+      expect({ body, ...(await optedOut()) }).toEqual({ body, service: out, ours: out });
+      if (texts !== undefined) expect({ body, texts: await mention() }).toEqual({ body, texts });
+    }
 
     // The service's keyword responses reached the phone: STOP x3 (stop please included), START, UNSTOP, HELP.
     const responses = runtime.channels.sms.textsTo(PHONES.fay!).filter((text) => text.keywordResponse).map((text) => text.body);
