@@ -5,11 +5,12 @@
  * (intake back-pressure) that the sender retried.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { startLocalRuntime } from '../../src/local/runtime.js';
-import { localSettingsFromEnv } from '../../src/local/settings.js';
+import { INTAKE_BACKLOG_LIMIT_DEFAULT, INTAKE_BACKLOG_SECONDS_DEFAULT, localSettingsFromEnv } from '../../src/local/settings.js';
 import { percentile, round, type BenchResult, type BenchSuite } from '../harness.js';
 
 const EVENTS = Number(process.env.BENCH_INTAKE_EVENTS ?? 3_000);
@@ -18,6 +19,9 @@ const RECIPIENTS_PER_EVENT = 2;
 const SENDERS = 8;
 /** The badge poller: one user's `GET /notifications/counts`, one request at a time, this long apart. */
 const COUNTS_INTERVAL_MS = 50;
+/** A producer's wait before it resends throttled entries: exponential with full jitter, or the fixed 100 ms of earlier runs. */
+const RETRY = process.env.BENCH_INTAKE_RETRY === 'fixed' ? 'fixed' : 'backoff';
+const retryDelayMs = (attempt: number) => (RETRY === 'fixed' ? 100 : Math.random() * Math.min(1_600, 100 * 2 ** attempt));
 
 /** Polls one recipient's counts over REST until `stop` resolves; answers each request's time. */
 async function pollCounts(http: string, token: string, stop: Promise<void>): Promise<number[]> {
@@ -52,11 +56,15 @@ export const suite: BenchSuite = {
   method: `
 ${EVENTS} \`mention.created\` events (${RECIPIENTS_PER_EVENT} recipients each, no open sockets) sent with
 ${SENDERS} concurrent PutEvents calls of 10 entries against the in-process local runtime; entries
-answered with a per-entry error are sent again after 100 ms, as the SDK's retry would. \`accepted\`
+answered with a per-entry error are sent again after a backoff with full jitter, doubling from 100 ms to at most
+1.6 s (\`BENCH_INTAKE_RETRY\`=\`fixed\`: after 100 ms each time, as this suite did before 2026-11-26). \`accepted\`
 is entries per second until the last is accepted; \`fanOut\` is notifications written per second from
 the first accept until the intake queue is empty (every fan-out batch finished). \`counts\` is the time of
 \`GET /notifications/counts\` for one of the recipients (real HTTP with a token), polled one request at a
 time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is done: the badge under load.
+Back-pressure at its defaults (\`INTAKE_BACKLOG_SECONDS\` ${INTAKE_BACKLOG_SECONDS_DEFAULT}, \`INTAKE_BACKLOG_LIMIT\`
+${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest size, sampled every ${COUNTS_INTERVAL_MS} ms.
+\`mainLoop.utilization\`: \`performance.eventLoopUtilization()\` (node:perf_hooks) of the process's main thread over the load (1 = never idle).
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
@@ -69,18 +77,21 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
       let throttled = 0;
       let loadDone!: () => void;
       const counts = pollCounts(runtime.endpoints.http, await runtime.secrets.issueToken({ tenantId: 'bench', userId: 'u1' }), new Promise<void>((resolve) => (loadDone = resolve)));
+      let maxQueued = 0;
+      const sampler = setInterval(() => (maxQueued = Math.max(maxQueued, intake.size)), COUNTS_INTERVAL_MS);
+      const loopBefore = nodePerformance.eventLoopUtilization();
       const start = performance.now();
       await Promise.all(
         Array.from({ length: SENDERS }, async () => {
           while (next < entries.length) {
             let pending = entries.slice(next, next + 10);
             next += 10;
-            while (pending.length > 0) {
+            for (let attempt = 0; pending.length > 0; attempt += 1) {
               const answer = await client.send(new PutEventsCommand({ Entries: pending }));
               const failed = pending.filter((_, index) => answer.Entries?.[index]?.ErrorCode !== undefined);
               throttled += failed.length;
               pending = failed;
-              if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+              if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
             }
           }
         }),
@@ -88,6 +99,8 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
       const acceptedMs = performance.now() - start;
       while (intake.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const fannedOutMs = performance.now() - start;
+      clearInterval(sampler);
+      const loop = nodePerformance.eventLoopUtilization(loopBefore);
       loadDone();
       const countTimes = await counts;
       const notifications = EVENTS * RECIPIENTS_PER_EVENT;
@@ -95,6 +108,8 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
         { name: 'intake.accepted.perSecond', value: round((EVENTS / acceptedMs) * 1000, 0), unit: 'events/s', note: `${EVENTS} events accepted in ${round(acceptedMs / 1000, 1)} s` },
         { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
         { name: 'intake.backlogAfterAccept.seconds', value: round((fannedOutMs - acceptedMs) / 1000, 1), unit: 's', note: 'fan-out still running after the last accept' },
+        { name: 'intake.maxQueued', value: maxQueued, unit: 'messages', note: 'largest intake backlog during the load' },
+        { name: 'intake.mainLoop.utilization', value: round(loop.utilization, 2), unit: 'ratio', note: 'busy share of the main event loop during the load (REST, PutEvents, queues, consumers and the bench client share it)' },
         { name: 'intake.retriedEntries', value: throttled, unit: 'entries', note: 'answered with a retriable per-entry error (back-pressure) and sent again' },
         { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
         { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },

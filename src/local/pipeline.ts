@@ -103,8 +103,8 @@ export function attachPipelineConsumers(queues: LocalPipelineQueues, functions: 
 }
 
 /** PutEvents and the SQS API, served by the local HTTP server. */
-/** `serverHost`: the host the HTTP server listens on (the SQS endpoint answers callers on this machine only). */
-export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger, intakeBacklogLimit = 0, archive?: LocalEventArchive): LocalRoute[] {
+/** `serverHost`: the host the HTTP server listens on (the SQS endpoint answers callers on this machine only). `intake`: PutEvents back-pressure (0s: off). */
+export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string, serverHost: string, logger: Logger, intake: { backlogLimit: number; backlogSeconds: number }, archive?: LocalEventArchive): LocalRoute[] {
   return [
     createEventBusRoute({
       ...(archive ? { archive } : {}),
@@ -113,7 +113,8 @@ export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string
       findType: findNotificationType,
       // The privacy job's rule (user.erased, user.export.requested), then one rule per catalog type.
       intakeQueueOf: (detailType) => (PRIVACY_REQUEST_DETAIL_TYPES.includes(detailType) ? queues.privacy : queues.intake[detailType]),
-      intakeBacklogLimit,
+      intakeBacklogLimit: intake.backlogLimit,
+      intakeBacklogSeconds: intake.backlogSeconds,
       logger,
     }),
     createSqsRoute(queues.registry, { credentials: queues.sqsCredentials, serverHost }),

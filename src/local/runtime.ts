@@ -40,7 +40,7 @@ import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
 import { attachPipelineConsumers, closeLocalPipelineQueues, createLocalPipelineQueues, localPipelineRoutes, type LocalPipelineQueues, DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { createRestGateway } from './apigateway/rest-gateway.js';
-import { INTAKE_BACKLOG_LIMIT_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
+import { INTAKE_BACKLOG_LIMIT_DEFAULT, INTAKE_BACKLOG_SECONDS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { attachChannelConsumers, createLocalChannels, localUnsubscribeSecret, type LocalChannels } from './channels.js';
 import { inboundSnsEvent } from './sms/sms-voice-v2.js';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalSecrets, type LocalSecrets } from './signing-key.js';
@@ -274,7 +274,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   const demoPage = createDemoPageRoute({ secrets, endpoints: () => endpoints, corsAllowOrigins: configs.inbox.corsAllowOrigins });
   const archive = new LocalEventArchive(join(settings.dataDir, 'eventbridge'));
   const schedulerApi = createLocalSchedulerRoute(scheduler, { region: LOCAL_REGION, credentials: queues.sqsCredentials, serverHost: settings.host });
-  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, archive), ...channels.routes, schedulerApi, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
+  routes = [...localPipelineRoutes(queues, EVENT_BUS_NAME, settings.host, logger, { backlogLimit: settings.intakeBacklogLimit ?? INTAKE_BACKLOG_LIMIT_DEFAULT, backlogSeconds: settings.intakeBacklogSeconds ?? INTAKE_BACKLOG_SECONDS_DEFAULT }, archive), ...channels.routes, schedulerApi, jwksRoute, createContractFilesRoute(), restGateway, demoPage];
   // For the operator tools (npm run explain / dlq) against this DATA_DIR.
   await writeRuntimeInfo(settings.dataDir, {
     http,

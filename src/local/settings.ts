@@ -13,8 +13,10 @@ export const LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT = 1_000;
 export const LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT = 2_000;
 /** Local function timeout; the queues' visibility timeout defaults to 6x it (AWS's rule for Lambda event sources). */
 export const LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT = 5_000;
-/** Local intake back-pressure: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
+/** Local intake back-pressure, a hard cap: about 30-60 s of the local fan-out's throughput (BENCHMARKS.md, suite `intake`). */
 export const INTAKE_BACKLOG_LIMIT_DEFAULT = 2_000;
+/** Local intake back-pressure, early: the backlog an intake queue may hold, in seconds of its measured drain rate (and its oldest waiting message's age). */
+export const INTAKE_BACKLOG_SECONDS_DEFAULT = 5;
 
 export const localSettingsShape = {
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
@@ -29,6 +31,7 @@ export const localSettingsShape = {
   QUEUE_VISIBILITY_TIMEOUT_MS: optionalInteger(1),
   MAX_RECEIVE_COUNT: integer(5, 1),
   INTAKE_BACKLOG_LIMIT: integer(INTAKE_BACKLOG_LIMIT_DEFAULT, 0),
+  INTAKE_BACKLOG_SECONDS: integer(INTAKE_BACKLOG_SECONDS_DEFAULT, 0),
   RATE_LIMIT_PER_MINUTE: integer(RATE_LIMIT_PER_MINUTE_DEFAULT, 0),
   SEND_AT_MIN_DELAY_MS: integer(LOCAL_SEND_AT_MIN_DELAY_MS_DEFAULT, 0),
   LOG_LEVEL: optionalString,
@@ -78,6 +81,8 @@ export interface LocalSettings {
   sendAtMinDelayMs?: number;
   /** PutEvents entries are throttled (per-entry ThrottlingException) while their intake queue holds this many messages (0 = off). Default 2,000. */
   intakeBacklogLimit?: number;
+  /** PutEvents entries are throttled while their intake queue holds more than this many seconds of its consumer's measured drain rate, or its oldest waiting message is older (0 = only the limit). Default 5. */
+  intakeBacklogSeconds?: number;
   /** Powertools log level of the local runtime's logger. Default WARN. */
   logLevel?: string;
   /** Batching window of the email queue (a burst collapses into one digest email). Default 2 s locally. */
@@ -120,6 +125,7 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     sendAtMinDelayMs: parsed.SEND_AT_MIN_DELAY_MS,
     intakeBacklogLimit: parsed.INTAKE_BACKLOG_LIMIT,
+    intakeBacklogSeconds: parsed.INTAKE_BACKLOG_SECONDS,
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,

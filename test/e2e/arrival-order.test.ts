@@ -3,13 +3,13 @@
  * WebSocket): ids ordered by arrival, read-all up to what was shown, follows and promotions without
  * gaps, and catch-up (`since`) that returns every late arrival.
  */
-import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../src/core/fanout/events.js';
 import type { Notification } from '../../src/core/model/notification.js';
 import type { UserRef } from '../../src/core/model/user.js';
 import type { LocalRuntime } from '../../src/local/runtime.js';
-import { aComment, aFollow, aMention, aPost, putEntry } from '../support/events.js';
+import { aComment, aFollow, aMention, aPost, putAllEntries, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil, type PollOptions } from '../support/poll-until.js';
 import { startE2eRuntime, stopE2eRuntime, pipelineDrained, putPreferences, sleep } from '../support/schedules-e2e.js';
@@ -50,10 +50,7 @@ async function landed(userId: string, count = 1, query = ''): Promise<Notificati
 }
 
 async function publish(...entries: Array<[string, EventEnvelope]>): Promise<void> {
-  for (let i = 0; i < entries.length; i += 10) {
-    const output = await events.send(new PutEventsCommand({ Entries: entries.slice(i, i + 10).map(([type, detail]) => putEntry(type, detail)) }));
-    if ((output.FailedEntryCount ?? 0) !== 0) throw new Error(`PutEvents refused entries: ${JSON.stringify(output.Entries)}`);
-  }
+  await putAllEntries(events, entries.map(([type, detail]) => putEntry(type, detail)));
 }
 
 async function connect(userId: string): Promise<TestSocket> {

@@ -16,7 +16,7 @@ import { ENV } from '../../src/env.js';
 import type { RecordedAwsCall } from '../../src/local/aws-calls/recorded-call.js';
 import { startLocalRuntime, type LocalRuntime as StartedRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv, localSettingsShape } from '../../src/local/settings.js';
-import { aMention, putEntry } from '../support/events.js';
+import { aComment, aMention, putEntry } from '../support/events.js';
 import { freePort } from '../support/http.js';
 import { eventsClientOf, pipelineDrained, publish, putPreferences, sleep } from '../support/schedules-e2e.js';
 import { TestSocket } from '../support/ws-client.js';
@@ -48,6 +48,7 @@ beforeAll(async () => {
     QUEUE_VISIBILITY_TIMEOUT_MS: '30001',
     MAX_RECEIVE_COUNT: '7',
     INTAKE_BACKLOG_LIMIT: '3',
+    INTAKE_BACKLOG_SECONDS: '7',
     RATE_LIMIT_PER_MINUTE: '11',
     SEND_AT_MIN_DELAY_MS: '2500',
     LOG_LEVEL: 'INFO',
@@ -126,6 +127,16 @@ describe('the local runtime reads every documented variable', () => {
       const answer = await events.send(new PutEventsCommand({ Entries: Array.from({ length: 5 }, () => putEntry('mention.created', aMention({ recipients: ['settings-nobody'] }))) }));
       expect(answer.FailedEntryCount).toBe(2);
       expect(answer.Entries!.filter((entry) => entry.ErrorCode === 'ThrottlingException')).toHaveLength(2);
+    } finally {
+      events.destroy();
+    }
+  });
+
+  it('INTAKE_BACKLOG_SECONDS: PutEvents throttles on that many seconds of backlog (the limit of 3 messages binds first here)', async () => {
+    const events = eventsClientOf(runtime);
+    try {
+      const answer = await events.send(new PutEventsCommand({ Entries: Array.from({ length: 4 }, () => putEntry('comment.created', aComment('settings-nobody'))) }));
+      expect(answer.Entries!.find((entry) => entry.ErrorCode === 'ThrottlingException')?.ErrorMessage).toMatch(/local limit (7 s, at most )?3 messages/);
     } finally {
       events.destroy();
     }

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchPutAll } from '../../src/adapters/dynamo/batch.js';
 import { mapBounded } from '../../src/core/model/bounded-parallel.js';
@@ -17,7 +17,7 @@ import type { UserRef } from '../../src/core/model/user.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { aMention, aPost, putEntry } from '../support/events.js';
+import { aMention, aPost, putAllEntries, putEntry } from '../support/events.js';
 import { call } from '../support/http.js';
 import { pollUntil } from '../support/poll-until.js';
 
@@ -61,7 +61,7 @@ beforeAll(async () => {
     ...celebrities.map((celebrityId, c) => putEntry('post.published', aPost(celebrityId, { time: new Date(start + c * 9_000).toISOString() }))),
     ...[fan, loner].flatMap((user) => Array.from({ length: 5 }, (_, i) => putEntry('mention.created', aMention({ recipients: [user.userId], time: new Date(start + i * 60_000).toISOString() })))),
   ];
-  for (let i = 0; i < entries.length; i += 10) await events.send(new PutEventsCommand({ Entries: entries.slice(i, i + 10) }));
+  await putAllEntries(events, entries);
   await pollUntil(async () => {
     const counts = (await get(fan, '/notifications/counts')).body as { unread: number; capped: boolean };
     const heads = await graph.feedHeads('acme', celebrities);

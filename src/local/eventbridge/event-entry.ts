@@ -48,7 +48,7 @@ export interface EntryContext {
 const invalid = (message: string): EntryError => ({ ErrorCode: 'InvalidArgument', ErrorMessage: message });
 
 /** Which bus an EventBusName (name or ARN) means, or undefined for a bus that does not exist locally. */
-function busOf(name: unknown, busName: string): AcceptedEntry['bus'] | undefined {
+export function busOf(name: unknown, busName: string): AcceptedEntry['bus'] | undefined {
   if (name === undefined || name === null || name === '') return 'default';
   if (typeof name !== 'string') return undefined;
   const shortName = name.startsWith('arn:') ? name.slice(name.lastIndexOf(':event-bus/') + ':event-bus/'.length) : name;

@@ -12,9 +12,11 @@
  * per-entry ResourceNotFoundException.
  *
  * Back-pressure: the runtime accepts events far faster than one process fans them out, so an entry
- * whose intake queue already holds `intakeBacklogLimit` messages fails with a per-entry
+ * its intake queue has no room for (intake-throttle.ts: about `intakeBacklogSeconds` of the measured
+ * drain rate, never more than `intakeBacklogLimit` messages) fails with a per-entry
  * `ThrottlingException` (retriable: send the failed entries again with backoff, as for AWS's own
- * per-entry failures) instead of growing a backlog of minutes.
+ * per-entry failures) instead of growing a backlog of minutes. A throttled entry is not validated
+ * (as AWS throttles before it reads an entry): a producer's retries against a full queue stay cheap.
  *
  * Unlike AWS, entries for the notifications bus are validated up front (envelope and the type's
  * data schema): a bad entry is answered with the field named and nothing of it is queued, so a
@@ -25,7 +27,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ValidateEventInput } from '../../core/fanout/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from '../sqs/index.js';
-import { checkEntry, type EntryError } from './event-entry.js';
+import { busOf, checkEntry, type EntryError } from './event-entry.js';
+import { IntakeThrottle, type IntakeRoom } from './intake-throttle.js';
 import { LOCAL_ARCHIVE_NAME, ReplayExistsError, type ArchivedEvent, type LocalEventArchive, type LocalReplay } from './archive.js';
 
 const EVENTS_JSON = { 'content-type': 'application/x-amz-json-1.1' };
@@ -41,6 +44,8 @@ export interface LocalEventBusOptions {
   intakeQueueOf(detailType: string): LocalQueue | undefined;
   /** Messages an intake queue may hold before its entries are throttled (0 = no limit). */
   intakeBacklogLimit?: number;
+  /** Backlog an intake queue may hold in seconds of its consumer's measured drain rate, and age of its oldest waiting message (0 = only the limit). */
+  intakeBacklogSeconds?: number;
   /** WARNs (events accepted on the default bus, which delivers nothing) and unexpected errors. */
   logger?: Pick<Logger, 'warn' | 'error'>;
   /** The bus's archive: every event accepted for the notifications bus; StartReplay / DescribeReplay / DescribeArchive read it. */
@@ -122,12 +127,33 @@ function archiveOperation(target: string, input: unknown, options: LocalEventBus
 }
 
 export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
+  const throttle = new IntakeThrottle({ maxBacklogSeconds: options.intakeBacklogSeconds ?? 0, maxMessages: options.intakeBacklogLimit ?? 0 });
+  const throttling = (options.intakeBacklogSeconds ?? 0) > 0 || (options.intakeBacklogLimit ?? 0) > 0;
   const putEvents = async (entries: readonly unknown[]): Promise<{ FailedEntryCount: number; Entries: EntryResult[] }> => {
     const results: EntryResult[] = new Array<EntryResult>(entries.length);
     const byQueue = new Map<LocalQueue, Array<{ index: number; id: string; body: string }>>();
+    // Each queue's room is read once per call; the call's own entries use it up.
+    const rooms = new Map<LocalQueue, IntakeRoom>();
     const archived: ArchivedEvent[] = [];
     const archivedAtMs = Date.now();
+    /** The throttle's answer for an entry bound to `queue`, or undefined when it has room (the call's own entries use the room up). */
+    const throttled = (queue: LocalQueue, detailType: string): EntryError | undefined => {
+      const room = rooms.get(queue) ?? throttle.room(queue);
+      rooms.set(queue, room);
+      if ((byQueue.get(queue)?.length ?? 0) < room.room) return undefined;
+      return { ErrorCode: 'ThrottlingException', ErrorMessage: `${detailType}: ${room.reason}; retry this entry with backoff` };
+    };
     entries.forEach((entry, index) => {
+      // Throttled before it is validated (as AWS throttles before it looks at an entry): a producer's retries of a full queue cost no validation.
+      if (throttling && typeof entry === 'object' && entry !== null) {
+        const { DetailType, EventBusName } = entry as { DetailType?: unknown; EventBusName?: unknown };
+        const queue = typeof DetailType === 'string' && busOf(EventBusName, options.busName) === 'notifications' ? options.intakeQueueOf(DetailType) : undefined;
+        const early = queue && throttled(queue, DetailType as string);
+        if (early) {
+          results[index] = early;
+          return;
+        }
+      }
       let checked: ReturnType<typeof checkEntry>;
       try {
         checked = checkEntry(entry, options);
@@ -150,9 +176,9 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
         archived.push({ id: checked.id, detailType: checked.detailType, archivedAtMs, body: checked.body });
         return;
       }
-      const limit = options.intakeBacklogLimit ?? 0;
-      if (limit > 0 && queue.size + (byQueue.get(queue)?.length ?? 0) >= limit) {
-        results[index] = { ErrorCode: 'ThrottlingException', ErrorMessage: `the ${checked.detailType} intake queue holds ${queue.size} messages (local limit ${limit}); retry this entry with backoff` };
+      const refused = throttling ? throttled(queue, checked.detailType) : undefined;
+      if (refused) {
+        results[index] = refused;
         return;
       }
       const group = byQueue.get(queue) ?? [];

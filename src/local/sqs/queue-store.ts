@@ -83,6 +83,7 @@ export class LocalQueue {
   private readonly invisibleHeap = new MinHeap<HeapEntry>((a, b) => a.message.visibleAt < b.message.visibleAt);
   private visibleCount = 0;
   private nextSeq = 0;
+  private drained = 0;
   private readonly sendListeners = new Set<(message: SentMessage) => void>();
   private consumer?: EventSourceMapping;
   private closed = false;
@@ -234,6 +235,25 @@ export class LocalQueue {
   /** Messages stored (visible or not). */
   get size(): number {
     return this.messages.size;
+  }
+
+  /** Messages removed so far (deleted, or moved to the DLQ): the intake throttle measures the consumer's drain rate with it. */
+  get drainedCount(): number {
+    return this.drained;
+  }
+
+  /**
+   * When the oldest message no consumer has received yet was sent (delayed ones not counted), or
+   * undefined. Stored messages are in send order (a Map keeps insertion order) and the received
+   * ones ahead of it are the few in flight or waiting for a retry: the scan stops after `scanLimit`.
+   */
+  oldestWaitingSentAt(now = Date.now(), scanLimit = 1_000): number | undefined {
+    let scanned = 0;
+    for (const message of this.messages.values()) {
+      if (message.receiveCount === 0 && (message.delayedUntil ?? 0) <= now) return message.sentAt;
+      if (++scanned >= scanLimit) return undefined;
+    }
+    return undefined;
   }
 
   depth(): { visible: number; notVisible: number; delayed: number } {
@@ -413,6 +433,7 @@ export class LocalQueue {
       if (!message) continue;
       this.leaveState(message);
       this.messages.delete(messageId);
+      this.drained += 1;
     }
     if (!this.journal || messageIds.length === 0) return;
     this.journal.append(messageIds.map((id): JournalRecord => ({ op, id })));
