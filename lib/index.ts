@@ -6,7 +6,7 @@ export { AppStack } from './stacks/app-stack.js';
 export { DataStack } from './stacks/data-stack.js';
 export { catalog } from '../src/notifications/index.js';
 export type { NotificationType } from '../src/core/ports/notification-type.js';
-export { Channels, type ChannelsSettings, type EmailChannelProps, type PushChannelProps } from './constructs/channels.js';
+export { Channels, type ChannelsSettings, type EmailChannelProps, type PushChannelProps, type SmsChannelProps } from './constructs/channels.js';
 // The audit trail: the archive bucket (deploy it in a logging account for cross-account delivery) and the stream.
 export { AuditArchive, createPseudonymKey, type AuditArchiveProps } from './constructs/audit-archive.js';
 export { AuditStream, type AuditDestination, type AuditStreamProps } from './constructs/audit-stream.js';

@@ -35,6 +35,13 @@ const ENV_NAMES = [
   'SMS_DAILY_LIMIT_PER_USER',
   'SMS_DAILY_LIMIT',
   'SMS_ENDPOINT',
+  // Two-way SMS (the inbound function): the topic it reads, the service's opt-out list, who answers keywords and with what.
+  'SMS_INBOUND_TOPIC_ARN',
+  'SMS_OPT_OUT_LIST',
+  'SMS_SELF_MANAGED_OPT_OUTS',
+  'SMS_ANSWER_HELP',
+  'SMS_ANSWER_STOP',
+  'SMS_ANSWER_START',
   'UNSUBSCRIBE_SECRET',
   'UNSUBSCRIBE_BASE_URL',
   'CHANNEL_RATE_LIMIT_PER_WINDOW',

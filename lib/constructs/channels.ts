@@ -4,7 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SnsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT } from '../../src/core/channels/sms.js';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT, type SmsKeywordAnswers } from '../../src/core/channels/sms.js';
 import { Construct } from 'constructs';
 import { ENV } from '../../src/env.js';
 import { offersChannel } from '../../src/core/model/channel.js';
@@ -47,20 +47,30 @@ export interface EmailChannelProps {
 /**
  * SMS through AWS End User Messaging SMS: an origination identity (phone number, sender id or pool)
  * you registered in this account and region. Users opt in with the number their identity provider
- * verified (`PUT /sms`); STOP comes back through two-way SMS to the construct's inbound topic
- * (`smsInboundTopic`: point the number's two-way channel at it).
+ * verified (`PUT /sms`); STOP, START and HELP come back through two-way SMS to the construct's
+ * inbound topic (`channels.sms.inboundTopic`: point the number's two-way channel at it).
  */
 export interface SmsChannelProps {
   /** `arn:aws:sms-voice:<region>:<account>:phone-number/<id>` (or `pool/…`, `sender-id/…`): `SendTextMessage` is allowed on it only. */
   originationIdentityArn: string;
   /** An End User Messaging SMS configuration set (event destinations): its name. */
   configurationSetName?: string;
-  /** Texts per user per UTC day (the per-user spend guard). Default 10. */
+  /** Texts per user per UTC day (the per-user spend guard; 0 sends none). Default 10. Locally `SMS_DAILY_LIMIT_PER_USER`. */
   dailyLimitPerUser?: number;
-  /** Texts per UTC day in all (the global spend guard). Default 10,000. */
+  /** Texts per UTC day in all, keyword answers included (the global spend guard; 0 sends none). Default 10,000. Locally `SMS_DAILY_LIMIT`. */
   dailyLimit?: number;
   /** Concurrent SMS consumer invocations. Default 2. */
   maxConcurrency?: number;
+  /** The opt-out list of the origination identity (the service's `Default` unless you gave it another): START takes a number off it (`DeleteOptedOutNumber`). */
+  optOutListName?: string;
+  /**
+   * `true` when the origination identity has self-managed opt-outs (`SelfManagedOptOutsEnabled`): the
+   * inbound function answers HELP, STOP and START itself (once per number, keyword and UTC day, within
+   * `dailyLimit`). Default `false`: the service answers them with the number's keyword responses.
+   */
+  selfManagedOptOuts?: boolean;
+  /** With self-managed opt-outs, the answers (1..320 characters). Carriers want the HELP answer to say who sends and how to reach support. */
+  answers?: Partial<SmsKeywordAnswers>;
 }
 
 /** The channels beyond the socket; each is off until configured here. */
@@ -108,7 +118,7 @@ export class Channels extends Construct {
   /** The platform endpoints of the configured applications (the privacy job deletes an erased user's). */
   readonly pushEndpoints: string[] = [];
   readonly email?: { queue: QueueWithDlq; consumer: HandlerFunction; unsubscribeSecret: Secret };
-  /** SMS: its queue and consumer, the inbound topic the number's two-way SMS publishes to, and the function that reads it (STOP). */
+  /** SMS: its queue and consumer, the inbound topic the number's two-way SMS publishes to, and the function that reads it (STOP, START, HELP). */
   readonly sms?: { queue: QueueWithDlq; consumer: HandlerFunction; inboundTopic: Topic; inbound: HandlerFunction };
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {
@@ -236,6 +246,15 @@ export class Channels extends Construct {
       this.email = { queue, consumer: fn, unsubscribeSecret };
     }
     if (props.sms) {
+      for (const [name, value] of Object.entries({ dailyLimitPerUser: props.sms.dailyLimitPerUser, dailyLimit: props.sms.dailyLimit })) {
+        if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new Error(`${this.node.path}: channels.sms.${name} must be a whole number of texts >= 0, got ${value}`);
+      }
+      for (const [keyword, text] of Object.entries(props.sms.answers ?? {})) {
+        if (text.length < 1 || text.length > 320) throw new Error(`${this.node.path}: channels.sms.answers.${keyword} must be 1..320 characters, got ${text.length}`);
+      }
+      if (props.sms.answers && !props.sms.selfManagedOptOuts) throw new Error(`${this.node.path}: channels.sms.answers is used with selfManagedOptOuts only (otherwise the service answers with the number's keyword responses)`);
+      const optOutListName = props.sms.optOutListName ?? 'Default';
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(optOutListName)) throw new Error(`${this.node.path}: channels.sms.optOutListName must be an opt-out list name ([A-Za-z0-9_-], 1..64), got ${optOutListName}`);
       const queue = queueOf('SmsQueue', 'SMS jobs (End User Messaging SMS)', 'sms');
       const fn = consumer(
         'sms',
@@ -253,21 +272,46 @@ export class Channels extends Construct {
       const resources = [props.sms.originationIdentityArn];
       if (props.sms.configurationSetName) resources.push(Stack.of(this).formatArn({ partition: identity.partition, service: 'sms-voice', region: identity.region, account: identity.account, resource: 'configuration-set', resourceName: props.sms.configurationSetName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }));
       fn.allow(['sms-voice:SendTextMessage'], resources);
-      // Two-way SMS: the service publishes each inbound text here (encrypted, TLS only); the inbound function puts a STOP on the opt-out list.
+      // Two-way SMS: the service publishes each inbound text here (encrypted, TLS only); the inbound function acts on STOP, START and HELP.
       // A key of its own: the service publishing to the topic must be allowed to use it (an AWS managed key cannot say so).
       const inboundKey = new Key(this, 'SmsInboundKey', { description: 'Encrypts the inbound SMS topic', enableKeyRotation: true });
       inboundKey.grant(new ServicePrincipal('sms-voice.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
       const inboundTopic = new Topic(this, 'SmsInboundTopic', { displayName: 'Inbound SMS (two-way SMS of the origination number)', enforceSSL: true, masterKey: inboundKey });
       inboundTopic.addToResourcePolicy(new PolicyStatement({ actions: ['sns:Publish'], principals: [new ServicePrincipal('sms-voice.amazonaws.com')], resources: [inboundTopic.topicArn], conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }));
+      const selfManaged = props.sms.selfManagedOptOuts ?? false;
+      const answers = props.sms.answers ?? {};
       const inbound = new HandlerFunction(this, 'SmsInbound', {
         handler: 'sms-inbound',
         serviceName: 'sms-inbound',
-        description: 'Reads inbound SMS (two-way SMS topic): STOP puts the number on the opt-out list',
+        description: 'Reads inbound SMS (two-way SMS topic): STOP opts the number out, START / UNSTOP / YES back in, HELP is answered',
         defaults: props.defaults,
         timeout: Duration.seconds(10),
+        environment: {
+          [ENV.SMS_INBOUND_TOPIC_ARN]: inboundTopic.topicArn,
+          [ENV.SMS_OPT_OUT_LIST]: optOutListName,
+          ...(selfManaged
+            ? {
+                [ENV.SMS_SELF_MANAGED_OPT_OUTS]: 'true',
+                [ENV.SMS_ORIGINATION_IDENTITY]: props.sms.originationIdentityArn,
+                ...(props.sms.configurationSetName ? { [ENV.SMS_CONFIGURATION_SET]: props.sms.configurationSetName } : {}),
+                [ENV.SMS_DAILY_LIMIT]: String(props.sms.dailyLimit ?? SMS_DAILY_LIMIT_DEFAULT),
+                ...(answers.help ? { [ENV.SMS_ANSWER_HELP]: answers.help } : {}),
+                ...(answers.stop ? { [ENV.SMS_ANSWER_STOP]: answers.stop } : {}),
+                ...(answers.start ? { [ENV.SMS_ANSWER_START]: answers.start } : {}),
+              }
+            : {}),
+        },
       })
-        // One PutItem per STOP, on the opt-out records only (their ids start SMS#OPTOUT#).
+        // The number's word (STOP / START) on the opt-out records only (their ids start SMS#OPTOUT#): read, then a conditional PutItem.
+        .readTableKeys(idempotency, ['dynamodb:GetItem'], ['SMS#OPTOUT#*'])
         .writeTableKeys(idempotency, ['dynamodb:PutItem'], ['SMS#OPTOUT#*']);
+      // START: off the service's opt-out list too (that list only).
+      inbound.allow(['sms-voice:DeleteOptedOutNumber'], [Stack.of(this).formatArn({ partition: identity.partition, service: 'sms-voice', region: identity.region, account: identity.account, resource: 'opt-out-list', resourceName: optOutListName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })]);
+      if (selfManaged) {
+        // The answers: from the origination identity only, one record per number, keyword and day (SMS#ANSWER#), counted in the day's total (SMS#SPEND#).
+        inbound.allow(['sms-voice:SendTextMessage'], resources);
+        inbound.writeTableKeys(idempotency, ['dynamodb:PutItem', 'dynamodb:DeleteItem'], ['SMS#ANSWER#*']).writeTableKeys(idempotency, ['dynamodb:UpdateItem'], ['SMS#SPEND#*']);
+      }
       inbound.addEventSource(new SnsEventSource(inboundTopic));
       this.sms = { queue, consumer: fn, inboundTopic, inbound };
     }

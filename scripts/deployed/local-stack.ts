@@ -64,7 +64,8 @@ export function buildLocalStack(options: { bundle: boolean; outdir?: string; aud
     channels: {
       push: { platformApplicationArns: { ...LOCAL_PLATFORM_APPLICATIONS } },
       email: { identityArn: LOCAL_SES_IDENTITY, fromAddress: LOCAL_EMAIL_FROM, configurationSetName: LOCAL_SES_CONFIGURATION_SET },
-      sms: { originationIdentityArn: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local' },
+      // Self-managed opt-outs: the inbound function's grants then cover both modes the local runtime runs (SMS_SELF_MANAGED_OPT_OUTS).
+      sms: { originationIdentityArn: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local', selfManagedOptOuts: true },
     },
   });
   return { app, stack, inbox };

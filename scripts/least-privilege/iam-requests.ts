@@ -71,6 +71,9 @@ export function iamRequestsOf(call: RecordedAwsCall, world: TemplateWorld): Tran
         ...(target.configurationSet ? [request(`sms-voice:${call.operation}`, `arn:aws:sms-voice:${world.region}:${world.accountId}:configuration-set/${target.configurationSet}`)] : []),
       );
     }
+    case 'smsOptOutList':
+      // DeleteOptedOutNumber is authorized on the opt-out list.
+      return done(request(`sms-voice:${call.operation}`, target.optOutList.startsWith('arn:') ? target.optOutList : `arn:aws:sms-voice:${world.region}:${world.accountId}:opt-out-list/${target.optOutList}`));
     case 'schedule': {
       if (target.group !== LOCAL_SCHEDULE_GROUP) return { problem: `schedule group ${target.group} is not the local one` };
       const group = world.scheduleGroupName();

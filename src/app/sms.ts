@@ -1,17 +1,20 @@
 /**
  * The SMS channel's composition (AWS End User Messaging SMS): the provider on the configured
  * origination identity, the opt-out list and the spend guards on the Idempotency table, and the
- * inbound function that reads the service's inbound SNS topic (STOP opts the number out).
+ * inbound function that reads the service's inbound SNS topic (STOP opts the number out, START /
+ * UNSTOP / YES back in on both lists, HELP answered: by the service, or from here when opt-outs are
+ * self-managed).
  */
 import { PinpointSMSVoiceV2Client } from '@aws-sdk/client-pinpoint-sms-voice-v2';
-import type * as z from 'zod';
-import { DynamoSmsOptOutList, DynamoSmsSpendGuard } from '../adapters/dynamo/sms-records.js';
+import * as z from 'zod';
+import { DynamoSmsAnswerGuard, DynamoSmsOptOutList, DynamoSmsSpendGuard } from '../adapters/dynamo/sms-records.js';
+import { EndUserMessagingOptOutList } from '../adapters/sms/end-user-messaging-opt-out-list.js';
 import { EndUserMessagingSmsProvider } from '../adapters/sms/end-user-messaging-sms-provider.js';
-import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT, type SmsSpendLimits } from '../core/channels/sms.js';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT, SMS_KEYWORD_ANSWERS_DEFAULT, type SmsKeywordAnswers, type SmsSpendLimits } from '../core/channels/sms.js';
 import type { SmsOptOutList, SmsProvider, SmsSpendGuard } from '../core/channels/ports.js';
 import type { Env } from '../env.js';
 import { createSmsInboundHandler } from '../handlers/sms-inbound-handler.js';
-import { integer, optionalString, parseEnv, required } from './config-parsing.js';
+import { ConfigError, integer, optionalString, parseEnv, required, unsetIfEmpty } from './config-parsing.js';
 import { clientOptions, createParts, documentClient, instrumented, type Parts } from './parts.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 
@@ -44,9 +47,14 @@ function localEndpointOptions(parts: Parts, endpoint: string | undefined) {
   return endpoint ? { endpoint, ...(parts.aws.sqsCredentials ? { credentials: parts.aws.sqsCredentials } : {}) } : {};
 }
 
+/** One End User Messaging SMS client per endpoint (the provider and the opt-out list share it). */
+function smsClient(parts: Parts, endpoint: string | undefined): PinpointSMSVoiceV2Client {
+  return parts.shared(smsClient, [endpoint], () => instrumented(parts, new PinpointSMSVoiceV2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, endpoint) })));
+}
+
 export function smsProvider(parts: Parts, config: SmsProviderConfig): SmsProvider {
   return parts.shared(smsProvider, [config.originationIdentity, config.configurationSetName, config.endpoint], () =>
-    new EndUserMessagingSmsProvider(instrumented(parts, new PinpointSMSVoiceV2Client({ ...clientOptions(parts), ...localEndpointOptions(parts, config.endpoint) })), {
+    new EndUserMessagingSmsProvider(smsClient(parts, config.endpoint), {
       originationIdentity: config.originationIdentity,
       ...(config.configurationSetName ? { configurationSetName: config.configurationSetName } : {}),
     }),
@@ -68,15 +76,63 @@ export function smsChannel(parts: Parts, config: SmsProviderConfig, idempotencyT
 
 export interface SmsInboundConfig {
   idempotencyTable: string;
+  /** The construct's inbound topic (records of another topic are dropped). */
+  inboundTopicArn: string;
+  /** The service's opt-out list of the origination identity (`Default` unless named otherwise). */
+  optOutListName: string;
+  /** The service's endpoint locally (unset on AWS). */
+  endpoint?: string;
+  /** Self-managed opt-outs: the keywords are answered from here, on this provider, within the day's texts in all. */
+  answers?: { provider: SmsProviderConfig; texts: SmsKeywordAnswers };
 }
 
+const answerText = z.preprocess(unsetIfEmpty, z.string().min(1).max(320).optional());
+
 export function smsInboundConfigFromEnv(env: Env): SmsInboundConfig {
-  const parsed = parseEnv('sms inbound', { IDEMPOTENCY_TABLE: required }, env);
-  return { idempotencyTable: parsed.IDEMPOTENCY_TABLE };
+  const parsed = parseEnv(
+    'sms inbound',
+    {
+      IDEMPOTENCY_TABLE: required,
+      SMS_INBOUND_TOPIC_ARN: required,
+      SMS_OPT_OUT_LIST: optionalString,
+      SMS_SELF_MANAGED_OPT_OUTS: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('false')),
+      SMS_ANSWER_HELP: answerText,
+      SMS_ANSWER_STOP: answerText,
+      SMS_ANSWER_START: answerText,
+      ...smsProviderShape,
+    },
+    env,
+  );
+  const selfManaged = parsed.SMS_SELF_MANAGED_OPT_OUTS === 'true';
+  if (selfManaged && !parsed.SMS_ORIGINATION_IDENTITY) throw new ConfigError('sms inbound: SMS_ORIGINATION_IDENTITY is required with SMS_SELF_MANAGED_OPT_OUTS=true (the keyword answers go out from it)');
+  return {
+    idempotencyTable: parsed.IDEMPOTENCY_TABLE,
+    inboundTopicArn: parsed.SMS_INBOUND_TOPIC_ARN,
+    optOutListName: parsed.SMS_OPT_OUT_LIST ?? 'Default',
+    ...(parsed.SMS_ENDPOINT ? { endpoint: parsed.SMS_ENDPOINT } : {}),
+    ...(selfManaged
+      ? {
+          answers: {
+            provider: smsProviderOf(parsed, parsed.SMS_ORIGINATION_IDENTITY!),
+            texts: { help: parsed.SMS_ANSWER_HELP ?? SMS_KEYWORD_ANSWERS_DEFAULT.help, stop: parsed.SMS_ANSWER_STOP ?? SMS_KEYWORD_ANSWERS_DEFAULT.stop, start: parsed.SMS_ANSWER_START ?? SMS_KEYWORD_ANSWERS_DEFAULT.start },
+          },
+        }
+      : {}),
+  };
 }
 
 export function composeSmsInbound(parts: Parts, config: SmsInboundConfig) {
-  return createSmsInboundHandler({ optOuts: smsOptOutList(parts, config.idempotencyTable), logger: parts.logger, clock: parts.clock });
+  const answers = config.answers;
+  return createSmsInboundHandler({
+    inboundTopicArn: config.inboundTopicArn,
+    optOuts: smsOptOutList(parts, config.idempotencyTable),
+    serviceOptOuts: new EndUserMessagingOptOutList(smsClient(parts, config.endpoint), config.optOutListName),
+    ...(answers
+      ? { answers: { provider: smsProvider(parts, answers.provider), guard: new DynamoSmsAnswerGuard(documentClient(parts), config.idempotencyTable), texts: answers.texts, perDay: answers.provider.limits.perDay } }
+      : {}),
+    clock: parts.clock,
+    onEvent: (level, message, fields) => parts.logger[level](message, fields),
+  });
 }
 
 export function smsInboundFunction(env: Env) {

@@ -1,52 +1,60 @@
 /**
  * Subscriber of End User Messaging SMS's inbound topic (two-way SMS): each SNS record carries one
- * inbound text as JSON (`originationNumber`, `messageBody`, ...). A STOP keyword (STOP, UNSUBSCRIBE,
- * CANCEL, ...) puts the number on the opt-out list the SMS consumer reads before every text, at
- * once; HELP is logged (the service answers it with the keyword response configured on the
- * number); anything else is ignored. A record that does not parse is logged and dropped: an SNS
- * subscription retries only delivery failures, and a malformed message never parses later.
+ * inbound text as JSON (`originationNumber`, `messageBody`, ...), acted on by the core
+ * (`src/core/channels/sms-inbound.ts`: STOP, START / UNSTOP / YES, HELP). A record from another topic
+ * than the configured one, one over the size the service publishes, or one that does not parse is
+ * logged at WARN and dropped (an SNS subscription retries only failed invocations, and a malformed
+ * message never parses later); a store or service failure throws, so the invocation is retried.
+ * The texting number and the body are never logged.
  */
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SNSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { e164Schema } from '../contract/channel-schemas.js';
-import type { SmsOptOutList } from '../core/channels/ports.js';
-import { inboundKeywordOf } from '../core/channels/sms.js';
-import type { Clock } from '../core/ports/clock.js';
+import { actOnInboundText, type SmsInboundDeps } from '../core/channels/sms-inbound.js';
 
-/** The fields of the service's inbound message this handler reads (it carries more). */
+/** The service's inbound payload is a few hundred bytes; a concatenated text is at most about 1,600 characters. */
+export const MAX_INBOUND_MESSAGE_CHARACTERS = 8_192;
+
+/** The fields of the service's inbound message this handler reads (it carries more: they are dropped). */
 const inboundMessageSchema = z.object({
   originationNumber: e164Schema,
-  messageBody: z.string().max(1_600),
+  messageBody: z.string().max(4_096),
 });
 
-export interface SmsInboundDeps {
-  optOuts: SmsOptOutList;
-  logger: Logger;
-  clock: Clock;
+export interface SmsInboundHandlerDeps extends SmsInboundDeps {
+  /** The construct's inbound topic: records of any other topic are refused. */
+  inboundTopicArn: string;
 }
 
-export function createSmsInboundHandler(deps: SmsInboundDeps) {
+export function createSmsInboundHandler(deps: SmsInboundHandlerDeps) {
   return async (event: SNSEvent): Promise<void> => {
     for (const record of event.Records) {
+      const messageId = typeof record.Sns?.MessageId === 'string' ? record.Sns.MessageId.slice(0, 128) : 'unknown';
+      if (record.EventSource !== 'aws:sns' || record.Sns?.TopicArn !== deps.inboundTopicArn) {
+        deps.onEvent('warn', 'inbound SMS record not from the inbound topic: dropped', { messageId, topicArn: String(record.Sns?.TopicArn).slice(0, 256) });
+        continue;
+      }
+      const message = record.Sns.Message;
+      if (typeof message !== 'string' || message.length > MAX_INBOUND_MESSAGE_CHARACTERS) {
+        deps.onEvent('warn', 'inbound SMS message over the size the service publishes: dropped', { messageId, characters: typeof message === 'string' ? message.length : 0 });
+        continue;
+      }
       let body: unknown;
       try {
-        body = JSON.parse(record.Sns.Message);
+        body = JSON.parse(message);
       } catch {
-        deps.logger.warn('inbound SMS message is not JSON: dropped', { messageId: record.Sns.MessageId });
+        deps.onEvent('warn', 'inbound SMS message is not JSON: dropped', { messageId });
         continue;
       }
       const parsed = inboundMessageSchema.safeParse(body);
       if (!parsed.success) {
-        deps.logger.warn('inbound SMS message of an unknown shape: dropped', { messageId: record.Sns.MessageId, reason: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') });
+        deps.onEvent('warn', 'inbound SMS message of an unknown shape: dropped', { messageId, reason: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.code}`).join('; ') });
         continue;
       }
-      const keyword = inboundKeywordOf(parsed.data.messageBody);
-      if (keyword === 'stop') {
-        // Throws on a store failure: the invocation fails and SNS retries it (an opt-out is never lost).
-        await deps.optOuts.optOut(parsed.data.originationNumber, new Date(deps.clock.nowMs()).toISOString(), 'inbound_stop');
-        deps.logger.info('SMS opt-out recorded (STOP): no more texts to this number', { messageId: record.Sns.MessageId });
-      } else if (keyword === 'help') deps.logger.info('SMS HELP received (the service answers with its keyword response)', { messageId: record.Sns.MessageId });
+      // When the service published it: the order of a number's STOP and START (SNS does not keep it).
+      const publishedMs = Date.parse(record.Sns.Timestamp);
+      const atMs = Number.isFinite(publishedMs) ? publishedMs : deps.clock.nowMs();
+      await actOnInboundText(deps, { from: parsed.data.originationNumber, body: parsed.data.messageBody, atMs, messageId });
     }
   };
 }

@@ -7,10 +7,12 @@
  * - `POST /_dev/push/invalid-token` `{"token": "..."}` -> the provider now reports the token invalid
  * - `GET /_dev/mail` -> `{"mails": [{to, subject, text, headers, ...}], "stalled": n}`
  * - `POST /_dev/mail/stall` `{"count": n}` -> the next n SendEmail calls are never answered (kill tests)
- * - `GET /_dev/sms` -> `{"texts": [{to, from, body, atMs, ...}], "optedOut": [numbers]}`
+ * - `GET /_dev/sms` with `Authorization: Bearer <token>` -> `{"phoneNumber", "optedOut", "texts":
+ *   [{to, from, body, atMs, keywordResponse?}]}`: the texts to the CALLER's own phone only (the
+ *   token's verified `phone_number`; none: `phoneNumber: null`), the last 50; no valid token: 401
  * - `POST /_dev/sms/inbound` `{"from": "+1...", "body": "STOP"}` -> a text from that phone to the
- *   origination number: the stand-in's opt-out list takes a STOP, the inbound topic's subscriber (the
- *   sms-inbound function) gets it
+ *   origination number (the simulated phone network): the stand-in acts on a keyword as the service
+ *   does, the inbound topic's subscriber (the sms-inbound function) gets it
  */
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
@@ -24,8 +26,9 @@ import type { LocalSqsCredentials } from './sqs/credentials.js';
 import { DEFAULT_LOCAL_MAX_RECEIVE_COUNT } from './pipeline.js';
 import { LOCAL_SES_PATH, LocalSesV2, createLocalSesRoute } from './ses/ses-v2.js';
 import { LOCAL_SNS_PATH, LocalMobilePush, createLocalSnsRoute } from './sns/mobile-push.js';
-import { LOCAL_SMS_PATH, LocalSmsVoiceV2, createLocalSmsRoute } from './sms/sms-voice-v2.js';
+import { LOCAL_SMS_PATH, LocalSmsVoiceV2, createLocalSmsRoute, type LocalSmsOptions } from './sms/sms-voice-v2.js';
 import { e164Schema } from '../contract/channel-schemas.js';
+import type { TokenVerifier, VerifiedUser } from '../adapters/jwt-verifier.js';
 
 export interface LocalChannels {
   sns: LocalMobilePush;
@@ -42,10 +45,13 @@ export function localUnsubscribeSecret(deliveryJobSecret: string): string {
   return createHmac('sha256', deliveryJobSecret).update('unsubscribe-links').digest('base64url');
 }
 
-export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials }): LocalChannels {
+/** The texts of the caller's phone the demo page shows (its last ones). */
+const PHONE_TEXTS_SHOWN = 50;
+
+export function createLocalChannels(options: { http: string; serverHost: string; credentials: LocalSqsCredentials; sms?: LocalSmsOptions; verifier: TokenVerifier }): LocalChannels {
   const sns = new LocalMobilePush({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const ses = new LocalSesV2();
-  const sms = new LocalSmsVoiceV2();
+  const sms = new LocalSmsVoiceV2(options.sms);
   const inboundSchema = z.object({ from: e164Schema, body: z.string().min(1).max(1_600) }).strict();
   const invalidTokenSchema = z.object({ token: z.string().min(1).max(4_096) }).strict();
   const stallSchema = z.object({ count: z.number().int().min(1).max(100) }).strict();
@@ -65,7 +71,19 @@ export function createLocalChannels(options: { http: string; serverHost: string;
       const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) });
       if (request.method === 'GET' && path === '/_dev/push') return json(200, { devices: sns.devices() });
       if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox(), stalled: ses.stalled });
-      if (request.method === 'GET' && path === '/_dev/sms') return json(200, { texts: sms.outbox() });
+      if (request.method === 'GET' && path === '/_dev/sms') {
+        // Whose phone: the verified number of the caller's token, never a number in the request.
+        const authorization = request.headers.authorization;
+        const token = typeof authorization === 'string' && authorization.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : '';
+        let caller: VerifiedUser;
+        try {
+          caller = await options.verifier.verify(token);
+        } catch {
+          return json(401, { error: { code: 'unauthorized', message: 'a valid token is required: the route answers the texts of its own phone' } });
+        }
+        const phoneNumber = caller.phoneNumber ?? null;
+        return json(200, { phoneNumber, optedOut: phoneNumber !== null && sms.isOptedOut(phoneNumber), texts: phoneNumber === null ? [] : sms.textsTo(phoneNumber).slice(-PHONE_TEXTS_SHOWN) });
+      }
       if (request.method === 'POST' && path === '/_dev/sms/inbound') {
         const parsed = inboundSchema.safeParse(parseJson(request.body));
         if (!parsed.success) return json(400, { error: { code: 'validation_error', message: 'body must be {"from": E.164 number, "body": text}' } });

@@ -7,7 +7,7 @@
  *   `paths` resolves it to that entry's source) with esbuild on first request, so nothing
  *   generated is committed and a runtime that never serves the page never pays for the build.
  * - `POST /dev/token` `{"tenantId","userId"}` -> `{"token","expiresAt"}`: a short-lived local JWT,
- *   like `npm run token`. Answered only to loopback callers that name a loopback host (no DNS
+ *   like `npm run token`, with a verified demo address and phone number (`demoPhoneNumber`). Answered only to loopback callers that name a loopback host (no DNS
  *   rebinding): anyone who can call it can be anyone. A page of another origin (an app's dev server)
  *   may read the answer when `CORS_ALLOW_ORIGINS` names that origin, or, with the default `*`, when
  *   the page itself is on a loopback host (`http://localhost:5173`): never a site on the internet.
@@ -17,6 +17,7 @@
  * The page publishes with `fetch` to the local EventBridge endpoint (`POST /`, AWS JSON 1.1
  * `AWSEvents.PutEvents`), the same path a producer's `PutEventsCommand` takes.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
@@ -26,6 +27,15 @@ import type { NotificationType } from '../core/ports/notification-type.js';
 import type { LocalEndpoints } from './endpoints.js';
 import { isLoopbackCaller, type LocalRequest, type LocalResponse, type LocalRoute } from './http/router.js';
 import type { LocalSecrets } from './signing-key.js';
+
+/**
+ * A demo user's verified phone number: fictional (+1 555), one per tenant and user (from a digest of
+ * both, so two demo users share one about once in 10 million), the number their demo phone shows.
+ */
+export function demoPhoneNumber(tenantId: string, userId: string): string {
+  const digits = BigInt(`0x${createHash('sha256').update(`${tenantId}\u0000${userId}`).digest('hex').slice(0, 13)}`) % 10_000_000n;
+  return `+1555${String(digits).padStart(7, '0')}`;
+}
 
 /** Dev tokens are short-lived so the page exercises the client's token refresh. */
 export const DEV_TOKEN_TTL_SECONDS = 15 * 60;
@@ -229,9 +239,9 @@ export function createDemoPageRoute(options: DemoPageOptions): LocalRoute {
       }
       const ttlSeconds = parsed.data.ttlSeconds ?? DEV_TOKEN_TTL_SECONDS;
       const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
-      // A verified demo address, so the demo can turn email on (`PUT /email-address`) and show the mailbox.
+      // A verified demo address and phone number, so the demo can turn email and texts on (`PUT /email-address`, `PUT /sms`) and show the mailbox and the phone.
       const email = `${parsed.data.userId.replace(/[^A-Za-z0-9._+-]/g, '_').slice(0, 64)}@example.test`;
-      const token = await options.secrets.issueToken({ tenantId: parsed.data.tenantId, userId: parsed.data.userId, expiresAt, email });
+      const token = await options.secrets.issueToken({ tenantId: parsed.data.tenantId, userId: parsed.data.userId, expiresAt, email, phoneNumber: demoPhoneNumber(parsed.data.tenantId, parsed.data.userId) });
       return json(200, { token, expiresAt: new Date(expiresAt * 1000).toISOString() });
     },
   };

@@ -9,8 +9,9 @@ import type { FanOutConfig } from '../app/fan-out.js';
 import type { InboxWriteConfig } from '../app/inbox-write.js';
 import type { PreferencesApiConfig } from '../app/preferences.js';
 import type { PrivacyJobConfig } from '../app/privacy-jobs.js';
-import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT } from '../core/channels/sms.js';
-import { LOCAL_SMS_ORIGINATION_IDENTITY } from './sms/sms-voice-v2.js';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT, SMS_KEYWORD_ANSWERS_DEFAULT } from '../core/channels/sms.js';
+import type { SmsInboundConfig, SmsProviderConfig } from '../app/sms.js';
+import { LOCAL_SMS_INBOUND_TOPIC_ARN, LOCAL_SMS_OPT_OUT_LIST, LOCAL_SMS_ORIGINATION_IDENTITY } from './sms/sms-voice-v2.js';
 import type { PromotionConfig } from '../app/promotion.js';
 import { DEFAULT_TOMBSTONE_TTL_DAYS } from '../core/privacy/privacy-jobs.js';
 import type { ConnectionsConfig } from '../app/shared-config.js';
@@ -57,6 +58,8 @@ export interface LocalFunctionConfigs {
   fanOut(detailType: string): FanOutConfig;
   promotion: PromotionConfig;
   privacyJob: PrivacyJobConfig;
+  /** The inbound topic's subscriber (two-way SMS of the stand-in's number). */
+  smsInbound: SmsInboundConfig;
   delivery(mode: Priority): DeliveryConfig;
   /** Undefined when the channels are off (no stand-ins given). */
   channel?(channel: Channel): ChannelConsumerConfig;
@@ -73,6 +76,12 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
   const rest = { tenantClaim: DEFAULT_TENANT_CLAIM, corsAllowOrigins: settings.corsAllowOrigins ?? ['*'] };
   const channels = inputs.channels && queues.channels ? { ...inputs.channels, queues: queues.channels } : undefined;
   const push = channels ? { platformApplications: { ...LOCAL_PLATFORM_APPLICATIONS }, endpoint: channels.snsEndpoint } : undefined;
+  const sms: SmsProviderConfig = {
+    originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY,
+    configurationSetName: 'local',
+    limits: { perUserPerDay: settings.smsDailyLimitPerUser ?? SMS_DAILY_LIMIT_PER_USER_DEFAULT, perDay: settings.smsDailyLimit ?? SMS_DAILY_LIMIT_DEFAULT },
+    ...(channels ? { endpoint: channels.smsEndpoint } : {}),
+  };
   return {
     inbox: {
       inboxTable: tables.inbox,
@@ -106,6 +115,14 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     promotion: { graphTable: tables.graph, promotionQueueUrl: queues.promotionUrl, celebrityThreshold: settings.celebrityThreshold },
     // Grace: the local function timeout (what a fan-out can take here), as the CLI's direct mode uses.
     privacyJob: { tables, feedShards: settings.feedShards, queueUrl: queues.privacyUrl, graceMs: settings.functionTimeoutMs ?? LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, tombstoneTtlDays: DEFAULT_TOMBSTONE_TTL_DAYS, managementEndpoint },
+    smsInbound: {
+      idempotencyTable: tables.idempotency,
+      inboundTopicArn: LOCAL_SMS_INBOUND_TOPIC_ARN,
+      optOutListName: LOCAL_SMS_OPT_OUT_LIST,
+      ...(channels ? { endpoint: channels.smsEndpoint } : {}),
+      // Self-managed opt-outs (SMS_SELF_MANAGED_OPT_OUTS): the function answers the keywords; otherwise the stand-in does, as the service would.
+      ...(settings.smsSelfManagedOptOuts ? { answers: { provider: sms, texts: SMS_KEYWORD_ANSWERS_DEFAULT } } : {}),
+    },
     delivery: (mode) => ({
       mode,
       inboxTable: tables.inbox,
@@ -150,7 +167,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
             ...(channel === 'push'
               ? { push }
               : channel === 'sms'
-                ? { sms: { originationIdentity: LOCAL_SMS_ORIGINATION_IDENTITY, configurationSetName: 'local', limits: { perUserPerDay: SMS_DAILY_LIMIT_PER_USER_DEFAULT, perDay: SMS_DAILY_LIMIT_DEFAULT }, endpoint: channels.smsEndpoint } }
+                ? { sms }
                 : { email: { fromAddress: LOCAL_EMAIL_FROM, configurationSetName: 'local', endpoint: channels.sesEndpoint, unsubscribeSecret: channels.unsubscribeSecret, unsubscribeBaseUrl: channels.unsubscribeBaseUrl } }),
           }),
         }

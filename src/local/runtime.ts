@@ -150,7 +150,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
 
   // 2. The queues, at the HTTP server's URL (journaled under DATA_DIR/queues).
   const queues = createLocalPipelineQueues({ httpEndpoint: http, settings, logger, queueDir: join(settings.dataDir, 'queues') });
-  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials });
+  const channels = createLocalChannels({ http, serverHost: settings.host, credentials: queues.sqsCredentials, sms: { selfManagedOptOuts: settings.smsSelfManagedOptOuts ?? false, nowMs: () => clock.nowMs() }, verifier });
 
   // 3. The typed configs, then every function composed on one Parts.
   const configs = localFunctionConfigs({
@@ -250,8 +250,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
   attachPipelineConsumers(queues, functions, recorder);
   attachChannelConsumers(queues, functions, recorder);
   // SMS inbound: the stand-in publishes each inbound text to its topic, whose subscriber is the sms-inbound function (from the sources in both modes).
-  const smsInbound = invokedAs(principalOf('sms-inbound'), LOCAL_FUNCTIONS['sms-inbound'](parts, { idempotencyTable: dynamo.tableNames.idempotency }));
-  channels.sms.onInbound = (message) => smsInbound(inboundSnsEvent(message));
+  const smsInbound = invokedAs(principalOf('sms-inbound'), LOCAL_FUNCTIONS['sms-inbound'](parts, configs.smsInbound));
+  channels.sms.onInbound = (message, publishedAtMs) => smsInbound(inboundSnsEvent(message, publishedAtMs));
   // The erase and export job (from the sources, also in the deployed-bundles mode): the runtime's scheduler, export files (DATA_DIR/exports) and SNS stand-in stand in for AWS.
   queues.privacy.attachConsumer(queueConsumer(recorder, principalOf('privacy-job'), queues.privacy.name, LOCAL_FUNCTIONS['privacy-job'](parts, configs.privacyJob, { schedules: scheduler, exports: new FileExportStore(join(settings.dataDir, 'exports')), snsEndpoint: channels.snsEndpoint })));
   const live = attachLocalLiveDelivery({ gateway, functions, queues, ...(recorder ? { recorder } : {}) });

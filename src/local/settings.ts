@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { corsOrigins, integer, optionalInteger, optionalString, parseEnv, unsetIfEmpty } from '../app/config-parsing.js';
 import { CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT } from '../app/channels.js';
+import { SMS_DAILY_LIMIT_DEFAULT, SMS_DAILY_LIMIT_PER_USER_DEFAULT } from '../core/channels/sms.js';
 import { RATE_LIMIT_PER_MINUTE_DEFAULT } from '../core/preferences/delivery-policy.js';
 import { PREFERENCES_CACHE_TTL_MS_DEFAULT } from '../core/preferences/preferences-cache.js';
 import type { Env } from '../env.js';
@@ -36,6 +37,11 @@ export const localSettingsShape = {
   LOG_LEVEL: optionalString,
   CHANNEL_BATCH_WINDOW_MS: integer(LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, 0),
   CHANNEL_RATE_LIMIT_PER_WINDOW: integer(CHANNEL_RATE_LIMIT_PER_WINDOW_DEFAULT, 0),
+  // The SMS spend guards (as the construct's channels.sms.dailyLimitPerUser / dailyLimit): texts per user per UTC day, and in all.
+  SMS_DAILY_LIMIT_PER_USER: integer(SMS_DAILY_LIMIT_PER_USER_DEFAULT, 0),
+  SMS_DAILY_LIMIT: integer(SMS_DAILY_LIMIT_DEFAULT, 0),
+  // The stand-in's number with self-managed opt-outs: the inbound function, not the stand-in, answers HELP / STOP / START.
+  SMS_SELF_MANAGED_OPT_OUTS: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('false')),
   // Replaces every type's escalation delay (seconds; 0 = the catalog's): a demo or test sees escalations without waiting 15 minutes.
   ESCALATION_DELAY_SECONDS: integer(0, 0),
   PREFERENCES_CACHE_TTL_MS: integer(PREFERENCES_CACHE_TTL_MS_DEFAULT, 0),
@@ -83,6 +89,12 @@ export interface LocalSettings {
   channelBatchWindowMs?: number;
   /** Push / email messages per user per rate-limit window before the rest wait for one digest (0 = off). Default 5. */
   channelRateLimitPerWindow?: number;
+  /** SMS spend guard: texts per user per UTC day (0 sends none). Default 10, as on AWS. */
+  smsDailyLimitPerUser?: number;
+  /** SMS spend guard: texts per UTC day in all (0 sends none). Default 10,000, as on AWS. */
+  smsDailyLimit?: number;
+  /** The SMS stand-in's number has self-managed opt-outs: the inbound function answers the keywords and the stand-in neither lists nor answers them. Default false (the service's default). */
+  smsSelfManagedOptOuts?: boolean;
   /** Replaces every type's `escalation.afterSeconds` (0 or unset: the catalog's). */
   escalationDelaySeconds?: number;
   /** How long fan-out, delivery, the channels and the inbox read trust a preferences read. Default 30 s (as on AWS). */
@@ -117,6 +129,9 @@ export function localSettingsFromEnv(env: Env = process.env): LocalSettings {
     ...(parsed.LOG_LEVEL ? { logLevel: parsed.LOG_LEVEL } : {}),
     channelBatchWindowMs: parsed.CHANNEL_BATCH_WINDOW_MS,
     channelRateLimitPerWindow: parsed.CHANNEL_RATE_LIMIT_PER_WINDOW,
+    smsDailyLimitPerUser: parsed.SMS_DAILY_LIMIT_PER_USER,
+    smsDailyLimit: parsed.SMS_DAILY_LIMIT,
+    smsSelfManagedOptOuts: parsed.SMS_SELF_MANAGED_OPT_OUTS === 'true',
     ...(parsed.ESCALATION_DELAY_SECONDS > 0 ? { escalationDelaySeconds: parsed.ESCALATION_DELAY_SECONDS } : {}),
     preferencesCacheTtlMs: parsed.PREFERENCES_CACHE_TTL_MS,
     ...(parsed.RECORD_AWS_CALLS ? { recordAwsCallsDir: parsed.RECORD_AWS_CALLS } : {}),

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { startLocalRuntime, type LocalRuntime } from '../../src/local/runtime.js';
 import { localSettingsFromEnv } from '../../src/local/settings.js';
-import { aComment, aMention, putEntry } from '../support/events.js';
+import { aComment, aMention, putAllEntries, putEntry } from '../support/events.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
@@ -58,7 +58,8 @@ beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   dataDir = await mkdtemp(join(tmpdir(), 'browser-e2e-'));
   profileDir = await mkdtemp(join(tmpdir(), 'browser-profile-'));
-  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300 });
+  // A short preferences cache: the page reads the inbox (and so the user's preferences) before "Text this user" switches texts on.
+  runtime = await startLocalRuntime({ ...localSettingsFromEnv({}), port: 0, wsPort: 0, dataDir, infoBatchWindowMs: 300, preferencesCacheTtlMs: 250 });
   context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
@@ -166,6 +167,52 @@ describe('The demo inbox page', () => {
     await page.close();
   });
 
+  for (const width of [1280, 390]) {
+    it(`the phone shows the signed-in user's texts, live and after a reload, and no one else's (${width} px)`, async () => {
+      // Prepare: a page of the user at that width, and one of another user who gets texts too
+      const user = `texter-${width}`;
+      const page = await openInbox('acme', user);
+      await page.setViewportSize({ width, height: 844 });
+      const other = await openInbox('acme', `bystander-${width}`);
+      for (const which of [page, other]) {
+        await which.getByRole('button', { name: 'Text this user' }).click();
+        await which.locator('.toast', { hasText: 'Texts on' }).waitFor(WAIT);
+      }
+      await page.waitForTimeout(300);
+      const phone = page.getByRole('region', { name: 'Phone', exact: true });
+      const texts = phone.locator('li.sms');
+
+      // Act: a mention for each user, from the publish panel
+      await other.getByRole('button', { name: 'Publish mention.created' }).click();
+      await page.getByRole('button', { name: 'Publish mention.created' }).click();
+
+      // Assess: the text arrives on the phone without a reload, from the stand-in's number, to the user's own verified number
+      await expect.poll(() => texts.allTextContents(), WAIT).toEqual([expect.stringMatching(/^SMS from \+15555550100Bob mentioned you: Hey @texter-/)]);
+      const number = ((await page.locator('#phone-number').textContent()) ?? '').replace('Number ', '');
+      expect(number).toMatch(/^\+1555\d{7}$/);
+      await expect.poll(() => other.locator('#phone li.sms').count(), WAIT).toBe(1);
+      expect(await other.locator('#phone-number').textContent()).not.toContain(number);
+      const box = await phone.boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+      await phone.screenshot({ path: join(ARTIFACTS, `07-phone-texts-${width}.png`) });
+
+      // Act: reload; then STOP from the phone
+      await page.reload();
+      await page.locator('#connection[data-state="open"]').waitFor(WAIT);
+      await expect.poll(() => texts.count(), WAIT).toBe(1);
+      await phone.getByRole('textbox', { name: 'Text to send' }).fill('STOP');
+      await phone.getByRole('button', { name: 'Send' }).click();
+
+      // Assess: the service's answer arrives and the number shows as opted out; the other user's phone has only its own text
+      await expect.poll(() => texts.allTextContents(), WAIT).toEqual([expect.stringContaining('You will get no more notification texts'), expect.stringContaining('Bob mentioned you')]);
+      await expect.poll(() => page.locator('#phone-number').textContent(), WAIT).toContain('opted out');
+      expect(await other.locator('#phone li.sms').allTextContents()).toEqual([expect.stringContaining(`Hey @bystander-${width}`)]);
+      await phone.screenshot({ path: join(ARTIFACTS, `08-phone-stop-${width}.png`) });
+      await Promise.all([page.close(), other.close()]);
+    });
+  }
+
   it('archive and mark unread from a row, with its action link; the second page follows', async () => {
     // Prepare: a read mention for ann, on two pages
     const page = await openInbox('acme', 'ann');
@@ -229,17 +276,12 @@ describe('The demo inbox page', () => {
   });
 
   it('caps the badge at "99+" and loads older notifications on scroll', async () => {
-    // Prepare: 120 mentions for zoe, published as a producer would
+    // Prepare: 120 mentions for zoe, published as a producer would: 10 per PutEvents, throttled entries
+    // (the intake's back-pressure, INTAKE_BACKLOG_SECONDS) sent again after a backoff, any other refusal a failure
     const events = new EventBridgeClient({ endpoint: runtime.endpoints.events, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const start = Date.now() - 120_000;
-    for (let batch = 0; batch < 12; batch += 1) {
-      const entries = Array.from({ length: 10 }, (_, index) => {
-        const n = batch * 10 + index;
-        return putEntry('mention.created', aMention({ recipients: ['zoe'], time: new Date(start + n * 1000).toISOString(), data: { postId: `p-${n}`, excerpt: `mention number ${n}` } }));
-      });
-      const output = await events.send(new PutEventsCommand({ Entries: entries }));
-      expect(output.FailedEntryCount ?? 0).toBe(0);
-    }
+    const entries = Array.from({ length: 120 }, (_, n) => putEntry('mention.created', aMention({ recipients: ['zoe'], time: new Date(start + n * 1000).toISOString(), data: { postId: `p-${n}`, excerpt: `mention number ${n}` } })));
+    await putAllEntries(events, entries);
     events.destroy();
     // The pipeline is asynchronous: wait until all 120 are in zoe's inbox, as a user opening the
     // page later would find them (live pushes above the per-user rate limit are held for a minute).

@@ -54,6 +54,9 @@ beforeAll(async () => {
     LOG_LEVEL: 'INFO',
     CHANNEL_BATCH_WINDOW_MS: '456',
     CHANNEL_RATE_LIMIT_PER_WINDOW: '9',
+    SMS_DAILY_LIMIT_PER_USER: '4',
+    SMS_DAILY_LIMIT: '321',
+    SMS_SELF_MANAGED_OPT_OUTS: 'true',
     PREFERENCES_CACHE_TTL_MS: '250',
     ESCALATION_DELAY_SECONDS: '3',
     RECORD_AWS_CALLS: join(dataDir, 'aws-calls'),
@@ -158,6 +161,18 @@ describe('the local runtime reads every documented variable', () => {
   it('CHANNEL_RATE_LIMIT_PER_WINDOW: the channel consumers limit to it', () => {
     expect(runtime.configs.channel?.('push').rateLimitPerWindow).toBe(9);
     expect(runtime.configs.channel?.('email').rateLimitPerWindow).toBe(9);
+  });
+
+  it('SMS_DAILY_LIMIT_PER_USER: the SMS consumer guards texts per user per day with it', () => {
+    expect(runtime.configs.channel?.('sms').sms?.limits.perUserPerDay).toBe(4);
+  });
+
+  it('SMS_DAILY_LIMIT: the SMS consumer guards texts per day in all with it', () => {
+    expect(runtime.configs.channel?.('sms').sms?.limits.perDay).toBe(321);
+  });
+
+  it('SMS_SELF_MANAGED_OPT_OUTS: the inbound function answers the keywords (within the day\'s texts in all), not the stand-in', () => {
+    expect(runtime.configs.smsInbound.answers?.provider.limits.perDay).toBe(321);
   });
 
   it('PREFERENCES_CACHE_TTL_MS: fan-out, delivery, the channels and the inbox trust a preferences read that long', () => {

@@ -9,8 +9,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { NotificationInbox } from '../../lib/index.js';
-import { logicalId, grantsOf, type CfnTemplate } from './synth.js';
+import { NotificationInbox, type SmsChannelProps } from '../../lib/index.js';
+import { logicalId, grantsOf, statementsOf, type CfnTemplate } from './synth.js';
 import { catalog as alertsCatalog } from '../e2e/fixtures/alerts-catalog.js';
 
 const ALERTS_ENTRY = join(import.meta.dirname, '..', 'e2e', 'fixtures', 'alerts-catalog.ts');
@@ -32,6 +32,42 @@ function build(withChannels: boolean) {
   const template = Template.fromStack(stack);
   return { app, stack, inbox, template, json: template.toJSON() as CfnTemplate };
 }
+
+describe('When the SMS number has self-managed opt-outs', () => {
+  const smsBuild = (sms: Partial<SmsChannelProps>) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const inbox = new NotificationInbox(stack, 'Notifications', {
+      auth: { mode: 'jwt', issuer: 'https://id.example.com/', audience: 'host', jwksUrl: 'https://id.example.com/jwks.json' },
+      channels: { sms: { originationIdentityArn: PHONE, configurationSetName: 'texts', ...sms } },
+    });
+    return { inbox, json: Template.fromStack(stack).toJSON() as CfnTemplate };
+  };
+
+  it('the inbound function answers HELP / STOP / START from the origination identity, one record per number, keyword and day, counted in the day\'s total; on the named opt-out list', () => {
+    const { inbox, json } = smsBuild({ selfManagedOptOuts: true, optOutListName: 'notify-optouts', dailyLimit: 500, answers: { help: 'Acme alerts. Help: acme.example/help. Reply STOP to stop.' } });
+    const sms = inbox.channels!.sms!;
+    const grants = grantsOf(json, sms.inbound);
+    expect(grants.get('sms-voice:SendTextMessage')!.map((resource) => JSON.parse(resource) as unknown).sort()).toEqual([PHONE, 'arn:aws:sms-voice:eu-west-1:111122223333:configuration-set/texts'].sort());
+    expect(grants.get('sms-voice:DeleteOptedOutNumber')).toEqual([JSON.stringify('arn:aws:sms-voice:eu-west-1:111122223333:opt-out-list/notify-optouts')]);
+    const keysOf = (action: string) => statementsOf(json, sms.inbound).filter((statement) => ([] as unknown[]).concat(statement.Action).includes(action)).map((statement) => (statement.Condition as Record<string, Record<string, string[]>>)['ForAllValues:StringLike']!['dynamodb:LeadingKeys']);
+    expect(keysOf('dynamodb:PutItem').flat().sort()).toEqual(['SMS#ANSWER#*', 'SMS#OPTOUT#*']);
+    expect(keysOf('dynamodb:DeleteItem')).toEqual([['SMS#ANSWER#*']]);
+    expect(keysOf('dynamodb:UpdateItem')).toEqual([['SMS#SPEND#*']]);
+    const env = json.Resources[logicalId(sms.inbound)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(env).toMatchObject({ SMS_SELF_MANAGED_OPT_OUTS: 'true', SMS_ORIGINATION_IDENTITY: PHONE, SMS_CONFIGURATION_SET: 'texts', SMS_DAILY_LIMIT: '500', SMS_OPT_OUT_LIST: 'notify-optouts', SMS_ANSWER_HELP: 'Acme alerts. Help: acme.example/help. Reply STOP to stop.' });
+    expect(env.SMS_ANSWER_STOP).toBeUndefined();
+  });
+
+  it('refuses at synth: a limit that is not a whole number >= 0, an answer over 320 characters or empty, answers without self-managed opt-outs, an odd list name', () => {
+    expect(() => smsBuild({ dailyLimitPerUser: -1 })).toThrow(/dailyLimitPerUser must be a whole number/);
+    expect(() => smsBuild({ dailyLimit: 2.5 })).toThrow(/dailyLimit must be a whole number/);
+    expect(() => smsBuild({ selfManagedOptOuts: true, answers: { help: 'x'.repeat(321) } })).toThrow(/answers.help must be 1..320/);
+    expect(() => smsBuild({ selfManagedOptOuts: true, answers: { stop: '' } })).toThrow(/answers.stop must be 1..320/);
+    expect(() => smsBuild({ answers: { help: 'Acme' } })).toThrow(/selfManagedOptOuts only/);
+    expect(() => smsBuild({ optOutListName: 'a/b' })).toThrow(/optOutListName/);
+  });
+});
 
 describe('When FCM has K = 4 platform applications', () => {
   it('the push consumer publishes to the endpoints of all four, the preferences function creates endpoints under all four; one comma-separated variable', () => {
@@ -137,8 +173,15 @@ describe('When push and email are configured', () => {
     const key = inbox.channels!.node.findChild('SmsInboundKey') as Parameters<typeof logicalId>[0];
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(key), 'Arn'] } });
     template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'sns.amazonaws.com', SourceArn: { Ref: logicalId(sms.inboundTopic) } });
+    // The inbound function: the opt-out records only (read, conditional put), the service's Default opt-out list only, no texts (the service answers keywords).
     const inboundGrants = grantsOf(json, sms.inbound);
-    expect([...inboundGrants.keys()].filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:PutItem']);
+    expect([...inboundGrants.keys()].filter((action) => action.startsWith('dynamodb:')).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    for (const statement of statementsOf(json, sms.inbound).filter((candidate) => String(candidate.Action).startsWith('dynamodb:'))) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SMS#OPTOUT#*'] } });
+    expect(inboundGrants.get('sms-voice:DeleteOptedOutNumber')).toEqual([JSON.stringify('arn:aws:sms-voice:eu-west-1:111122223333:opt-out-list/Default')]);
+    expect(inboundGrants.get('sms-voice:SendTextMessage')).toBeUndefined();
+    const inboundEnv = json.Resources[logicalId(sms.inbound)]!.Properties!.Environment.Variables as Record<string, unknown>;
+    expect(inboundEnv).toMatchObject({ SMS_INBOUND_TOPIC_ARN: { Ref: logicalId(sms.inboundTopic) }, SMS_OPT_OUT_LIST: 'Default' });
+    expect(inboundEnv.SMS_SELF_MANAGED_OPT_OUTS).toBeUndefined();
     // mention.created offers SMS: its fan-out may enqueue there.
     const fanOut = inbox.pipeline.types.find((type) => type.detailType === 'mention.created')!.fanOut;
     expect(grantsOf(json, fanOut).get('sqs:SendMessage')).toContain(JSON.stringify({ 'Fn::GetAtt': [logicalId(sms.queue.queue), 'Arn'] }));

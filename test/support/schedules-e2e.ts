@@ -65,3 +65,9 @@ export async function putPreferences(runtime: LocalRuntime, user: UserRef, body:
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the next UTC day when it is less than 2 minutes away: a suite counting texts per UTC day (the SMS spend guards) then runs within one day. */
+export async function outOfMidnight(): Promise<void> {
+  const untilMidnightMs = 86_400_000 - (Date.now() % 86_400_000);
+  if (untilMidnightMs < 120_000) await sleep(untilMidnightMs + 1_000);
+}

@@ -79,6 +79,7 @@ function cases(t: string, u: string, v: string): Array<[string, TableKey | { id:
     ['smsUserDay', idKey(keys.smsUserDayId(t, u, 1_764_115_200_000)), { kind: 'channelRateWindow', ...user, channel: 'smsday', windowStartMs: 1_764_115_200_000 }],
     ['smsOptOut', idKey(keys.smsOptOutId('+14155550123')), { kind: 'smsOptOut', digest: keys.smsOptOutId('+14155550123').slice('SMS#OPTOUT#'.length) }],
     ['smsSpendDay', idKey(keys.smsSpendDayId(1_764_115_200_000)), { kind: 'smsSpendDay', dayStartMs: 1_764_115_200_000 }],
+    ['smsAnswer', idKey(keys.smsAnswerId('+14155550123', 'help', 1_764_115_200_000)), { kind: 'smsAnswer', digest: keys.smsOptOutId('+14155550123').slice('SMS#OPTOUT#'.length), keyword: 'help', dayStartMs: 1_764_115_200_000 }],
     ['followingCeleb', keys.followingCeleb(t, u, v), { kind: 'followingCeleb', ...user, celebrityId: v }],
     ['followedCelebsPack', keys.followedCelebsPack(t, u, 7), { kind: 'followedCelebsPack', ...user, chunk: 7 }],
     ['profile', keys.profile(t, u), { kind: 'profile', ...user }],
@@ -114,7 +115,7 @@ describe('parseKey', () => {
       }
     }
     // Every kind of the union is covered by a builder above.
-    expect(kinds.size).toBe(36);
+    expect(kinds.size).toBe(37);
   });
 
   it('tells apart ids that are prefixes, suffixes or escapes of each other, and key tokens used as ids', () => {

@@ -39,7 +39,7 @@ function harness(options: { optIn?: SmsOptIn | null; optedOut?: boolean; answer?
     rate: { admitMessage: async () => 'counted' as const },
     sms: {
       provider: { send: async (message) => (texts.push(message), options.answer ?? { status: 'sent', messageId: 'm' }) },
-      optOuts: { isOptedOut: async () => options.optedOut ?? false, optOut: async (phoneNumber) => void optOuts.push(phoneNumber) },
+      optOuts: { isOptedOut: async () => options.optedOut ?? false, stateOf: async () => undefined, optIn: async () => 'recorded' as const, optOut: async (phoneNumber) => (optOuts.push(phoneNumber), 'recorded' as const) },
       spend: { admit: async () => (options.spend === 'fails' ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : (options.spend ?? 'admitted')) },
       limits: { perUserPerDay: 10, perDay: 1_000 },
     },

@@ -604,7 +604,7 @@ export class ChannelDelivery {
     }
     if (outcome.status !== 'opted_out') return this.settle(user, claimed, outcome, report);
     await this.markDone(claimed);
-    await sms.optOuts.optOut(phoneNumber, new Date(nowMs).toISOString(), 'provider');
+    await sms.optOuts.optOut(phoneNumber, nowMs, 'provider');
     claimed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
     this.deps.onEvent('warn', 'sms refused: the number is on the service\'s opt-out list; recorded, never retried', { tenantId: user.tenantId, userId: user.userId, reason: outcome.reason });
   }

@@ -94,10 +94,45 @@ export interface SmsProvider {
   send(message: { to: string; text: string }): Promise<SmsOutcome>;
 }
 
-/** Numbers that opted out (STOP on the inbound topic, or the service answered opted out): never texted again. */
+/**
+ * The opt-out list: per number, the last word it said (STOP or START on the inbound topic, or the
+ * service answering "opted out"), with when. A change older than the one recorded loses (`stale`):
+ * SNS does not deliver inbound texts in order, and a STOP sent after a START must win whichever
+ * arrives last; at the same instant an opt-out wins. Throws when the store cannot be read or written.
+ */
 export interface SmsOptOutList {
   isOptedOut(phoneNumber: string): Promise<boolean>;
-  optOut(phoneNumber: string, atIso: string, source: 'inbound_stop' | 'provider'): Promise<void>;
+  /** The recorded state, if any (consistent read). */
+  stateOf(phoneNumber: string): Promise<SmsOptOutState | undefined>;
+  optOut(phoneNumber: string, atMs: number, source: 'inbound_stop' | 'provider'): Promise<'recorded' | 'stale'>;
+  /** START: the number may be texted again (by the users who opted in with it). */
+  optIn(phoneNumber: string, atMs: number): Promise<'recorded' | 'stale'>;
+}
+
+export interface SmsOptOutState {
+  optedOut: boolean;
+  /** When the recorded word was said; absent on records written before it was kept. */
+  changedAtMs?: number;
+}
+
+/**
+ * The service's own opt-out list (End User Messaging SMS `DeleteOptedOutNumber`): `opted_in` the
+ * number was on it and is not any more; `not_listed` it was not on it (or the service's opt-in
+ * keyword removed it already); `refused` the service keeps it (it lets a number be removed once
+ * every 30 days). Throws on throttling and server errors (retried).
+ */
+export interface SmsServiceOptOuts {
+  optIn(phoneNumber: string): Promise<{ status: 'opted_in' | 'not_listed' } | { status: 'refused'; reason: string }>;
+}
+
+/**
+ * Keyword answers (self-managed opt-outs): at most one answer per number, keyword and UTC day, each
+ * counted in the day's texts in all (a flood of HELPs from many numbers costs at most the global
+ * limit). `release` gives a claim back after a send that did not happen (throttled).
+ */
+export interface SmsAnswerGuard {
+  admitAnswer(phoneNumber: string, keyword: 'help' | 'stop' | 'start', dayStartMs: number, perDay: number): Promise<'admitted' | 'already_answered' | 'global_limit'>;
+  releaseAnswer(phoneNumber: string, keyword: 'help' | 'stop' | 'start', dayStartMs: number): Promise<void>;
 }
 
 /**

@@ -106,8 +106,9 @@ export type ParsedKey =
   | ({ kind: 'liveHold'; userId: KeyId; releaseAtMs: number } & Tenanted)
   | ({ kind: 'channelSend'; userId: KeyId; channel: string; notificationId: string; deviceId?: string } & Tenanted)
   | ({ kind: 'channelRateWindow'; userId: KeyId; channel: string; windowStartMs: number } & Tenanted)
-  /** Tenantless SMS records: a number's opt-out (by digest), a day's global text count. */
+  /** Tenantless SMS records: a number's opt-out (by digest), a keyword answer to it on a day, a day's global text count. */
   | { kind: 'smsOptOut'; digest: string }
+  | { kind: 'smsAnswer'; digest: string; keyword: 'help' | 'stop' | 'start'; dayStartMs: number }
   | { kind: 'smsSpendDay'; dayStartMs: number }
   /** A trace record: of one user, or (no `userId`) of the whole event. */
   | ({ kind: 'traceRecord'; userId?: KeyId; stage: string; eventId: string } & Tenanted)
@@ -246,6 +247,11 @@ function parseIdempotencyId(id: string): ParsedKey | undefined {
   if (dls !== undefined) return /^[A-Za-z0-9]{1,64}$/.test(tail) ? { kind: 'deliveryStep', notificationId: dls, step: tail } : undefined;
   if (head === FAN_OUT_IDEMPOTENCY_PREFIX) return POWERTOOLS_MD5.test(tail) ? { kind: 'fanOutIdempotencyRecord', hash: tail } : undefined;
   const tokens = id.split('#');
+  if (tokens[0] === 'SMS' && tokens[1] === 'ANSWER' && tokens.length === 5) {
+    const keyword = ({ HELP: 'help', STOP: 'stop', START: 'start' } as const)[tokens[3] as 'HELP'];
+    const dayStartMs = numberOf(tokens[4], EPOCH_MS);
+    return /^[A-Za-z0-9_-]{43}$/.test(tokens[2]!) && keyword && dayStartMs !== undefined ? { kind: 'smsAnswer', digest: tokens[2]!, keyword, dayStartMs } : undefined;
+  }
   if (tokens[0] === 'SMS' && tokens.length === 3) {
     if (tokens[1] === 'OPTOUT') return /^[A-Za-z0-9_-]{43}$/.test(tokens[2]!) ? { kind: 'smsOptOut', digest: tokens[2]! } : undefined;
     const dayStartMs = tokens[1] === 'SPEND' ? numberOf(tokens[2], EPOCH_MS) : undefined;

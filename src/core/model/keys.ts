@@ -136,6 +136,11 @@ export function connectionIdFromSortKey(sk: string): string | undefined {
   return sk.startsWith(CONNECTION_PREFIX) ? sk.slice(CONNECTION_PREFIX.length) : undefined;
 }
 
+/** A phone number's digest: the tenantless SMS records name no number in clear (the inbound topic names no tenant). */
+function smsNumberDigest(phoneNumber: string): string {
+  return createHash('sha256').update(phoneNumber).digest('base64url');
+}
+
 export const keys = {
   inboxItem: (tenantId: string, userId: string, notificationId: string): TableKey => ({
     pk: userPartition(tenantId, userId),
@@ -416,7 +421,9 @@ export const keys = {
    * number (the inbound topic names no tenant; a number that said STOP is never texted again, whoever
    * opted it in), no TTL.
    */
-  smsOptOutId: (phoneNumber: string): string => `SMS#OPTOUT#${createHash('sha256').update(phoneNumber).digest('base64url')}`,
+  smsOptOutId: (phoneNumber: string): string => `SMS#OPTOUT#${smsNumberDigest(phoneNumber)}`,
+  /** Idempotency table: a keyword answer sent to a number on one UTC day (self-managed opt-outs: one per number, keyword and day), TTL. */
+  smsAnswerId: (phoneNumber: string, keyword: 'help' | 'stop' | 'start', dayStartMs: number): string => `SMS#ANSWER#${smsNumberDigest(phoneNumber)}#${keyword.toUpperCase()}#${dayStartMs}`,
   /** Idempotency table: texts sent in all on one UTC day (the global spend guard), TTL. */
   smsSpendDayId: (dayStartMs: number): string => `SMS#SPEND#${dayStartMs}`,
   /** Idempotency table: one user's texts on one UTC day (the per-user spend guard): a channel rate window of the `smsday` pseudo-channel. */

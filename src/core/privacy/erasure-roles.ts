@@ -80,6 +80,7 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   auditSalt: 'idempotency',
   fanOutIdempotencyRecord: 'idempotency',
   smsOptOut: 'idempotency',
+  smsAnswer: 'idempotency',
   smsSpendDay: 'idempotency',
 };
 
@@ -178,8 +179,10 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'erasureRecord':
     case 'exportJob':
     case 'smsOptOut':
+    case 'smsAnswer':
     case 'smsSpendDay':
-      // (smsOptOut: a digest of a number that said STOP, kept so it is never texted again; smsSpendDay: a count.)
+      // (smsOptOut: a digest of a number and the last word it said, kept so a STOP is never texted past, whoever opts the
+      // number in; smsAnswer: a digest of a number answered on a day, gone in 2 days; smsSpendDay: a count. None names a user.)
       return keep(parsed.kind);
   }
 }

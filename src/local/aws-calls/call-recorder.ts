@@ -156,6 +156,8 @@ export class AwsCallRecorder {
         return [{ kind: 'ses', identity, ...(configurationSet ? { configurationSet } : {}) }];
       }
       case 'sms-voice': {
+        const optOutList = text(input.OptOutListName);
+        if (optOutList) return [{ kind: 'smsOptOutList', optOutList }];
         const originationIdentity = text(input.OriginationIdentity);
         const configurationSet = text(input.ConfigurationSetName);
         return [originationIdentity ? { kind: 'sms', originationIdentity, ...(configurationSet ? { configurationSet } : {}) } : { kind: 'unknown', detail: `sms-voice ${operation} without an origination identity` }];

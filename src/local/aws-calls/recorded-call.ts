@@ -18,6 +18,8 @@ export type RecordedTarget =
   | { kind: 'ses'; identity: string; configurationSet?: string }
   /** End User Messaging SMS: the origination identity (an ARN) and the configuration set a text goes through. */
   | { kind: 'sms'; originationIdentity: string; configurationSet?: string }
+  /** End User Messaging SMS: an opt-out list by name or ARN (`DeleteOptedOutNumber`). */
+  | { kind: 'smsOptOutList'; optOutList: string }
   /** A schedule of the local group; CreateSchedule names the role it passes and the target. */
   | { kind: 'schedule'; group: string; name: string; roleArn?: string; targetArn?: string }
   /** `@connections/{id}` of the WebSocket API, by HTTP method (POST = PostToConnection). */

@@ -8,13 +8,15 @@ import { config, element, reportError, toast, ui } from './dom.js';
 import { loadCatalog } from './publish.js';
 
 let client: InboxClient | undefined;
+/** The signed-in user's dev tokens (the channel helpers call the REST API and `/_dev/sms` with them). */
+let tokens: ReturnType<typeof devTokenSource> | undefined;
 let detachClient: Array<() => void> = [];
 let renderedState: InboxState | undefined;
 
 // ---- identity and dev tokens ------------------------------------------------------------------
 
 /** Caches the short-lived dev token and asks for a new one shortly before it expires. */
-function devTokenSource(tenantId: string, userId: string): TokenSource {
+function devTokenSource(tenantId: string, userId: string): Extract<TokenSource, (...args: never[]) => unknown> {
   let cached: { token: string; expiresAtMs: number } | undefined;
   return async ({ forceRefresh }) => {
     if (!forceRefresh && cached && cached.expiresAtMs - Date.now() > 60_000) return cached.token;
@@ -43,7 +45,10 @@ function signIn(tenantId: string, userId: string): void {
   history.replaceState(null, '', url);
   document.title = `${userId}@${tenantId} · Inbox demo`;
 
-  const inbox = createInboxClient({ httpUrl: location.origin, wsUrl: config.ws, token: devTokenSource(tenantId, userId), pageSize: 15 });
+  tokens = devTokenSource(tenantId, userId);
+  ui.phone.replaceChildren();
+  ui.phoneNumber.textContent = '';
+  const inbox = createInboxClient({ httpUrl: location.origin, wsUrl: config.ws, token: tokens, pageSize: 15 });
   client = inbox;
   detachClient.push(
     inbox.subscribe(render),
@@ -53,6 +58,7 @@ function signIn(tenantId: string, userId: string): void {
   );
   void inbox.start();
   void loadCatalog();
+  void refreshChannels().catch(() => undefined);
 }
 
 ui.identity.addEventListener('submit', (event) => {
@@ -209,16 +215,18 @@ function digestTitle(count: number, notifications: readonly Notification[]): str
 
 ui.actor.addEventListener('change', () => void loadCatalog());
 
-// ---- simulated phone and mailbox (local SNS / SES stand-ins) ----------------------------------------
+// ---- simulated phone and mailbox (local SNS, SMS and SES stand-ins) -------------------------------
 
 interface RecordedDevice { token: string; customUserData: string; received: { messageId: string; atMs: number; title?: string; body?: string }[] }
 interface RecordedMail { messageId: string; atMs: number; to: string[]; subject: string; text: string }
+interface RecordedText { messageId: string; atMs: number; from: string; body: string; keywordResponse?: true }
+interface PhoneTexts { phoneNumber: string | null; optedOut: boolean; texts: RecordedText[] }
 
-async function channelCall(method: string, path: string, body?: unknown): Promise<void> {
-  const answer = await fetch('/dev/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tenantId: ui.tenant.value.trim(), userId: ui.user.value.trim() }) });
-  const { token } = (await answer.json()) as { token: string };
+async function channelCall(method: string, path: string, body?: unknown): Promise<Response> {
+  const token = await tokens!({ forceRefresh: false });
   const response = await fetch(path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+  return response;
 }
 
 ui.enablePush.addEventListener('click', () => {
@@ -233,13 +241,51 @@ ui.enableEmail.addEventListener('click', () => {
   void channelCall('PUT', '/email-address').then(() => toast('Email on', 'comments now arrive as (digest) emails'), reportError);
 });
 
+/** Texts: mentions by SMS switched on in the user's preferences (kept as they are otherwise), then the opt-in with the token's verified number. */
+async function enableTexts(): Promise<void> {
+  const { updatedAt: _updatedAt, ...preferences } = (await (await channelCall('GET', '/preferences')).json()) as { updatedAt: unknown; channels?: Record<string, Record<string, boolean>> };
+  const channels = { ...preferences.channels, 'mention.created': { ...preferences.channels?.['mention.created'], sms: true } };
+  await channelCall('PUT', '/preferences', { ...preferences, channels });
+  await channelCall('PUT', '/sms', { version: 'demo' });
+}
+
+ui.enableSms.addEventListener('click', () => {
+  void enableTexts().then(() => toast('Texts on', 'mentions reach the phone by SMS once the preferences cache has expired (PREFERENCES_CACHE_TTL_MS, 30 s by default); reply STOP, START or HELP from it'), reportError);
+});
+
+/** The phone's own texts: `/_dev/sms` answers those of the token's verified number only. */
+let phoneNumber: string | null = null;
+
+ui.smsReply.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const body = ui.smsReplyBody.value.trim();
+  if (!phoneNumber || !body) return;
+  void fetch('/_dev/sms/inbound', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: phoneNumber, body }) })
+    .then((response) => {
+      if (!response.ok) throw new Error(`text from the phone: ${response.status}`);
+      ui.smsReplyBody.value = '';
+      return refreshChannels();
+    })
+    .catch(reportError);
+});
+
 async function refreshChannels(): Promise<void> {
+  if (!tokens) return;
   const tenantId = ui.tenant.value.trim();
   const userId = ui.user.value.trim();
-  const [push, mail] = await Promise.all([fetch('/_dev/push').then((response) => response.json() as Promise<{ devices: RecordedDevice[] }>), fetch('/_dev/mail').then((response) => response.json() as Promise<{ mails: RecordedMail[] }>)]);
+  const [push, mail, sms] = await Promise.all([
+    fetch('/_dev/push').then((response) => response.json() as Promise<{ devices: RecordedDevice[] }>),
+    fetch('/_dev/mail').then((response) => response.json() as Promise<{ mails: RecordedMail[] }>),
+    channelCall('GET', '/_dev/sms').then((response) => response.json() as Promise<PhoneTexts>),
+  ]);
+  // The answer of a user signed out meanwhile is not shown.
+  if (tenantId !== ui.tenant.value.trim() || userId !== ui.user.value.trim()) return;
   const owner = JSON.stringify({ tenantId, userId });
-  const pushes = push.devices.filter((device) => device.customUserData === owner).flatMap((device) => device.received).sort((a, b) => b.atMs - a.atMs);
-  ui.phone.replaceChildren(...pushes.slice(0, 20).map((item) => element('li', {}, element('strong', {}, item.title ?? ''), element('br'), item.body ?? '')));
+  const pushes = push.devices.filter((device) => device.customUserData === owner).flatMap((device) => device.received.map((item) => ({ atMs: item.atMs, node: element('li', { className: 'push' }, element('span', { className: 'kind' }, 'Push'), element('br'), element('strong', {}, item.title ?? ''), element('br'), item.body ?? '') })));
+  const texts = sms.texts.map((text) => ({ atMs: text.atMs, node: element('li', { className: 'sms' }, element('span', { className: 'kind' }, `SMS from ${text.from}`), element('br'), text.body) }));
+  ui.phone.replaceChildren(...[...pushes, ...texts].sort((a, b) => b.atMs - a.atMs).slice(0, 30).map((item) => item.node));
+  phoneNumber = sms.phoneNumber;
+  ui.phoneNumber.textContent = phoneNumber === null ? 'No verified number' : `Number ${phoneNumber}${sms.optedOut ? ' (opted out: reply START)' : ''}`;
   const address = `${userId.replace(/[^A-Za-z0-9._+-]/g, '_').slice(0, 64)}@example.test`;
   const mails = mail.mails.filter((item) => item.to.includes(address)).sort((a, b) => b.atMs - a.atMs);
   ui.mailbox.replaceChildren(...mails.slice(0, 20).map((item) => element('li', {}, element('strong', {}, item.subject), element('br'), item.text.split('\n\nUnsubscribe:')[0] ?? '')));

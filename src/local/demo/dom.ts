@@ -40,7 +40,11 @@ export const ui = {
   types: byId('types'),
   enablePush: byId<HTMLButtonElement>('enable-push'),
   enableEmail: byId<HTMLButtonElement>('enable-email'),
+  enableSms: byId<HTMLButtonElement>('enable-sms'),
   phone: byId<HTMLUListElement>('phone'),
+  phoneNumber: byId('phone-number'),
+  smsReply: byId<HTMLFormElement>('sms-reply'),
+  smsReplyBody: byId<HTMLInputElement>('sms-reply-body'),
   mailbox: byId<HTMLUListElement>('mailbox'),
   toasts: byId('toasts'),
 };

@@ -47,6 +47,8 @@ export function localBundleWorld(inputs: BundleWorldInputs): BundleWorld {
     [ENV.RATE_LIMIT_PER_MINUTE]: gate.rateLimitPerWindow,
     [ENV.RATE_LIMIT_WINDOW_MS]: gate.rateLimitWindowMs,
     [ENV.CHANNEL_RATE_LIMIT_PER_WINDOW]: configs.channel?.('push').rateLimitPerWindow,
+    [ENV.SMS_DAILY_LIMIT_PER_USER]: configs.channel?.('sms').sms?.limits.perUserPerDay,
+    [ENV.SMS_DAILY_LIMIT]: configs.channel?.('sms').sms?.limits.perDay,
     [ENV.MAX_RECEIVE_COUNT]: inputs.maxReceiveCount,
     POWERTOOLS_LOG_LEVEL: inputs.settings.logLevel ?? 'WARN',
   };
