@@ -8,6 +8,7 @@ import { ENV } from '../../env.js';
 import type { TableName } from '../../table-specs.js';
 import type { LocalFunctionConfigs } from '../function-configs.js';
 import { LOCAL_SCHEDULER_PATH } from '../scheduler/scheduler-api.js';
+import { LOCAL_SMS_INBOUND_TOPIC_ARN } from '../sms/sms-voice-v2.js';
 import type { LocalSqsCredentials } from '../sqs/credentials.js';
 import type { LocalQueueRegistry } from '../sqs/index.js';
 import type { LocalSettings } from '../settings.js';
@@ -82,6 +83,8 @@ export function localBundleWorld(inputs: BundleWorldInputs): BundleWorld {
       ...(ENV.SNS_PLATFORM_APPLICATION_APNS in template ? { [ENV.SNS_ENDPOINT]: inputs.snsEndpoint } : {}),
       ...(ENV.SES_FROM_ADDRESS in template ? { [ENV.SES_ENDPOINT]: inputs.sesEndpoint } : {}),
       ...(ENV.SMS_ORIGINATION_IDENTITY in template ? { [ENV.SMS_ENDPOINT]: inputs.smsEndpoint } : {}),
+      // The inbound texts' topic: the stand-in publishes them under this ARN, and the function checks it.
+      ...(ENV.SMS_INBOUND_TOPIC_ARN in template ? { [ENV.SMS_INBOUND_TOPIC_ARN]: LOCAL_SMS_INBOUND_TOPIC_ARN } : {}),
     }),
     functionTimeoutMs: inputs.functionTimeoutMs,
   };
