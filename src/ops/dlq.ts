@@ -14,7 +14,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { putEntries } from '../producer/put-entries.js';
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -93,13 +93,10 @@ async function replayEvent(target: OpsTarget, message: Message): Promise<void> {
   const event = JSON.parse(message.Body ?? '') as { source?: string; 'detail-type'?: string; detail?: unknown; time?: string; resources?: string[] };
   if (!target.eventBusName) throw new Error('the event bus is needed to replay a rule-target DLQ message: --bus <name>');
   if (typeof event.source !== 'string' || typeof event['detail-type'] !== 'string') throw new Error('not an EventBridge event (no source / detail-type)');
-  const output = await target.events.send(
-    new PutEventsCommand({
-      Entries: [{ EventBusName: target.eventBusName, Source: event.source, DetailType: event['detail-type'], Detail: JSON.stringify(event.detail ?? {}), ...(event.time ? { Time: new Date(event.time) } : {}), ...(event.resources ? { Resources: event.resources } : {}) }],
-    }),
-  );
-  const entry = output.Entries?.[0];
-  if ((output.FailedEntryCount ?? 0) > 0 || entry?.ErrorCode) throw new Error(`PutEvents refused it: ${entry?.ErrorCode} ${entry?.ErrorMessage}`);
+  // A redrive of a big DLQ meets the bus's throttling (the local intake's back-pressure too): throttled entries are resent after a backoff.
+  await putEntries(target.events, [
+    { EventBusName: target.eventBusName, Source: event.source, DetailType: event['detail-type'], Detail: JSON.stringify(event.detail ?? {}), ...(event.time ? { Time: new Date(event.time) } : {}), ...(event.resources ? { Resources: event.resources } : {}) },
+  ]);
 }
 
 /** A Scheduler DLQ message (a schedule's payload) to the schedule's target queue. */

@@ -11,7 +11,8 @@
  *
  * or `publisherFor(catalog)`, typed by the catalog passed (no declaration needed).
  */
-import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { putEntries, PutEntriesError } from './put-entries.js';
 import type { EventEnvelope } from '../core/fanout/events.js';
 import type { catalogTypes } from '../notifications/index.js';
 
@@ -52,12 +53,17 @@ export class PublishError extends Error {
 type EventBridgeSender = Pick<EventBridgeClient, 'send'>;
 
 async function putEvent(client: EventBridgeSender, detailType: string, event: unknown, options: PublishOptions): Promise<string> {
-  const output = await client.send(
-    new PutEventsCommand({ Entries: [{ EventBusName: options.eventBusName ?? 'notifications', Source: options.source ?? 'app.producer', DetailType: detailType, Detail: JSON.stringify(event) }] }),
-  );
-  const [entry] = output.Entries ?? [];
-  if ((output.FailedEntryCount ?? 0) > 0 || !entry?.EventId) throw new PublishError(`${detailType} refused: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim());
-  return entry.EventId;
+  const entry = { EventBusName: options.eventBusName ?? 'notifications', Source: options.source ?? 'app.producer', DetailType: detailType, Detail: JSON.stringify(event) };
+  // A throttled entry (the PutEvents quota, the local intake's back-pressure) is resent after a backoff.
+  let eventId: string | undefined;
+  try {
+    eventId = (await putEntries(client, [entry]))[0]?.EventId;
+  } catch (error) {
+    if (error instanceof PutEntriesError) throw new PublishError(`${detailType} refused: ${error.message}`);
+    throw error;
+  }
+  if (!eventId) throw new PublishError(`${detailType} refused: no event id in the answer`);
+  return eventId;
 }
 
 /** Puts one event on the bus; throws `PublishError` with EventBridge's reason when the entry is refused. */
@@ -70,3 +76,5 @@ export function publisherFor<const Catalog extends AnyCatalog>(_catalog?: Catalo
   return <D extends NotificationDetailType<Catalog>>(client: EventBridgeSender, detailType: D, event: NotificationEventOf<D, Catalog>, options: PublishOptions = {}): Promise<string> =>
     putEvent(client, detailType, event, options);
 }
+
+export { putEntries, PutEntriesError, type PutEntriesOptions } from './put-entries.js';

@@ -1,6 +1,7 @@
 /** Typed fixture factories for producer events (CONTRACT.md "Events") and intake SQS records. */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { putEntries } from '../../src/producer/put-entries.js';
 import type { EventEnvelope, NotificationEvent } from '../../src/core/fanout/events.js';
 
 let sequence = 0;
@@ -54,17 +55,7 @@ export function putEntry(detailType: string, detail: unknown, busName = 'notific
  * intake back-pressure) are sent again after a backoff; any other failed entry throws.
  */
 export async function putAllEntries(client: Pick<EventBridgeClient, 'send'>, entries: readonly PutEventsRequestEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 10) {
-    let pending = entries.slice(i, i + 10);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
-      const answer = await client.send(new PutEventsCommand({ Entries: pending }));
-      const failed = (answer.Entries ?? []).map((entry, index) => ({ entry, index })).filter(({ entry }) => entry.ErrorCode !== undefined);
-      const refused = failed.find(({ entry }) => entry.ErrorCode !== 'ThrottlingException');
-      if (refused) throw new Error(`PutEvents refused an entry: ${refused.entry.ErrorCode} ${refused.entry.ErrorMessage ?? ''}`);
-      pending = failed.map(({ index }) => pending[index]!);
-    }
-  }
+  await putEntries(client, entries, { maxAttempts: 50, delayMs: (attempt) => Math.min(1_000, 50 * 2 ** attempt) });
 }
 
 /** The EventBridge event as an intake queue body. */
