@@ -2,9 +2,11 @@
  * A per-stage timeline of the live path for the live-delivery bench: an SDK middleware on every
  * client the local runtime's functions use notes when each AWS call starts and ends, named by the
  * stage it serves (arrival stamp, inbox write, job enqueue, delivery lookup, claim, post...). The
- * bench publishes one event at a time, so every call between a PutEvents and the socket message
- * belongs to that event. The stage of a call is read from its operation, table and key kind, never
- * from the handlers (they carry no bench hook).
+ * bench publishes one urgent event at a time, so when nothing else runs every call between a
+ * PutEvents and the socket message belongs to that event; under a background load, the calls are
+ * attributed by what their inputs name (the bench's test), so each span keeps its input. The stage
+ * of a call is read from its operation, table and key kind, never from the handlers (they carry no
+ * bench hook).
  */
 import type { InstrumentableClient } from '../src/app/parts.js';
 import type { TableName } from '../src/table-specs.js';
@@ -14,6 +16,8 @@ export interface Span {
   startMs: number;
   /** NaN while the call runs. */
   endMs: number;
+  /** The call's input (kept by reference: read only to attribute the call under load, after the event). */
+  input?: unknown;
 }
 
 type Input = Record<string, unknown>;
@@ -88,7 +92,8 @@ export class StageTimeline {
     (client.middlewareStack as { add(middleware: unknown, options: unknown): void }).add(
       (next: (args: { input: unknown }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => async (args: { input: unknown }) => {
         // Noted when it starts (a call can outlast the event's window: a send answered after its group commit).
-        const span: Span = { stage: this.stageOf(String(context.clientName), String(context.commandName).replace(/Command$/, ''), (args.input ?? {}) as Input), startMs: performance.now(), endMs: Number.NaN };
+        const input = (args.input ?? {}) as Input;
+        const span: Span = { stage: this.stageOf(String(context.clientName), String(context.commandName).replace(/Command$/, ''), input), startMs: performance.now(), endMs: Number.NaN, input };
         this.spans.push(span);
         try {
           return await next(args);
