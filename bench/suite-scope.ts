@@ -30,7 +30,7 @@ export const SUITE_SCOPE: Record<string, { measures: readonly string[]; long?: t
   fanout: { measures: ['src/core/fanout', 'src/core/preferences', ...DYNAMO] },
   'inbox-view': { measures: ['src/core/actions', 'src/core/read', ...DYNAMO] },
   intake: { measures: ['src'] },
-  'live-delivery': { measures: ['src'] },
+  'live-delivery': { measures: ['src', 'bench/load-producer.ts', 'bench/delivery-lookups.ts', 'bench/stage-timeline.ts'] },
   'read-scale': { measures: ['src/core/read', 'bench/celebrity-delivery-sim.ts', ...DYNAMO], long: true },
   'read-state': { measures: ['src/core/read', 'src/core/actions', ...DYNAMO] },
 };
