@@ -40,7 +40,7 @@ it('ten callers writing two items each: one BatchWriteItem, every item stored; t
   expect(db.meter.snapshot().byCommand).toEqual({ BatchWriteItemCommand: 1 });
 
   db.meter.reset();
-  const found = await Promise.all(writes.map((items) => inbox.getItems(items.map(({ source, item }) => ({ source, id: item.id })))));
+  const found = await Promise.all(writes.map((items, index) => inbox.getItems(items.map(({ item }) => ({ source: ownSource(users[index]!), id: item.id })))));
   expect(db.meter.snapshot().byCommand).toEqual({ BatchGetItemCommand: 1 });
   found.forEach((items, index) => expect([...items.values()].map((item) => item.title).sort()).toEqual([`a${index}`, `b${index}`]));
 });
