@@ -15,6 +15,8 @@ import { SqsPromotionQueue } from '../adapters/sqs/sqs-promotion-queue.js';
 import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues.js';
 import { FanOutService } from '../core/fanout/fanout-service.js';
 import { ErasureLookahead } from '../core/fanout/erasure-lookahead.js';
+import { ArrivalLookahead } from '../core/fanout/arrival-lookahead.js';
+import { systemClock } from '../core/ports/clock.js';
 import { RetractionService } from '../core/fanout/retraction.js';
 import { SendAtDeferral, SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
 import { DEFAULT_FEED_SHARDS } from '../core/model/feed-shards.js';
@@ -137,7 +139,7 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     preferences: preferencesCache(parts, config),
     graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),
     inbox: inboxRepository(parts, config.inboxTable),
-    arrivals: arrivalLedger(parts, config.idempotencyTable),
+    arrivals: arrivalLookahead(parts, config),
     // A retry whose earlier attempt wrote nothing is stamped anew (one BatchGetItem of its first items, on retries only).
     landed: inboxRepository(parts, config.inboxTable),
     logger: parts.logger,
@@ -151,6 +153,15 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
     ...(type.retraction ? { retractions: retractionService(parts, config, needs.has('urgent') ? deliveryJobQueue(parts, config, needs) : undefined) } : {}),
     ...(type.followerAlerts && config.alertsQueueUrl ? { alertQueue: new SqsAlertJobQueue(sqsClient(parts), config.alertsQueueUrl, config.deliveryJobSecret) } : {}),
   });
+}
+
+/**
+ * The fan-out's arrival stamps, started by the handler beside the idempotency record (one per Parts,
+ * table and TTL). The system clock, as the service's own stamps (the service is given no clock).
+ */
+function arrivalLookahead(parts: Parts, config: FanOutConfig): ArrivalLookahead {
+  const ttlDays = config.settings.inboxTtlDays;
+  return parts.shared(arrivalLookahead, [config.idempotencyTable, String(ttlDays)], () => new ArrivalLookahead(arrivalLedger(parts, config.idempotencyTable), { clock: systemClock, inboxTtlDays: ttlDays }));
 }
 
 function arrivalLedger(parts: Parts, idempotencyTable: string): DynamoArrivalLedger {
@@ -230,6 +241,7 @@ export function composeFanOut(parts: Parts, config: FanOutConfig, scheduler: Sch
     findType: findNotificationType,
     service: withAuditFlush(parts, fanOutService(parts, config, type, observed.trace)),
     erasureLookahead: erasureLookahead(parts, config.idempotencyTable),
+    arrivalLookahead: arrivalLookahead(parts, config),
     ...(config.sendAt && scheduler
       ? {
           sendAt: new SendAtDeferral({

@@ -14,6 +14,7 @@ import type { FanOutService } from '../core/fanout/fanout-service.js';
 import type { FanOutSummary } from '../core/fanout/fanout-summary.js';
 import { eventAtSendTime, type SendAtDeferral } from '../core/fanout/send-at.js';
 import { usersNamedBy, type ErasureLookahead } from '../core/fanout/erasure-lookahead.js';
+import type { ArrivalLookahead } from '../core/fanout/arrival-lookahead.js';
 import type { NotificationType } from '../core/ports/notification-type.js';
 import type { TraceEntry, TraceRecorder } from '../core/ports/trace.js';
 import { finalAttempt, traceIdsOf } from './dead-letter.js';
@@ -44,6 +45,8 @@ export interface FanOutHandlerDeps {
   traced?: <T>(name: string, ids: { tenantId: string; eventId: string }, work: () => Promise<T>) => Promise<T>;
   /** The service's erasure check, started while the idempotency record is written (one round trip less). */
   erasureLookahead?: Pick<ErasureLookahead, 'start' | 'forget'>;
+  /** The service's arrival stamp, started beside the idempotency record for events it stamps first (one round trip less). */
+  arrivalLookahead?: Pick<ArrivalLookahead, 'start'>;
 }
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -97,6 +100,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
     const atSendTime = eventAtSendTime(event);
     const named = deps.erasureLookahead ? usersNamedBy(atSendTime, notificationType) : [];
     deps.erasureLookahead?.start(atSendTime.tenantId, named);
+    const dropArrival = deps.arrivalLookahead?.start(atSendTime, notificationType);
     let summary: FanOutSummary;
     try {
       summary = deps.traced ? await deps.traced('fan-out', event, () => processOnce(atSendTime)) : await processOnce(atSendTime);
@@ -114,6 +118,7 @@ export function createFanOutHandler(deps: FanOutHandlerDeps): SqsBatchHandler {
       throw error;
     } finally {
       deps.erasureLookahead?.forget(atSendTime.tenantId, named);
+      dropArrival?.();
     }
     if (deps.persistenceStore && !processed.has(atSendTime)) {
       trace.push({ tenantId: event.tenantId, eventId: event.eventId, stage: 'intake', outcome: 'deduplicated', atMs: Date.now(), detail: 'a duplicate of an event already fanned out (idempotency record): nothing written again' });

@@ -69,18 +69,35 @@ export function createLocalChannels(options: { http: string; serverHost: string;
       // Recordings hold other users' messages: this machine's loopback callers only.
       if (!isLoopbackCaller(request)) return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'forbidden', message: 'dev routes answer loopback callers only' } }) };
       const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) });
-      if (request.method === 'GET' && path === '/_dev/push') return json(200, { devices: sns.devices() });
-      if (request.method === 'GET' && path === '/_dev/mail') return json(200, { mails: ses.mailbox(), stalled: ses.stalled });
-      if (request.method === 'GET' && path === '/_dev/sms') {
-        // Whose phone: the verified number of the caller's token, never a number in the request.
+      // The recordings are other users' messages: each GET answers those of its token's user only.
+      const callerOf = async (): Promise<VerifiedUser | undefined> => {
         const authorization = request.headers.authorization;
         const token = typeof authorization === 'string' && authorization.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : '';
-        let caller: VerifiedUser;
         try {
-          caller = await options.verifier.verify(token);
+          return await options.verifier.verify(token);
         } catch {
-          return json(401, { error: { code: 'unauthorized', message: 'a valid token is required: the route answers the texts of its own phone' } });
+          return undefined;
         }
+      };
+      const unauthorized = (what: string) => json(401, { error: { code: 'unauthorized', message: `a valid token is required: the route answers ${what}` } });
+      if (request.method === 'GET' && path === '/_dev/push') {
+        // Whose devices: the endpoints whose CustomUserData names the token's user (as the push function writes it).
+        const caller = await callerOf();
+        if (!caller) return unauthorized("the pushes of its own user's devices");
+        const owner = JSON.stringify({ tenantId: caller.tenantId, userId: caller.userId });
+        return json(200, { devices: sns.devices().filter((device) => device.customUserData === owner) });
+      }
+      if (request.method === 'GET' && path === '/_dev/mail') {
+        // Whose mail: the verified address of the caller's token (none: no mail); `stalled` is a count, no content.
+        const caller = await callerOf();
+        if (!caller) return unauthorized('the mail of its own verified address');
+        const address = caller.email?.toLowerCase();
+        return json(200, { mails: address === undefined ? [] : ses.mailbox().filter((mail) => mail.to.some((to) => to.toLowerCase() === address)), stalled: ses.stalled });
+      }
+      if (request.method === 'GET' && path === '/_dev/sms') {
+        // Whose phone: the verified number of the caller's token, never a number in the request.
+        const caller = await callerOf();
+        if (!caller) return unauthorized('the texts of its own phone');
         const phoneNumber = caller.phoneNumber ?? null;
         return json(200, { phoneNumber, optedOut: phoneNumber !== null && sms.isOptedOut(phoneNumber), texts: phoneNumber === null ? [] : sms.textsTo(phoneNumber).slice(-PHONE_TEXTS_SHOWN) });
       }

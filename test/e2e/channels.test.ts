@@ -334,3 +334,31 @@ describe('devices API', () => {
     expect((await api(hugo, 'DELETE', `/devices/${hugosDevice}`)).status).toBe(204);
   });
 });
+
+describe('dev recordings (the demo page\'s phone and mailbox)', () => {
+  it("GET /_dev/push and /_dev/mail answer the caller's own devices and mail only; no valid token 401", async () => {
+    // Prepare: gus gets a push and an email; hal has neither.
+    const [gus, hal] = [user('gus'), user('hal')];
+    const token = pushToken('g1');
+    await setUp(gus, { tokens: [token], consent: true, email: true });
+    await publish(events, 'mention.created', aMention({ recipients: ['gus'] }));
+    await publish(events, 'comment.created', aComment('gus'));
+    await pollUntil(() => pushesTo(token).length === 1 && mailTo(gus).length === 1, POLL, 'push and email to gus');
+    const dev = async (path: string, who?: UserRef, bearer?: string) => call(runtime.endpoints.http, 'GET', path, bearer !== undefined ? { token: bearer } : who ? { token: await tokenOf(who) } : {});
+
+    // Act
+    const [gusPush, gusMail, halPush, halMail] = [await dev('/_dev/push', gus), await dev('/_dev/mail', gus), await dev('/_dev/push', hal), await dev('/_dev/mail', hal)];
+    const refused = [await dev('/_dev/push'), await dev('/_dev/mail'), await dev('/_dev/push', undefined, 'not-a-token'), await dev('/_dev/mail', undefined, 'not-a-token')].map((answer) => answer.status);
+
+    // Assess
+    const devices = (gusPush.body as { devices: { token: string; customUserData: string }[] }).devices;
+    expect(devices.map((device) => device.token)).toEqual([token]);
+    expect(devices.every((device) => device.customUserData === JSON.stringify(gus))).toBe(true);
+    const mails = (gusMail.body as { mails: { to: string[] }[] }).mails;
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    expect(mails.every((mail) => mail.to.includes(emailOf(gus)))).toBe(true);
+    expect((halPush.body as { devices: unknown[] }).devices).toEqual([]);
+    expect((halMail.body as { mails: unknown[] }).mails).toEqual([]);
+    expect(refused).toEqual([401, 401, 401, 401]);
+  });
+});

@@ -26,7 +26,8 @@ function aJob(n: number, userId = 'alice'): ChannelInput {
   return { recordId: `r${n}`, job };
 }
 
-function harness(options: { optIn?: SmsOptIn | null; optedOut?: boolean; answer?: SmsOutcome; spend?: 'admitted' | 'user_limit' | 'global_limit' | 'fails' } = {}) {
+function harness(options: { optIn?: SmsOptIn | null; optedOut?: boolean; answer?: SmsOutcome; spend?: 'admitted' | 'user_limit' | 'global_limit' | 'fails'; rateLimitPerWindow?: number } = {}) {
+  const counted: string[] = [];
   const texts: { to: string; text: string }[] = [];
   const optOuts: string[] = [];
   const traced: TraceEntry[] = [];
@@ -36,7 +37,7 @@ function harness(options: { optIn?: SmsOptIn | null; optedOut?: boolean; answer?
     preferences: { getPreferences: async (_tenant, users) => new Map(users.map((user) => [user, { status: 'default', preferences: { ...DEFAULT_PREFERENCES, mutedTypes: [], liveDelivery: {} } }])) },
     state: fixedChannelState(() => ({ devices: [], pushConsent: null, emailAddress: null, emailUnsubscribed: [], sms: options.optIn === undefined ? { phoneNumber: PHONE, optedInAt: '', version: '1' } : options.optIn })),
     dedup: { claim: async () => true, release: async () => undefined, claimSending: async () => 'claimed' as const, markSent: async () => undefined },
-    rate: { admitMessage: async () => 'counted' as const },
+    rate: { admitMessage: async (_user, _channel, _window, key) => (counted.push(key), 'counted' as const) },
     sms: {
       provider: { send: async (message) => (texts.push(message), options.answer ?? { status: 'sent', messageId: 'm' }) },
       optOuts: { isOptedOut: async () => options.optedOut ?? false, stateOf: async () => undefined, optIn: async () => 'recorded' as const, optOut: async (phoneNumber) => (optOuts.push(phoneNumber), 'recorded' as const) },
@@ -48,11 +49,11 @@ function harness(options: { optIn?: SmsOptIn | null; optedOut?: boolean; answer?
     signRelease: (release) => JSON.stringify(release),
     typeInfo: (type) => types[type],
     clock: { nowMs: () => NOW },
-    settings: { rateLimitPerWindow: 0, parallelism: 1 },
+    settings: { rateLimitPerWindow: options.rateLimitPerWindow ?? 0, parallelism: 1 },
     onEvent: (level, message) => void (level === 'warn' && warnings.push(message)),
     trace: { record: async (entries) => void traced.push(...entries) },
   });
-  return { delivery, texts, optOuts, traced, warnings, outcomes: () => traced.map((entry) => entry.outcome) };
+  return { delivery, texts, optOuts, traced, warnings, counted, outcomes: () => traced.map((entry) => entry.outcome) };
 }
 
 describe('ChannelDelivery: SMS', () => {
@@ -76,6 +77,17 @@ describe('ChannelDelivery: SMS', () => {
     await delivery.deliver([aJob(1)]);
     expect(texts).toEqual([]);
     expect(outcomes()).toEqual(['unsubscribed']);
+  });
+
+  it('a number on the opt-out list uses none of the rate window: its texts are refused before they are counted', async () => {
+    const out = harness({ optedOut: true, rateLimitPerWindow: 5 });
+    await out.delivery.deliver([aJob(1), aJob(2)]);
+    expect(out.counted).toEqual([]);
+    expect(out.outcomes()).toEqual(['unsubscribed', 'unsubscribed']);
+
+    const opted = harness({ rateLimitPerWindow: 5 });
+    await opted.delivery.deliver([aJob(1)]);
+    expect(opted.counted).toHaveLength(1);
   });
 
   it('the service answers opted out: recorded on the list, never retried', async () => {

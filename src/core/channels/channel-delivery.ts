@@ -318,6 +318,11 @@ export class ChannelDelivery {
     const state = await this.deps.state.channelState(user);
     const allowed = this.allowedByState(ready, state, report);
     if (allowed.length === 0) return;
+    // A number on the opt-out list (STOP) gets nothing, before the rate limit: refused texts use no window.
+    if (channel === 'sms' && (await this.deps.sms!.optOuts.isOptedOut(state.sms!.phoneNumber))) {
+      allowed.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
+      return;
+    }
     const messages = this.groupIntoMessages(allowed);
     const admitted = await this.applyRateLimit(user, messages, report, nowMs);
     for (const message of admitted) {
@@ -570,16 +575,13 @@ export class ChannelDelivery {
   }
 
   /**
-   * One text: the number's opt-out first (a STOP is honoured at once), then the spend guards
-   * (counted before the send; unreadable: the record fails, nothing is sent), then the claim and
-   * `SendTextMessage`. The service's opted-out answer puts the number on the list: never retried.
+   * One text, its number's opt-out checked already (before the rate limit: a STOP is honoured at
+   * once): the claim, the spend guards (counted before the send; unreadable: the record fails, nothing
+   * is sent), then `SendTextMessage`. The service's opted-out answer (a STOP that landed meanwhile)
+   * puts the number on the list: never retried.
    */
   private async sendSms(user: UserRef, message: Candidate[], phoneNumber: string, report: ChannelRun, nowMs: number): Promise<void> {
     const sms = this.deps.sms!;
-    if (await sms.optOuts.isOptedOut(phoneNumber)) {
-      message.forEach((candidate) => this.skip(report, 'unsubscribed', candidate));
-      return;
-    }
     const claimed = await this.claimMessage(message, report);
     if (claimed.length === 0) return;
     let verdict;

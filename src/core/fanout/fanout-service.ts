@@ -31,6 +31,7 @@ import {
   type DeliveryRecipient,
 } from './fanout-plan.js';
 import { systemClock, type Clock } from '../ports/clock.js';
+import { arrivalCandidateOf, arrivalKeyOf } from './arrival-lookahead.js';
 import type { InboxItemToWrite, InboxReader, InboxWriter } from '../ports/inbox.js';
 import { isMuted } from '../preferences/preferences.js';
 import type { PreferencesReader } from '../preferences/store.js';
@@ -195,10 +196,10 @@ export class FanOutService {
    */
   private async stampArrival(event: NotificationEvent, landed: ((stamp: ArrivalStamp) => Promise<boolean>) | undefined, mode: Tier | undefined): Promise<ArrivalStamp> {
     const candidateMs = (this.deps.clock ?? systemClock).nowMs();
-    const key = { tenantId: event.tenantId, type: event.type, eventId: event.eventId };
+    const key = arrivalKeyOf(event);
     const expiresAt = expiresAtOf(candidateMs, this.deps.settings.inboxTtlDays);
-    const intakeMs = Math.min(event.intakeMs ?? candidateMs, candidateMs);
-    const stamp = await this.deps.arrivals.stampEvent(key, { arrivalMs: candidateMs, intakeMs, ...(mode ? { mode } : {}) }, expiresAt);
+    // With the handler's lookahead (`arrivals` an ArrivalLookahead), the stamp it started for this event.
+    const stamp = await this.deps.arrivals.stampEvent(key, arrivalCandidateOf(event, candidateMs, mode), expiresAt);
     if (stamp.fresh || stamp.retracted || !landed || (await landed(stamp))) return stamp;
     const restamped = await this.deps.arrivals.restampArrival(key, stamp.arrivalMs, candidateMs, expiresAt);
     this.deps.logger?.warn('event stamped again: its first attempt wrote nothing', { tenantId: event.tenantId, type: event.type, eventId: event.eventId, firstStampMs: stamp.arrivalMs, arrivalMs: restamped.arrivalMs });

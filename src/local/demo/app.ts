@@ -274,8 +274,8 @@ async function refreshChannels(): Promise<void> {
   const tenantId = ui.tenant.value.trim();
   const userId = ui.user.value.trim();
   const [push, mail, sms] = await Promise.all([
-    fetch('/_dev/push').then((response) => response.json() as Promise<{ devices: RecordedDevice[] }>),
-    fetch('/_dev/mail').then((response) => response.json() as Promise<{ mails: RecordedMail[] }>),
+    channelCall('GET', '/_dev/push').then((response) => response.json() as Promise<{ devices: RecordedDevice[] }>),
+    channelCall('GET', '/_dev/mail').then((response) => response.json() as Promise<{ mails: RecordedMail[] }>),
     channelCall('GET', '/_dev/sms').then((response) => response.json() as Promise<PhoneTexts>),
   ]);
   // The answer of a user signed out meanwhile is not shown.
