@@ -339,7 +339,7 @@ describe('dev recordings (the demo page\'s phone and mailbox)', () => {
   it("GET /_dev/push and /_dev/mail answer the caller's own devices and mail only; no valid token 401", async () => {
     // Prepare: gus gets a push and an email; hal has neither.
     const [gus, hal] = [user('gus'), user('hal')];
-    const token = pushToken('g1');
+    const token = pushToken('gus1');
     await setUp(gus, { tokens: [token], consent: true, email: true });
     await publish(events, 'mention.created', aMention({ recipients: ['gus'] }));
     await publish(events, 'comment.created', aComment('gus'));

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { corsHeaders } from '../../handlers/rest/http.js';
+import { AuthorizerResultCache } from './authorizer-cache.js';
 import { corsPreflight, publicRoutes, restRoutes as authorizedRoutes, type RestFunction, type RestRoute } from '../../contract/rest-routes.js';
 
 const restRoutes: readonly RestRoute[] = [...authorizedRoutes, ...publicRoutes];
@@ -74,6 +75,8 @@ function singleValueHeaders(request: LocalRequest): Record<string, string> {
 }
 
 export function createRestGateway(functions: Record<RestFunction, ProxyHandler>, authorizer: Authorizer, corsAllowOrigins: readonly string[] = ['*']): LocalRoute {
+  // As API Gateway's resultsCacheTtl (5 min, keyed by the Authorization header), ending at the token's expiry.
+  const authorizerCache = new AuthorizerResultCache();
   return {
     async handle(request) {
       const path = request.url.pathname.replace(/\/+$/, '') || '/';
@@ -92,10 +95,15 @@ export function createRestGateway(functions: Record<RestFunction, ProxyHandler>,
         let authorization: Pick<APIGatewayAuthorizerResult, 'principalId' | 'context'> = { principalId: 'anonymous', context: {} };
         // A route without auth (the signed unsubscribe link) reaches its handler with no identity, as on API Gateway.
         if (route.auth !== 'none') {
-          try {
-            authorization = await authorizer({ type: 'REQUEST', methodArn, headers, queryStringParameters: query } as APIGatewayRequestAuthorizerEvent);
-          } catch {
-            return unauthorized(cors);
+          const cached = authorizerCache.get(headers.authorization);
+          if (cached) authorization = cached;
+          else {
+            try {
+              authorization = await authorizer({ type: 'REQUEST', methodArn, headers, queryStringParameters: query } as APIGatewayRequestAuthorizerEvent);
+            } catch {
+              return unauthorized(cors);
+            }
+            authorizerCache.set(headers.authorization, { principalId: authorization.principalId, context: authorization.context });
           }
         }
         const event = {
