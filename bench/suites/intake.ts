@@ -11,7 +11,34 @@ import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { startLocalRuntime } from '../../src/local/runtime.js';
 import { INTAKE_BACKLOG_LIMIT_DEFAULT, INTAKE_BACKLOG_SECONDS_DEFAULT, localSettingsFromEnv } from '../../src/local/settings.js';
+import type { InstrumentableClient } from '../../src/app/parts.js';
 import { percentile, round, type BenchResult, type BenchSuite } from '../harness.js';
+
+/** Counts every SDK request (each HTTP attempt) by client, operation and table (the local table name's suffix: Inbox, Graph, Idempotency...). */
+function callCounter() {
+  const counts = new Map<string, number>();
+  let lastCallMs = performance.now();
+  type Stack = { add(middleware: (next: (args: { input?: Record<string, unknown> }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: { input?: Record<string, unknown> }) => Promise<unknown>, options: { step: 'finalizeRequest'; priority: 'low'; name: string; override: true }): void };
+  return {
+    instrument(client: InstrumentableClient) {
+      (client.middlewareStack as Stack).add(
+        (next, context) => async (args) => {
+          const input = args.input ?? {};
+          const table = typeof input.TableName === 'string' ? input.TableName : input.RequestItems && typeof input.RequestItems === 'object' ? Object.keys(input.RequestItems).join('+') : '';
+          const key = `${(context.clientName ?? '').replace(/Client$/, '')}.${(context.commandName ?? '').replace(/Command$/, '')}${table ? `.${table.split('+').map((name) => name.replace(/^.*-/, '')).join('+')}` : ''}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+          lastCallMs = performance.now();
+          return next(args);
+        },
+        // Once per HTTP attempt (after the SDK's retry middleware).
+        { step: 'finalizeRequest', priority: 'low', name: 'benchCallCounter', override: true },
+      );
+    },
+    byOperation: () => counts.entries(),
+    total: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
+    lastCallMs: () => lastCallMs,
+  };
+}
 
 const EVENTS = Number(process.env.BENCH_INTAKE_EVENTS ?? 3_000);
 const RECIPIENTS_PER_EVENT = 2;
@@ -65,10 +92,14 @@ time every ${COUNTS_INTERVAL_MS} ms from the first send until the fan-out is don
 Back-pressure at its defaults (\`INTAKE_BACKLOG_SECONDS\` ${INTAKE_BACKLOG_SECONDS_DEFAULT}, \`INTAKE_BACKLOG_LIMIT\`
 ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest size, sampled every ${COUNTS_INTERVAL_MS} ms.
 \`mainLoop.utilization\`: \`performance.eventLoopUtilization()\` (node:perf_hooks) of the process's main thread over the load (1 = never idle).
+\`requests.perEvent\`: every AWS SDK request the runtime's clients sent (an SDK middleware, once per HTTP attempt), by
+client, operation and table, per accepted event, until the urgent, info and push queues are empty and no call came for 2 s.
+The fan-out's BatchWriteItem, BatchGetItem and SendMessageBatch of concurrent records share requests (coalescing clients, docs/operations.md).
 `,
   async run(): Promise<BenchResult[]> {
     const dataDir = await mkdtemp(join(tmpdir(), 'bench-intake-'));
-    const runtime = await startLocalRuntime({ ...localSettingsFromEnv({ LOG_LEVEL: 'ERROR' }), port: 0, wsPort: 0, dataDir });
+    const calls = callCounter();
+    const runtime = await startLocalRuntime({ ...localSettingsFromEnv({ LOG_LEVEL: 'ERROR' }), port: 0, wsPort: 0, dataDir }, { instrument: calls.instrument });
     const client = new EventBridgeClient({ endpoint: runtime.endpoints.http, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
     const intake = runtime.queues.intake['mention.created']!;
     let stopPolling: (() => Promise<unknown>) | undefined;
@@ -120,6 +151,11 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
       loadDone();
       const countTimes = await counts;
       const notifications = EVENTS * RECIPIENTS_PER_EVENT;
+      // The AWS requests of the whole path (fan-out, delivery, push jobs): once their queues are empty and the calls stop.
+      const queues = runtime.queues as unknown as Record<string, { size: number } | undefined>;
+      const drainDeadline = performance.now() + 60_000;
+      while (performance.now() < drainDeadline && (['urgent', 'info', 'push'].some((name) => (queues[name]?.size ?? 0) > 0) || performance.now() - calls.lastCallMs() < 2_000)) await new Promise((resolve) => setTimeout(resolve, 100));
+      const perEvent = [...calls.byOperation()].sort((a, b) => b[1] - a[1]).filter(([, count]) => count / EVENTS >= 0.01);
       return [
         { name: 'intake.accepted.perSecond', value: round((EVENTS / acceptedMs) * 1000, 0), unit: 'events/s', note: `${EVENTS} events accepted in ${round(acceptedMs / 1000, 1)} s` },
         { name: 'intake.fanOut.perSecond', value: round((notifications / fannedOutMs) * 1000, 0), unit: 'notifications/s', note: `${notifications} inbox writes done ${round(fannedOutMs / 1000, 1)} s after the first accept` },
@@ -131,6 +167,8 @@ ${INTAKE_BACKLOG_LIMIT_DEFAULT}): \`maxQueued\` is the intake queue's largest si
         { name: 'intake.counts.ms.p50', value: round(percentile(countTimes, 50)), unit: 'ms', note: `GET /notifications/counts during the load; target <= 50; ${countTimes.length} requests` },
         { name: 'intake.counts.ms.p99', value: round(percentile(countTimes, 99)), unit: 'ms', note: 'target <= 250' },
         { name: 'intake.counts.ms.max', value: round(Math.max(...countTimes)), unit: 'ms' },
+        { name: 'intake.requests.perEvent', value: round(calls.total() / EVENTS), unit: 'requests', note: `AWS SDK requests (HTTP attempts) the local runtime made per accepted event (mention to ${RECIPIENTS_PER_EVENT}) from the first send until the urgent, info and push queues were empty: fan-out, delivery, push jobs, and the badge poller's counts reads (Query Inbox / ReadMarks)` },
+        ...perEvent.map(([operation, count]): BenchResult => ({ name: `intake.requests.perEvent.${operation}`, value: round(count / EVENTS), unit: 'requests' })),
       ];
     } finally {
       await stopPolling?.();

@@ -37,7 +37,7 @@ import { ConfigError, integer, optionalString, parseEnv, required } from './conf
 import { followGraphRepository } from './follow-graph.js';
 import { observability, observabilityConfigFromEnv, type ObservabilityConfig } from './parts-observability.js';
 import { eventBridgeScheduler, sqsClient } from './parts-queues.js';
-import { celebrityPostsLog, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, referencingScheduler, preferencesCache, retractionRepository, type Parts } from './parts.js';
+import { celebrityPostsLog, coalescedTables, createParts, documentClient, dynamoClients, erasedUsers, inboxRepository, referencingScheduler, preferencesCache, retractionRepository, type Parts } from './parts.js';
 import { schedulerOf, schedulerShape, type PreferencesCacheConfig, type SchedulerConfig } from './shared-config.js';
 
 export interface FanOutSettingsConfig {
@@ -133,6 +133,8 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
   const missing = [...needs].filter((queue) => !config.queueUrls[queue]).map((queue) => FAN_OUT_QUEUE_URL_ENV[queue]);
   if (missing.length > 0) throw new ConfigError(`fan-out of ${type.detailType}: ${missing.join(', ')} is required`);
   const url = (queue: FanOutQueue) => config.queueUrls[queue]!;
+  // Concurrent records' inbox writes, erasure checks and graph / preferences reads share requests.
+  coalescedTables(parts, { inbox: config.inboxTable, graph: config.graphTable, idempotency: config.idempotencyTable });
   return new FanOutService({
     preferences: preferencesCache(parts, config),
     graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),

@@ -9,6 +9,8 @@ import { DynamoActionLookup, type ActionLookupTables } from '../adapters/dynamo/
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/document-client.js';
+import { coalescingDocumentClient } from '../adapters/dynamo/coalescing-client.js';
+import { tableSpecs } from '../table-specs.js';
 import { DynamoCelebrityPostsLog } from '../adapters/dynamo/celebrity-posts-log.js';
 import { ConnectionRepository } from '../adapters/dynamo/connection-repository.js';
 import { DynamoDeliveryLedger } from '../adapters/dynamo/delivery-ledger.js';
@@ -46,6 +48,8 @@ export interface AwsTarget {
   schedulerEndpoint?: string;
   /** Called with every SDK client built on these parts (the local runtime's AWS call recorder adds its middleware). */
   instrument?: (client: InstrumentableClient) => void;
+  /** The function a call is made for, when known (the local runtime's recorder): calls of two functions never share a coalesced request. */
+  callScope?: () => string | undefined;
 }
 
 /** An SDK client (each service types its middleware stack with its own inputs: the instrument adds to it). */
@@ -130,8 +134,27 @@ export function dynamoClients(parts: Parts): DynamoClients {
   });
 }
 
+/** Key names of the tables whose batch calls the document client shares (filled by `coalescedTables`). */
+function tableKeyNames(parts: Parts): Map<string, readonly string[]> {
+  return parts.shared(tableKeyNames, [], () => new Map<string, readonly string[]>());
+}
+
+/**
+ * The document client: BatchGetItem / BatchWriteItem calls of the tables named to `coalescedTables`
+ * that concurrent callers make in one turn of the event loop go out as shared requests
+ * (adapters/dynamo/coalescing-client.ts); every other call goes out as made.
+ */
 export function documentClient(parts: Parts): DynamoDBDocumentClient {
-  return dynamoClients(parts).documentClient;
+  return parts.shared(documentClient, [], () => coalescingDocumentClient(dynamoClients(parts).documentClient, (table) => tableKeyNames(parts).get(table), parts.aws.callScope));
+}
+
+/** Names these tables' roles, so the document client shares their batch calls (it must know their key names). */
+export function coalescedTables(parts: Parts, tables: Partial<Record<keyof typeof tableSpecs, string>>): void {
+  for (const [role, table] of Object.entries(tables) as [keyof typeof tableSpecs, string | undefined][]) {
+    if (table === undefined) continue;
+    const spec: { partitionKey: { name: string }; sortKey?: { name: string } } = tableSpecs[role];
+    tableKeyNames(parts).set(table, [spec.partitionKey.name, ...(spec.sortKey ? [spec.sortKey.name] : [])]);
+  }
 }
 
 export function connectionRepository(parts: Parts, config: ConnectionsConfig): ConnectionRepository {

@@ -34,7 +34,7 @@ import { attachLocalLiveDelivery, startLocalGateway, type LocalLiveDelivery } fr
 import { LocalScheduler } from './scheduler/local-scheduler.js';
 import { createLocalSchedulerRoute, LOCAL_SCHEDULE_GROUP, LOCAL_SCHEDULER_PATH, LOCAL_SCHEDULER_ROLES } from './scheduler/scheduler-api.js';
 import { eventBridgeScheduler } from '../app/parts-queues.js';
-import { awsCallRecorderFor, invokedAs, principalOf, queueConsumer } from './aws-calls/call-recorder.js';
+import { awsCallRecorderFor, currentInvocation, invokedAs, principalOf, queueConsumer } from './aws-calls/call-recorder.js';
 import { ENV } from '../env.js';
 import { FileExportStore } from './file-export-store.js';
 import { LocalEventArchive } from './eventbridge/archive.js';
@@ -189,6 +189,8 @@ export async function startLocalRuntime(settings: LocalSettings, options: LocalR
       sqsCredentials: queues.sqsCredentials,
       schedulerEndpoint: `${http}${LOCAL_SCHEDULER_PATH}`,
       ...(instruments.length > 0 ? { instrument: (client: InstrumentableClient) => instruments.forEach((instrument) => instrument(client)) } : {}),
+      // Recording: a coalesced request holds one function's calls, so each recorded call is its function's own (as on AWS).
+      ...(recorder ? { callScope: currentInvocation } : {}),
     },
   });
   // The functions schedule through the SDK against the Scheduler stand-in, each with its role (as on AWS).

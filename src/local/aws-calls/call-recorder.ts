@@ -38,6 +38,10 @@ export function invokedAs<Args extends unknown[], Result>(principal: string, han
   return (...args) => (recording ? invocations.run(principal, () => handler(...args)) : handler(...args));
 }
 
+/** The function the current call is made for (undefined outside an invocation, or when nothing records). */
+export function currentInvocation(): string | undefined {
+  return recording ? invocations.getStore() : undefined;
+}
 
 type AttributeValue = { S?: string; N?: string; B?: unknown };
 type Input = Record<string, unknown>;
