@@ -8,6 +8,9 @@ import { InboxRepository } from '../../src/adapters/dynamo/inbox-repository.js';
 import { DynamoArrivalLedger } from '../../src/adapters/dynamo/arrival-ledger.js';
 import { DynamoRecentPostsLog } from '../../src/adapters/dynamo/recent-posts-log.js';
 import { FanOutService } from '../../src/core/fanout/fanout-service.js';
+import { ArrivalLookahead } from '../../src/core/fanout/arrival-lookahead.js';
+import { timeOfId } from '../../src/core/model/ids.js';
+import { systemClock } from '../../src/core/ports/clock.js';
 import { createFanOutHandler, type SqsBatchHandler } from '../../src/handlers/fanout-handler.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../src/local/sqs/index.js';
@@ -87,5 +90,59 @@ describe('fan-out handler', () => {
     expect(second).toEqual({ batchItemFailures: [] });
     expect(third).toEqual({ batchItemFailures: [] });
     expect(jobs.recipientsOf(eventId)).toEqual(['h-dave']);
+  });
+});
+
+describe('fan-out handler with the arrival stamp started beside the idempotency record (ArrivalLookahead)', () => {
+  /** Powertools' store whose INPROGRESS write fails `failures` times: the attempt dies after the lookahead's stamp, before the service runs. */
+  class FailingOnce extends DynamoDBPersistenceLayer {
+    failures = 1;
+    override async saveInProgress(...args: Parameters<DynamoDBPersistenceLayer['saveInProgress']>): Promise<void> {
+      if (this.failures > 0) {
+        this.failures -= 1;
+        throw new Error('killed between the arrival stamp and the idempotency record');
+      }
+      return super.saveInProgress(...args);
+    }
+  }
+
+  it('an attempt that dies after the early stamp lands once on its retry, under a new stamp, with one set of jobs', async () => {
+    // Prepare
+    const ledger = new DynamoArrivalLedger(db.client, db.dynamo.tableNames.idempotency);
+    const lookahead = new ArrivalLookahead(ledger, { clock: systemClock, inboxTtlDays: 90 });
+    const inbox = new InboxRepository(db.client, db.dynamo.tableNames.inbox);
+    const recorded = new RecordingJobQueue();
+    const store = new FailingOnce({ tableName: db.dynamo.tableNames.idempotency, awsSdkV3Client: dynamoClient });
+    const service = new FanOutService({
+      graph: new FollowGraphRepository(db.client, db.dynamo.tableNames.graph),
+      inbox,
+      landed: inbox,
+      arrivals: lookahead,
+      recentPosts: new DynamoRecentPostsLog(db.client, db.dynamo.tableNames.inbox),
+      celebrityPostsIndex: new DynamoCelebrityPostsLog(db.client, db.dynamo.tableNames.inbox),
+      deliveryQueue: recorded,
+      promotionQueue: new RecordingPromotionQueue(),
+      settings: { celebrityThreshold: 100, feedShards: 2, inboxTtlDays: 90 },
+    });
+    const early = createFanOutHandler({ notificationType: findNotificationType('mention.created')!, findType: findNotificationType, service, logger, persistenceStore: store, arrivalLookahead: lookahead });
+    const mention = aMention({ recipients: ['la-erin'] });
+    const body = eventBridgeBody('mention.created', mention);
+    const run = () => early(anSqsEvent([anSqsRecord(body)]), localLambdaContext('fanout-test'));
+
+    // Act
+    const first = await run();
+    const firstStamp = (await ledger.stampEvent({ tenantId: mention.tenantId, type: 'mention.created', eventId: mention.id }, { arrivalMs: Date.now(), intakeMs: Date.now() }, Math.floor(Date.now() / 1000) + 3_600)).arrivalMs;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await run();
+    const third = await run();
+
+    // Assess
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(second).toEqual({ batchItemFailures: [] });
+    expect(third).toEqual({ batchItemFailures: [] });
+    const ids = (await inbox.listIdsAbove({ kind: 'own', tenantId: mention.tenantId, userId: 'la-erin' }, {}, 10, Date.now())).map((key) => key.id);
+    expect(ids).toHaveLength(1);
+    expect(timeOfId(ids[0]!)).toBeGreaterThan(firstStamp);
+    expect(recorded.recipientsOf(mention.id)).toEqual(['la-erin']);
   });
 });
