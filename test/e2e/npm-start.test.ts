@@ -57,12 +57,30 @@ async function startRuntime(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return child;
 }
 
-/** SIGTERM to the child's process group (npm, tsx, node), then waits for it to exit. */
+/** Whether any process of the group is still running (signal 0 checks without signalling). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGTERM to the child's process group (npm, tsx, node), then waits for the whole group to be gone:
+ * npm can exit before the runtime's node process has closed its data directory, and the test then
+ * opens that directory itself (LevelDB's lock).
+ */
 async function stopRuntime(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(-child.pid, 'SIGTERM');
-  await exited;
+  if (child.pid === undefined) return;
+  const pgid = child.pid;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    process.kill(-pgid, 'SIGTERM');
+    await exited;
+  }
+  await pollUntil(() => !groupAlive(pgid), { attempts: 300, intervalMs: 50 }, 'every process of npm start exited');
 }
 
 afterAll(async () => {
