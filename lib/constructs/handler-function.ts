@@ -156,6 +156,29 @@ export class HandlerFunction extends NodejsFunction {
     return this.tableKeys(binding, actions, leadingKeyPatterns, exceptKeys);
   }
 
+  /**
+   * UpdateItem on that table of items whose partition key matches one of the patterns, touching only
+   * the named attributes besides the key (IAM `dynamodb:Attributes`, no returned values): e.g. the
+   * read API moving the counts floor of the marks item, and nothing else of it.
+   */
+  updateTableAttributes(binding: SpecTable, leadingKeyPatterns: readonly string[], attributes: readonly string[]): this {
+    this.bindTableName(binding);
+    const keyAttributes = [binding.spec.partitionKey.name, ...(binding.spec.sortKey ? [binding.spec.sortKey.name] : [])];
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [binding.table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeyPatterns] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...attributes] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+    this.allowKey(binding.encryptionKey, KEY_ACTIONS.table);
+    return this;
+  }
+
   private tableKeys(binding: SpecTable, actions: readonly string[], leadingKeyPatterns: readonly string[], exceptKeys: readonly string[]): this {
     this.bindTableName(binding);
     if (actions.length === 0) return this;

@@ -16,7 +16,7 @@ import { DELIVERY_CONSUMER_TIMEOUT, LiveDelivery } from '../constructs/live-deli
 import { NotificationPipeline } from '../constructs/notification-pipeline.js';
 import { Operations } from '../constructs/operations.js';
 import { Scheduling } from '../constructs/scheduling.js';
-import { FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, SCHEDULE_REF_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { COUNTS_FLOOR_ATTRIBUTE, FEED_SHARD_KEY_PATTERN, FOLLOWED_CELEBS_PACK_KEY_PATTERN, PROFILE_PARTITION_KEY_PATTERN, SCHEDULE_REF_KEY_PATTERN, USER_PARTITION_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { TenantUserPool } from '../constructs/tenant-user-pool.js';
 import { ENV } from '../../src/env.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
@@ -186,7 +186,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
   const inboxRead = new HandlerFunction(scope, 'InboxRead', {
     handler: 'rest-read',
     serviceName: 'inbox-read-api',
-    description: 'GET /notifications and /notifications/counts (cannot write the inbox)',
+    description: 'GET /notifications and /notifications/counts (cannot write the inbox; moves only the counts floor)',
     defaults,
     environment: { [ENV.CURSOR_SECRET]: cursorSecret, ...corsEnvironment },
   })
@@ -200,7 +200,10 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     .readTable(readMarks, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'])
     // Graph: the followed celebrities' pack (Query) and the muted types (BatchGetItem of preferences) only.
     .readTableKeys(graph, ['dynamodb:Query'], [FOLLOWED_CELEBS_PACK_KEY_PATTERN])
-    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN]);
+    .readTableKeys(graph, ['dynamodb:BatchGetItem'], [PROFILE_PARTITION_KEY_PATTERN])
+    // Counts move the counts floor of the marks item (src/core/model/counts-floor.ts): one conditional
+    // UpdateItem that may name no attribute but the key and `countsFloor`.
+    .updateTableAttributes(readMarks, [USER_PARTITION_KEY_PATTERN], [COUNTS_FLOOR_ATTRIBUTE]);
   const inboxWrite = new HandlerFunction(scope, 'InboxWrite', {
     handler: 'rest-write',
     serviceName: 'inbox-write-api',

@@ -7,7 +7,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ITEM_STATE_PREFIX, keys, READ_MARK_SK } from '../../core/model/keys.js';
+import { COUNTS_FLOOR_ATTRIBUTE, ITEM_STATE_PREFIX, keys, READ_MARK_SK } from '../../core/model/keys.js';
 import { ownCountsBase } from '../../core/model/counts-floor.js';
 import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type LateArrival, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
 import type { UserRef } from '../../core/model/user.js';
@@ -50,7 +50,7 @@ export function marksOf(item: Item | undefined): Omit<ReadState, 'exceptions'> {
     ...(archive ? { archive } : {}),
     ...(typeof item.archivedAt === 'string' ? { archivedAt: item.archivedAt } : {}),
     unreadBelowMark,
-    ...(typeof item.countsFloor === 'string' && item.countsFloor !== '' ? { countsFloor: item.countsFloor } : {}),
+    ...(typeof item[COUNTS_FLOOR_ATTRIBUTE] === 'string' && item[COUNTS_FLOOR_ATTRIBUTE] !== '' ? { countsFloor: item[COUNTS_FLOOR_ATTRIBUTE] as string } : {}),
   };
 }
 
@@ -358,8 +358,9 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.readMark(user.tenantId, user.userId),
-          UpdateExpression: 'SET countsFloor = :to',
-          ConditionExpression: from === null ? 'attribute_not_exists(countsFloor)' : 'countsFloor = :from',
+          UpdateExpression: 'SET #floor = :to',
+          ConditionExpression: from === null ? 'attribute_not_exists(#floor)' : '#floor = :from',
+          ExpressionAttributeNames: { '#floor': COUNTS_FLOOR_ATTRIBUTE },
           ExpressionAttributeValues: { ':to': to, ...(from === null ? {} : { ':from': from }) },
         }),
       );

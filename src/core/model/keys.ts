@@ -106,6 +106,8 @@ export const ITEM_STATE_PREFIX = 'READEX#';
 // `READL#` sorts between every `READEX#<ulid>` ('L' > 'E') and `READMARK` ('L' < 'M'): the marks
 // item's descending query returns the late arrivals' markers right after the marks.
 export const LATE_ARRIVAL_PREFIX = 'READL#';
+/** The marks item's attribute of the counts floor (src/core/model/counts-floor.ts): the one the read API may write. */
+export const COUNTS_FLOOR_ATTRIBUTE = 'countsFloor';
 /** Tenant-level partition of retraction records (Inbox table), one item per retracted event. */
 export const RETRACTIONS_SEGMENT = 'RETRACTIONS';
 
