@@ -11,7 +11,7 @@ import type { NotificationType } from '../../src/core/ports/notification-type.js
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
 import { HandlerFunction, type FunctionDefaults, type TableReadAction, type TableWriteAction } from './handler-function.js';
-import { CELEBRITY_POSTS_INDEX_KEY_PATTERN, RETRACTIONS_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
+import { CELEBRITY_POSTS_INDEX_KEY_PATTERN, RETRACTIONS_KEY_PATTERN, USER_PARTITION_KEY_PATTERN, USER_TRACE_KEY_PATTERN } from '../../src/core/model/keys.js';
 import type { InboxTables } from './inbox-tables.js';
 import { QueueWithDlq } from './queue-with-dlq.js';
 
@@ -87,6 +87,8 @@ export interface FanOutTableAccess {
   retractionPuts: readonly TableWriteAction[];
   /** A type that writes no inbox item but traces per user (a follow or unfollow, for the follower): user trace partitions only. */
   traceWrites: readonly TableWriteAction[];
+  /** The markers of own items landed late (src/core/model/counts-floor.ts), beside the users' marks: BatchWriteItem puts. */
+  lateArrivalMarkers: readonly TableWriteAction[];
   inboxReads: readonly TableReadAction[];
   graphReads: readonly TableReadAction[];
   graphWrites: readonly TableWriteAction[];
@@ -126,6 +128,8 @@ export function fanOutTableAccess(type: Pick<NotificationType, 'audience' | 'gra
     retractionPuts: type.retraction && !notifies ? ['dynamodb:PutItem'] : [],
     // A follow or unfollow's trace record, kept in the follower's trace partition of the Inbox table.
     traceWrites: type.graphEffect && !notifies ? ['dynamodb:BatchWriteItem'] : [],
+    // An own item written late (a retry, a redrive, a follow's backfill) also puts its READL# marker in ReadMarks.
+    lateArrivalMarkers: notifies ? ['dynamodb:BatchWriteItem'] : [],
     // A retried event probes whether its first attempt's first write landed (BatchGetItem of those
     // items; the author's recent posts log, a Query, for an ordinary-tier post); a follow backfills (Query).
     inboxReads: notifies ? ['dynamodb:BatchGetItem', 'dynamodb:Query'] : type.graphEffect === 'follow' ? ['dynamodb:Query'] : [],
@@ -302,6 +306,8 @@ export class NotificationPipeline extends Construct {
         .writeTableKeys(tables.tables.inbox, access.inboxIndexUpdates, [CELEBRITY_POSTS_INDEX_KEY_PATTERN])
         .writeTableKeys(tables.tables.inbox, access.retractionPuts, [RETRACTIONS_KEY_PATTERN])
         .writeTableKeys(tables.tables.inbox, access.traceWrites, [USER_TRACE_KEY_PATTERN])
+        // User partitions only hold marks, exceptions and markers; IAM cannot narrow a write by sort key.
+        .writeTableKeys(tables.tables.readMarks, access.lateArrivalMarkers, [USER_PARTITION_KEY_PATTERN])
         .readTable(tables.tables.inbox, access.inboxReads)
         .readTable(tables.tables.graph, access.graphReads)
         .writeTable(tables.tables.graph, access.graphWrites)

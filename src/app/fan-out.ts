@@ -7,6 +7,7 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoArrivalLedger } from '../adapters/dynamo/arrival-ledger.js';
+import { DynamoLateArrivalMarkers } from '../adapters/dynamo/late-arrival-markers.js';
 import { DynamoRecentPostsLog } from '../adapters/dynamo/recent-posts-log.js';
 import { SqsChannelJobQueue } from '../adapters/sqs/sqs-channel-job-queue.js';
 import { SqsAlertJobQueue } from '../adapters/sqs/sqs-alert-job-queue.js';
@@ -16,6 +17,7 @@ import { fanOutQueueNeeds, type FanOutQueue } from '../core/fanout/fanout-queues
 import { FanOutService } from '../core/fanout/fanout-service.js';
 import { ErasureLookahead } from '../core/fanout/erasure-lookahead.js';
 import { ArrivalLookahead } from '../core/fanout/arrival-lookahead.js';
+import { LateArrivalMarking } from '../core/fanout/late-arrivals.js';
 import { systemClock } from '../core/ports/clock.js';
 import { RetractionService } from '../core/fanout/retraction.js';
 import { SendAtDeferral, SEND_AT_MIN_DELAY_MS_DEFAULT } from '../core/fanout/send-at.js';
@@ -50,6 +52,8 @@ export interface FanOutConfig extends PreferencesCacheConfig {
   /** The catalog type this function serves (`NOTIFICATION_TYPE`). */
   notificationType: string;
   inboxTable: string;
+  /** The ReadMarks table: late own items' markers (src/core/model/counts-floor.ts). */
+  readMarksTable: string;
   idempotencyTable: string;
   settings: FanOutSettingsConfig;
   /** HMAC key of the delivery jobs this function sends (delivery drops jobs without a valid signature). */
@@ -70,6 +74,7 @@ export interface FanOutConfig extends PreferencesCacheConfig {
 const fanOutShape = {
   NOTIFICATION_TYPE: required,
   INBOX_TABLE: required,
+  READ_MARKS_TABLE: required,
   GRAPH_TABLE: required,
   IDEMPOTENCY_TABLE: required,
   DELIVERY_JOB_SECRET: required,
@@ -94,6 +99,7 @@ export function fanOutConfigFromEnv(env: Env, options: { sendAt: boolean } = { s
   const config: FanOutConfig = {
     notificationType: parsed.NOTIFICATION_TYPE,
     inboxTable: parsed.INBOX_TABLE,
+    readMarksTable: parsed.READ_MARKS_TABLE,
     graphTable: parsed.GRAPH_TABLE,
     idempotencyTable: parsed.IDEMPOTENCY_TABLE,
     deliveryJobSecret: parsed.DELIVERY_JOB_SECRET,
@@ -138,7 +144,8 @@ export function fanOutService(parts: Parts, config: FanOutConfig, type: Notifica
   return new FanOutService({
     preferences: preferencesCache(parts, config),
     graph: followGraphRepository(parts, config.graphTable, config.settings.inboxTtlDays),
-    inbox: inboxRepository(parts, config.inboxTable),
+    // Own items written late also put a marker beside the user's marks, first (counts-floor.ts).
+    inbox: new LateArrivalMarking(inboxRepository(parts, config.inboxTable), new DynamoLateArrivalMarkers(documentClient(parts), config.readMarksTable), systemClock),
     arrivals: arrivalLookahead(parts, config),
     // A retry whose earlier attempt wrote nothing is stamped anew (one BatchGetItem of its first items, on retries only).
     landed: inboxRepository(parts, config.inboxTable),

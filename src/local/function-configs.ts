@@ -101,6 +101,7 @@ export function localFunctionConfigs(inputs: LocalFunctionInputs): LocalFunction
     fanOut: (detailType) => ({
       notificationType: detailType,
       inboxTable: tables.inbox,
+      readMarksTable: tables.readMarks,
       graphTable: tables.graph,
       idempotencyTable: tables.idempotency,
       deliveryJobSecret: inputs.deliveryJobSecret,

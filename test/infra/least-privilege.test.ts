@@ -50,6 +50,8 @@ function fanOutAccess(detailType: string): string[] {
     // posts count index slots (UpdateItem); a retry's probe of its first attempt's first write (BatchGetItem
     // of those items, Query of the recent posts log); Graph: the celebrity feed head (UpdateItem).
     access.push(...on('Inbox', 'BatchWriteItem', 'PutItem', 'UpdateItem', 'BatchGetItem', 'Query'), ...on('Graph', 'BatchGetItem', 'GetItem', 'Query', 'UpdateItem'));
+    // An own item written late (a retry, a redrive, a follow's backfill): its marker beside the user's marks (BatchWriteItem).
+    access.push(...on('ReadMarks', 'BatchWriteItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
     access.push(...consume(`queue:urgent-intake:${detailType}`));
   }

@@ -410,7 +410,7 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
       expect(grantsOf(app, fn).get('execute-api:ManageConnections')![0]).toContain('/live/POST/@connections/*');
     });
 
-    it('fan-out writes inbox items (puts only), never posts to connections nor touches the connections table', () => {
+    it('fan-out writes inbox items (puts only) and late arrivals\' markers, never posts to connections nor touches the connections table', () => {
       for (const fn of functionsOf(synth, 'fanout')) {
         const grants = grantsOf(app, fn);
         expect(grants.has('execute-api:ManageConnections')).toBe(false);
@@ -430,7 +430,9 @@ describe('When deployed with the defaults (cognito auth mode)', () => {
         expect(inboxUpdates).toHaveLength(notifies ? 1 : 0);
         for (const statement of inboxUpdates) expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CELEBRITY_POSTS_INDEX_KEY_PATTERN] } });
         expect(tableActions(app, fn, 'Connections')).toEqual([]);
-        expect(tableActions(app, fn, 'ReadMarks')).toEqual([]);
+        // A notifying type's late own items put their markers beside the users' marks: user partitions only.
+        expect(tableActions(app, fn, 'ReadMarks')).toEqual(notifies ? ['dynamodb:BatchWriteItem'] : []);
+        if (notifies) expect(statementsOf(app, fn).find((statement) => statement.Action === 'dynamodb:BatchWriteItem' && JSON.stringify(statement.Resource).includes('TablesReadMarks'))?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['T#*#U#*'] } });
       }
     });
 

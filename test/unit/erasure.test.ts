@@ -160,9 +160,9 @@ describe('the erasure plan', () => {
     expect(erasureRecordId(al)).toMatch(/^T#acme#ERASED#[A-Za-z0-9_-]{43}$/);
   });
 
-  it('takes the recipient\'s read state of a notification the user authored along with it', () => {
+  it('takes the recipient\'s read state (and the late arrival\'s marker) of a notification the user authored along with it', () => {
     const item = { ...keys.inboxItem('acme', 'bo', ULID), actor: { id: 'al' } };
-    expect(classifyStoredItem('inbox', item, al)).toEqual({ action: 'delete', kind: 'authoredNotification', readStateReferences: [keys.readException('acme', 'bo', ULID), keys.itemState('acme', 'bo', ULID)] });
+    expect(classifyStoredItem('inbox', item, al)).toEqual({ action: 'delete', kind: 'authoredNotification', readStateReferences: [keys.readException('acme', 'bo', ULID), keys.itemState('acme', 'bo', ULID), keys.lateArrival('acme', 'bo', ULID)] });
     expect(classifyStoredItem('graph', { ...keys.follower('acme', 'bo', 'al') }, al)).toMatchObject({ followeeProfile: keys.profile('acme', 'bo') });
   });
 });

@@ -49,7 +49,7 @@ describe('fanOutQueueNeeds', () => {
 
 describe('fanOutServiceFromEnv', () => {
   const clients = { documentClient: DynamoDBDocumentClient.from(new DynamoDBClient({})), dynamoClient: new DynamoDBClient({}), sqsClient: new SQSClient({}) };
-  const tables = { INBOX_TABLE: 'inbox', GRAPH_TABLE: 'graph', IDEMPOTENCY_TABLE: 'idempotency' };
+  const tables = { INBOX_TABLE: 'inbox', READ_MARKS_TABLE: 'read-marks', GRAPH_TABLE: 'graph', IDEMPOTENCY_TABLE: 'idempotency' };
   const portsOf = (service: FanOutService) => (service as unknown as { deps: FanOutDeps }).deps;
 
   it('requires exactly the queue URLs of the type and gives every other queue a port that throws', async () => {

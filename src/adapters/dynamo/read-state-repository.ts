@@ -1,16 +1,19 @@
 /**
  * ReadMarks table, one partition per user (`T#<tenant>#U#<user>`): the marks item (`READMARK`: read,
  * seen and archive marks, the version counter, stale read-alls, ids marked unread below the read
- * mark) and one `READEX#<id>` item per notification whose state the user changed one by one
- * (src/core/model/read-state.ts says what they mean). Reads take a range of exceptions, never all.
+ * mark, the counts floor), one `READEX#<id>` item per notification whose state the user changed one
+ * by one (src/core/model/read-state.ts says what they mean) and one `READL#<id>` marker per own item
+ * that landed late (src/core/model/counts-floor.ts). Reads take a range of exceptions, never all.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ITEM_STATE_PREFIX, keys, READ_MARK_SK } from '../../core/model/keys.js';
-import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
+import { ownCountsBase } from '../../core/model/counts-floor.js';
+import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type LateArrival, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
 import type { UserRef } from '../../core/model/user.js';
-import type { ReadStateStore, ReadStateWindow } from '../../core/ports/inbox.js';
+import type { LateArrivalMarker, LateArrivalRecorder, ReadStateStore, ReadStateWindow } from '../../core/ports/inbox.js';
 import { batchGetAll, batchPutAll } from './batch.js';
+import { DynamoLateArrivalMarkers } from './late-arrival-markers.js';
 import type { Item } from './query-pages.js';
 
 /** Marks item attribute of an id marked unread at or below the read mark (value: the marks' version then). */
@@ -47,6 +50,7 @@ export function marksOf(item: Item | undefined): Omit<ReadState, 'exceptions'> {
     ...(archive ? { archive } : {}),
     ...(typeof item.archivedAt === 'string' ? { archivedAt: item.archivedAt } : {}),
     unreadBelowMark,
+    ...(typeof item.countsFloor === 'string' && item.countsFloor !== '' ? { countsFloor: item.countsFloor } : {}),
   };
 }
 
@@ -94,7 +98,7 @@ function exceptionItem(user: UserRef, id: string, exception: ItemException): Ite
   };
 }
 
-export class ReadStateRepository implements ReadStateStore {
+export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -172,32 +176,69 @@ export class ReadStateRepository implements ReadStateStore {
    */
   async readAboveMark(user: UserRef): Promise<ReadState> {
     const exceptions = new Map<string, ItemException>();
+    const lateArrivals = new Map<string, LateArrival>();
     const output = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': this.pk(user), ':from': ITEM_STATE_PREFIX, ':to': READ_MARK_SK },
         ScanIndexForward: false,
-        // The marks item and the newest exceptions.
+        // The marks item, the late arrivals' markers (rare) and the newest exceptions.
         Limit: this.aboveMarkPage + 1,
       }),
     );
     const marksItem = output.Items?.find((item) => item.sk === READ_MARK_SK);
     const marks = marksOf(marksItem);
-    const above = (id: string) => marks.readMark === null || id > marks.readMark;
+    // Exceptions below the counts floor are not needed: the floor says what they say (counts-floor.ts).
+    const base = ownCountsBase(marks) ?? null;
+    const above = (id: string) => base === null || id > base;
+    const state = () => ({ ...marks, exceptions, ...(lateArrivals.size > 0 ? { lateArrivals } : {}) });
     let lowest: string | undefined;
+    let lowestLate: string | undefined;
     for (const item of output.Items ?? []) {
+      const late = keys.notificationIdFromLateArrival(item.sk as string);
+      if (late !== undefined) {
+        lowestLate = late;
+        this.addLateArrival(lateArrivals, late, item, marks.readMark);
+        continue;
+      }
       const id = keys.notificationIdFromItemState(item.sk as string);
       if (id === undefined) continue;
-      if (!above(id)) return { ...marks, exceptions };
+      if (!above(id)) return state();
       const exception = exceptionOf(item);
       if (exception) exceptions.set(id, exception);
       lowest = id;
     }
-    if (!output.LastEvaluatedKey) return { ...marks, exceptions };
+    if (!output.LastEvaluatedKey) return state();
+    // The page ended among the markers: the rest of those above the read mark (they sort by id).
+    if (lowest === undefined && (lowestLate === undefined || marks.readMark === null || lowestLate > marks.readMark)) await this.moreLateArrivals(user, lowestLate, marks.readMark, lateArrivals);
     // The rest above the mark, by key range: nothing below the mark is read.
-    for (const [id, exception] of await this.listExceptions(user, marks.readMark ?? '', lowest)) if (above(id)) exceptions.set(id, exception);
-    return { ...marks, exceptions };
+    for (const [id, exception] of await this.listExceptions(user, base ?? '', lowest)) if (above(id)) exceptions.set(id, exception);
+    return state();
+  }
+
+  private addLateArrival(lateArrivals: Map<string, LateArrival>, id: string, item: Item, readMark: string | null): void {
+    // A marker at or below the read mark is moot (a read-all covers its item); it expires with it.
+    if ((readMark === null || id > readMark) && typeof item.type === 'string' && typeof item.expiresAt === 'number') lateArrivals.set(id, { type: item.type, expiresAt: item.expiresAt });
+  }
+
+  /** The late arrivals' markers below `below` (all when undefined) down to the read mark, all pages (rare: a redrive's worth since the last read-all). */
+  private async moreLateArrivals(user: UserRef, below: string | undefined, readMark: string | null, lateArrivals: Map<string, LateArrival>): Promise<void> {
+    const input: QueryCommandInput = {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': this.pk(user), ':from': keys.lateArrival(user.tenantId, user.userId, readMark ?? '').sk, ':to': keys.lateArrival(user.tenantId, user.userId, below ?? '~').sk },
+      ScanIndexForward: false,
+    };
+    let start: Item | undefined;
+    do {
+      const output = await this.client.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      for (const item of output.Items ?? []) {
+        const id = keys.notificationIdFromLateArrival(item.sk as string);
+        if (id !== undefined && (below === undefined || id < below)) this.addLateArrival(lateArrivals, id, item, readMark);
+      }
+      start = output.LastEvaluatedKey;
+    } while (start);
   }
 
   /** getExceptions: BatchGetItem of READEX#<id>, 100 per call. */
@@ -308,6 +349,30 @@ export class ReadStateRepository implements ReadStateStore {
     const items = [...exceptions].map(([id, exception]) => exceptionItem(user, id, exception));
     if (items.length === 1) await this.client.send(new PutCommand({ TableName: this.tableName, Item: items[0] }));
     else if (items.length > 1) await batchPutAll(this.client, this.tableName, items);
+  }
+
+  /** advanceCountsFloor: one UpdateItem of the marks item, guarded by the floor it read (a lost race keeps the other count's floor). */
+  async advanceCountsFloor(user: UserRef, from: string | null, to: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.readMark(user.tenantId, user.userId),
+          UpdateExpression: 'SET countsFloor = :to',
+          ConditionExpression: from === null ? 'attribute_not_exists(countsFloor)' : 'countsFloor = :from',
+          ExpressionAttributeValues: { ':to': to, ...(from === null ? {} : { ':from': from }) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** recordLateArrivals: the fan-out's writer (late-arrival-markers.ts), here for the tests and tools that hold this repository. */
+  recordLateArrivals(markers: readonly LateArrivalMarker[]): Promise<void> {
+    return new DynamoLateArrivalMarkers(this.client, this.tableName).recordLateArrivals(markers);
   }
 
   /** recordUnreadBelowMark: one UpdateItem of the marks item naming the ids (`UB#<id>` = version), dropping `forget`. */

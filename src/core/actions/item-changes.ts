@@ -3,13 +3,15 @@
  * unarchive, delete): one lookup round (whatever the number of followed celebrities), then one write
  * of each changed notification's exception, holding its whole state with the change applied (a
  * single PutItem; BatchWriteItems of 25 for a bulk). Marking unread below the read mark first names
- * the ids on the marks item (one UpdateItem), so counts find them without reading old exceptions.
+ * the ids on the marks item (one UpdateItem), so counts find them without reading old exceptions; so
+ * does a change that leaves an own id countable where the counts floor may cover it (counts-floor.ts).
  */
 import { exceptionAfter, isUnreadBelowMark, unreadBelowMarkIsLive, type ItemChange, type ItemException } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
 import type { Clock } from '../ports/clock.js';
 import type { ReadStateStore } from '../ports/inbox.js';
 import type { ActionTarget, ViewLookup } from '../read/inbox-read-service.js';
+import { mustNameForFloor } from '../model/counts-floor.js';
 
 export interface ItemChangesDeps {
   view: { findInView(user: UserRef, ids: readonly string[]): Promise<ViewLookup> };
@@ -39,10 +41,12 @@ export class ItemChanges {
   async write(user: UserRef, lookup: ViewLookup, exceptions: ReadonlyMap<string, ItemException>): Promise<void> {
     if (exceptions.size === 0) return;
     const { state } = lookup;
-    const unreadBelow = [...exceptions].filter(([id, exception]) => isUnreadBelowMark(id, exception, state) && !(state.unreadBelowMark.get(id) === state.version)).map(([id]) => id);
+    const nowMs = this.deps.clock.nowMs();
+    const named = (id: string, exception: ItemException) => isUnreadBelowMark(id, exception, state) || mustNameForFloor(id, exception, state, nowMs);
+    const unreadBelow = [...exceptions].filter(([id, exception]) => named(id, exception) && !(state.unreadBelowMark.get(id) === state.version)).map(([id]) => id);
     if (unreadBelow.length > 0) {
       // Names no read-all can revive any more go in the same write.
-      const forget = [...state.unreadBelowMark].filter(([, version]) => !unreadBelowMarkIsLive(version, state)).map(([id]) => id);
+      const forget = [...state.unreadBelowMark].filter(([id, version]) => !unreadBelowMarkIsLive(id, version, state)).map(([id]) => id);
       await this.deps.readState.recordUnreadBelowMark(user, unreadBelow, state.version, forget);
     }
     await this.deps.readState.putExceptions(user, exceptions);

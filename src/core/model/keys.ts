@@ -103,6 +103,9 @@ export const READ_EXCEPTION_PREFIX = 'READ#';
 // `READEX#` sorts between every `READ#<ulid>` ('E' > '#') and `READMARK` ('E' < 'M'): the same
 // descending query returns the mark, then every per-item state exception, then the single reads.
 export const ITEM_STATE_PREFIX = 'READEX#';
+// `READL#` sorts between every `READEX#<ulid>` ('L' > 'E') and `READMARK` ('L' < 'M'): the marks
+// item's descending query returns the late arrivals' markers right after the marks.
+export const LATE_ARRIVAL_PREFIX = 'READL#';
 /** Tenant-level partition of retraction records (Inbox table), one item per retracted event. */
 export const RETRACTIONS_SEGMENT = 'RETRACTIONS';
 
@@ -182,14 +185,24 @@ export const keys = {
     sk: `${ITEM_STATE_PREFIX}${notificationId}`,
   }),
 
-  /** ReadMarks: the single read and the per-item state of one notification of an inbox partition (`pk` as stored: its segments may be hashed). */
+  /** ReadMarks: the single read, the per-item state and the late arrival's marker of one notification of an inbox partition (`pk` as stored: its segments may be hashed). */
   readStateOfInboxItem: (inboxPk: string, notificationId: string): TableKey[] => [
     { pk: inboxPk, sk: `${READ_EXCEPTION_PREFIX}${notificationId}` },
     { pk: inboxPk, sk: `${ITEM_STATE_PREFIX}${notificationId}` },
+    { pk: inboxPk, sk: `${LATE_ARRIVAL_PREFIX}${notificationId}` },
   ],
 
   notificationIdFromItemState: (sk: string): string | undefined =>
     sk.startsWith(ITEM_STATE_PREFIX) ? sk.slice(ITEM_STATE_PREFIX.length) : undefined,
+
+  /** ReadMarks: the marker of an own item that landed late under an older id (src/core/model/counts-floor.ts), TTL like the item. */
+  lateArrival: (tenantId: string, userId: string, notificationId: string): TableKey => ({
+    pk: userPartition(tenantId, userId),
+    sk: `${LATE_ARRIVAL_PREFIX}${notificationId}`,
+  }),
+
+  notificationIdFromLateArrival: (sk: string): string | undefined =>
+    sk.startsWith(LATE_ARRIVAL_PREFIX) ? sk.slice(LATE_ARRIVAL_PREFIX.length) : undefined,
 
   /** Inbox table: the tenant's retracted events (`T#<tenant>#RETRACTIONS`), read with one Query. */
   retractionsPartition: (tenantId: string): string => `${tenantKeyPrefix(tenantId)}#${RETRACTIONS_SEGMENT}`,

@@ -52,6 +52,13 @@ export interface ItemException {
   expiresAt: number;
 }
 
+/** A late arrival's marker: enough for counts (the tab's types, the TTL) without reading the item. */
+export interface LateArrival {
+  type: string;
+  /** Epoch seconds (TTL), as the item's. */
+  expiresAt: number;
+}
+
 export interface ReadState {
   /** Every id <= readMark was read by some read-all. */
   readMark: string | null;
@@ -67,8 +74,12 @@ export interface ReadState {
   staleReadAlls: readonly ReadAllMark[];
   archive?: ArchiveSnapshot;
   archivedAt?: string;
-  /** Ids marked unread at or below the read mark (the version of the change): counts look them up. */
+  /** Ids marked unread at or below the read mark, or countable again below the counts floor (the version of the change): counts look them up. */
   unreadBelowMark: ReadonlyMap<string, number>;
+  /** Every own id in (readMark, countsFloor] is out of the counts unless named (`unreadBelowMark`, `lateArrivals`): src/core/model/counts-floor.ts. */
+  countsFloor?: string | null;
+  /** Own items that landed late under an older id, above the read mark (counts read the markers with the marks). */
+  lateArrivals?: ReadonlyMap<string, LateArrival>;
   /** The per-item exceptions of the ids being read (a page's range, the ids above the read mark, ...). */
   exceptions: ReadonlyMap<string, ItemException>;
 }
@@ -181,9 +192,12 @@ export function isUnreadBelowMark(id: string, exception: ItemException | undefin
   return exception !== undefined && !exception.read && state.readMark !== null && id <= state.readMark;
 }
 
-/** Whether an `unreadBelowMark` entry can still count: no read-all that reaches the mark came after it. */
-export function unreadBelowMarkIsLive(version: number, state: Pick<ReadState, 'readVersion'>): boolean {
-  return version >= state.readVersion;
+/**
+ * Whether an `unreadBelowMark` entry can still count: it is above the read mark (named for the counts
+ * floor), or no read-all that reaches the mark came after it.
+ */
+export function unreadBelowMarkIsLive(id: string, version: number, state: Pick<ReadState, 'readVersion' | 'readMark'>): boolean {
+  return version >= state.readVersion || (state.readMark !== null && id > state.readMark);
 }
 
 /** The mark that read-all / seen-all writes: covers every id whose time is at or before `nowMs`. */

@@ -127,8 +127,24 @@ export interface ReadStateStore {
   archiveAllRead(user: UserRef, atIso: string): Promise<void>;
   /** The exceptions as computed (one PutItem; several: BatchWriteItem, 25 per call). */
   putExceptions(user: UserRef, exceptions: ReadonlyMap<string, ItemException>): Promise<void>;
-  /** One UpdateItem of the marks item: these ids were marked unread at or below the read mark (version); `forget`: entries no longer needed. */
+  /** One UpdateItem of the marks item: these ids were marked unread at or below the read mark, or left countable where the counts floor may cover them (version); `forget`: entries no longer needed. */
   recordUnreadBelowMark(user: UserRef, ids: readonly string[], version: number, forget: readonly string[]): Promise<void>;
+  /** One conditional UpdateItem of the marks item: the counts floor moves from `from` (null: none yet) to `to`; false when another count moved it first. */
+  advanceCountsFloor(user: UserRef, from: string | null, to: string): Promise<boolean>;
+}
+
+/** An own item written late under an older id (src/core/model/counts-floor.ts): its marker beside the user's marks. */
+export interface LateArrivalMarker {
+  user: UserRef;
+  id: string;
+  type: string;
+  /** Epoch seconds (TTL), the item's. */
+  expiresAt: number;
+}
+
+/** Records late arrivals' markers (BatchWriteItem beside the marks items; idempotent). */
+export interface LateArrivalRecorder {
+  recordLateArrivals(markers: readonly LateArrivalMarker[]): Promise<void>;
 }
 
 /** A producer's withdrawal of one event: all its notifications, whoever received them. */

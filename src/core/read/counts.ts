@@ -6,12 +6,14 @@
 import { idLowerBoundAt } from '../model/ids.js';
 import { COUNT_CAP, countFromIds, isArchived, isRead, tallyUnread, unreadBelowMarkIsLive, type Counts, type ItemException, type ReadState } from '../model/read-state.js';
 import type { UserRef } from '../model/user.js';
+import { isExpired, type StoredNotification } from '../model/notification.js';
 import type { InboxKey, InboxSource } from '../ports/inbox.js';
 import { idsFromCelebrityLog } from './celebrity-posts-view.js';
 import { compareBoundsDescending, feedCeiling, maxId, MAX_QUERIES_PER_WAVE, ownSourceOf, type FeedView, type InboxReadDeps, type InboxView } from './inbox-view.js';
 import type { CelebrityLogReads } from './celebrity-log-reads.js';
 import { RetractedIds } from './retracted-ids.js';
 import { arrivedBefore, goneFromView } from './visibility.js';
+import { nextCountsFloor, ownCountsBase } from '../model/counts-floor.js';
 
 /** Counts of a tab: the types left out (e.g. every type outside a category). */
 export interface CountsRequest {
@@ -30,7 +32,9 @@ export class InboxCounts {
    * the followed list, muted types (and the tenant's retractions, cached); round 2: own ids above the
    * read mark, the feed heads or the count index, and the exceptions of ids marked unread below the
    * mark; then only feeds whose head is above max(read mark, followedAt), newest head first, in waves
-   * no larger than the count still missing to the cap.
+   * no larger than the count still missing to the cap. The own partition is listed from the counts
+   * floor when it is above the read mark (counts-floor.ts), and an unfiltered count that listed it
+   * all may move the floor up (one conditional write, rare).
    */
   async counts(user: UserRef, request: CountsRequest = {}): Promise<Counts> {
     const nowMs = this.deps.clock.nowMs();
@@ -49,13 +53,15 @@ export class InboxCounts {
     const retracted = new RetractedIds(user, celebrities, retractions);
     const arrived = arrivedBefore(nowMs);
     const readMark = state.readMark ?? undefined;
+    const ownBase = ownCountsBase(state);
     const ttlFloor = idLowerBoundAt(nowMs - this.deps.inboxTtlDays * 86_400_000);
     const comebacks = new Map<string, NonNullable<InboxKey['comeback']>>();
     const goneKey = goneFromView({ state, retracted, nowMs });
     const gone = (id: string) => isArchived(id, state) || goneKey({ id, ...(comebacks.has(id) ? { comeback: comebacks.get(id)! } : {}) });
     const noteKeys = (keys: readonly InboxKey[]) => keys.map(({ id, comeback }) => (comeback && comebacks.set(id, comeback), id));
-    const ownIdsAbove = () => this.ownIdsAbove(ownSource, readMark, arrived, state, nowMs, tabExcluded, gone, noteKeys);
-    const unreadBelowMark = this.unreadBelowMark(user, state, exceptions, ttlFloor, celebrities, muted, tabExcluded);
+    let ownListing: { ids: string[]; complete: boolean } | undefined;
+    const ownIdsAbove = async () => (ownListing = await this.ownIdsAbove(ownSource, ownBase, arrived, state, nowMs, tabExcluded, gone, noteKeys)).ids;
+    const unreadBelowMark = this.namedBelowBase(user, state, exceptions, ttlFloor, nowMs, celebrities, muted, tabExcluded);
     const celebrityLog = this.celebrityLog.scope(user, celebrities, muted, nowMs);
     const fromCelebrityLog = celebrityLog && (await idsFromCelebrityLog(celebrityLog, state, ownIdsAbove, gone));
     let ids: Set<string>;
@@ -72,7 +78,21 @@ export class InboxCounts {
     // The snoozed items the comebacks among them bring back decide whether they show.
     const parents = [...comebacks.values()].map(({ from }) => from).filter((id) => !exceptions.has(id));
     if (parents.length > 0) for (const [id, exception] of await this.deps.readState.getExceptions(user, parents)) exceptions.set(id, exception);
+    if (tabExcluded.length === 0 && celebrities.length === 0 && ownListing?.complete) await this.advanceFloor(user, state, ownBase, ownListing.ids, gone, nowMs);
     return countFromIds(ids, state, COUNT_CAP, gone);
+  }
+
+  /** Moves the counts floor over what single reads left above it (counts-floor.ts); a lost race or a failed write only leaves it where it was. */
+  private async advanceFloor(user: UserRef, state: ReadState, base: string | undefined, ownIds: readonly string[], gone: (id: string) => boolean, nowMs: number): Promise<void> {
+    const advance = this.deps.readState.advanceCountsFloor;
+    if (!advance) return;
+    const next = nextCountsFloor(ownIds, state, gone, nowMs, this.deps.countsFloorMinStep);
+    if (next === undefined || (base !== undefined && next <= base)) return;
+    try {
+      await advance.call(this.deps.readState, user, state.countsFloor ?? null, next);
+    } catch {
+      // The floor only saves reads: the next count tries again.
+    }
   }
 
   /**
@@ -81,47 +101,66 @@ export class InboxCounts {
    */
   private async ownIdsAbove(
     source: InboxSource,
-    readMark: string | undefined,
+    base: string | undefined,
     arrived: string,
     state: ReadState,
     nowMs: number,
     tabExcluded: readonly string[],
     gone: (id: string) => boolean,
     noteKeys: (keys: readonly InboxKey[]) => string[],
-  ): Promise<string[]> {
+  ): Promise<{ ids: string[]; complete: boolean }> {
     const limit = COUNT_CAP + 1 + state.exceptions.size;
     const ids: string[] = [];
     let before = arrived;
     for (;;) {
-      const page = noteKeys(await (tabExcluded.length > 0 ? this.deps.inbox.listIdsAbove(source, { after: readMark, before }, limit, nowMs, tabExcluded) : this.deps.inbox.listIdsAbove(source, { after: readMark, before }, limit, nowMs)));
+      const page = noteKeys(await (tabExcluded.length > 0 ? this.deps.inbox.listIdsAbove(source, { after: base, before }, limit, nowMs, tabExcluded) : this.deps.inbox.listIdsAbove(source, { after: base, before }, limit, nowMs)));
       ids.push(...page);
-      if (page.length < limit) return ids;
+      if (page.length < limit) return { ids, complete: true };
       const counted = ids.filter((id) => !isRead(id, state) && !gone(id)).length;
-      if (counted > COUNT_CAP) return ids;
+      if (counted > COUNT_CAP) return { ids, complete: false };
       before = page[page.length - 1]!;
     }
   }
 
   /**
-   * The ids marked unread at or below the read mark (named by the marks item) whose exception still
-   * says unread: one BatchGetItem of those exceptions, none when there are none. Their source decides
-   * whether they are still in the view (a celebrity unfollowed, a muted or other tab's type).
+   * The ids below what the lists read that the marks item names: marked unread at or below the read
+   * mark, or countable again below the counts floor, whose exception still says unread; and the own
+   * items that landed late under an id between the read mark and the floor (their markers come with
+   * the marks; a marker's item is looked up, as a kill may have left the marker alone). One
+   * BatchGetItem of their exceptions (and one of the late items, in parallel), none when there are
+   * none. The source of a named id decides whether it is still in the view (a celebrity unfollowed, a
+   * muted or other tab's type).
    */
-  private async unreadBelowMark(
+  private async namedBelowBase(
     user: UserRef,
     state: ReadState,
     exceptions: Map<string, ItemException>,
     ttlFloor: string,
+    nowMs: number,
     celebrities: readonly { celebrityId: string; followedAtMs: number }[],
     muted: readonly string[],
     tabExcluded: readonly string[],
   ): Promise<InboxKey[]> {
-    const live = [...state.unreadBelowMark].filter(([id, version]) => id > ttlFloor && unreadBelowMarkIsLive(version, state)).map(([id]) => id);
-    if (live.length === 0) return [];
-    const found = await this.deps.readState.getExceptions(user, live);
+    const live = [...state.unreadBelowMark].filter(([id, version]) => id > ttlFloor && unreadBelowMarkIsLive(id, version, state)).map(([id]) => id);
+    const base = ownCountsBase(state);
+    const lateIds = [...(state.lateArrivals?.keys() ?? [])].filter((id) => (state.readMark === null || id > state.readMark) && base !== undefined && id <= base && id > ttlFloor);
+    if (live.length === 0 && lateIds.length === 0) return [];
+    const own = ownSourceOf(user);
+    const [found, lateItems] = await Promise.all([
+      this.deps.readState.getExceptions(user, [...live, ...lateIds]),
+      lateIds.length > 0 ? this.deps.inbox.getItems(lateIds.map((id) => ({ source: own, id }))) : new Map<string, StoredNotification>(),
+    ]);
     const followed = new Map(celebrities.map((celebrity) => [celebrity.celebrityId, idLowerBoundAt(celebrity.followedAtMs)]));
+    const named = new Set(live);
     const ids: InboxKey[] = [];
+    for (const [id, item] of lateItems) {
+      if (isExpired(item, nowMs) || tabExcluded.includes(item.type)) continue;
+      ids.push({ id });
+      const exception = found.get(id);
+      if (exception) exceptions.set(id, exception);
+    }
     for (const [id, exception] of found) {
+      if (!named.has(id)) continue;
       exceptions.set(id, exception);
       if (tabExcluded.includes(exception.type)) continue;
       if (exception.source !== undefined) {

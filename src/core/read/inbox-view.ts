@@ -27,7 +27,10 @@ export interface InboxReadDeps {
   celebrityLogFromFollowed?: number;
   /** Default DEFAULT_CELEBRITY_LOG_BUDGET. */
   celebrityLogBudget?: Partial<CelebrityLogBudget>;
-  readState: Pick<ReadStateStore, 'readWindow' | 'listExceptions' | 'readAboveMark' | 'getExceptions'>;
+  /** Counts move the floor only over at least this many ids (default FLOOR_MIN_STEP; the model tests use 1). */
+  countsFloorMinStep?: number;
+  /** `advanceCountsFloor`: without it counts never move the floor (they still read one). */
+  readState: Pick<ReadStateStore, 'readWindow' | 'listExceptions' | 'readAboveMark' | 'getExceptions'> & Partial<Pick<ReadStateStore, 'advanceCountsFloor'>>;
   /** The per-item actions' lookup (one round over the own partition, the celebrity posts log, the read state and the follows). */
   actionLookup?: ActionLookupReader;
   clock: Clock;

@@ -22,13 +22,13 @@ import type { UserRef } from '../../../src/core/model/user.js';
 import type { CelebrityPostsIndexWriter, CelebrityPostsReader } from '../../../src/core/ports/celebrity-posts.js';
 import type { ArrivalLedger, RecentPostsLog } from '../../../src/core/ports/fan-out.js';
 import type { FollowGraph } from '../../../src/core/ports/follow-graph.js';
-import type { ActionLookupReader, FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxWriter, ReadStateStore, RetractionStore, RetractionsReader } from '../../../src/core/ports/inbox.js';
+import type { ActionLookupReader, FeedHeadsReader, FollowedCelebritiesReader, InboxReader, InboxWriter, LateArrivalRecorder, ReadStateStore, RetractionStore, RetractionsReader } from '../../../src/core/ports/inbox.js';
 import { EMPTY_FEED_HEAD } from '../../../src/core/ports/inbox.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmbeddedDynamo, type EmbeddedDynamo } from '../../../src/local/embedded-dynamo.js';
 
 export interface Ports {
   inbox: InboxReader & InboxWriter;
-  readState: ReadStateStore;
+  readState: ReadStateStore & LateArrivalRecorder;
   actionLookup: ActionLookupReader;
   graph: FollowGraph;
   graphReads: FollowedCelebritiesReader & FeedHeadsReader;

@@ -5,7 +5,8 @@
  */
 import { decodeFollowedPack } from '../../../src/core/model/followed-pack.js';
 import { isExpired, type StoredNotification } from '../../../src/core/model/notification.js';
-import { withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAllMark, type ReadState } from '../../../src/core/model/read-state.js';
+import { withStaleReadAll, type ArchiveSnapshot, type ItemException, type LateArrival, type ReadAllMark, type ReadState } from '../../../src/core/model/read-state.js';
+import { ownCountsBase } from '../../../src/core/model/counts-floor.js';
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../../src/core/ports/celebrity-posts.js';
 import type { CelebrityPostKey } from '../../../src/core/model/celebrity-posts-index.js';
@@ -25,6 +26,8 @@ import {
   type InboxSource,
   type InboxWriter,
   type PageQuery,
+  type LateArrivalMarker,
+  type LateArrivalRecorder,
   type ReadStateStore,
   type ReadStateWindow,
   type Retraction,
@@ -108,11 +111,13 @@ interface MarksRecord {
   archive?: ArchiveSnapshot;
   archivedAt?: string;
   unreadBelowMark: Map<string, number>;
+  countsFloor?: string;
 }
 
-class MemoryReadState implements ReadStateStore {
+class MemoryReadState implements ReadStateStore, LateArrivalRecorder {
   private readonly marks = new Map<string, MarksRecord>();
   private readonly exceptions = new Map<string, Map<string, ItemException>>();
+  private readonly late = new Map<string, Map<string, LateArrival>>();
 
   private marksOf(user: UserRef): MarksRecord {
     let marks = this.marks.get(userKey(user));
@@ -136,6 +141,7 @@ class MemoryReadState implements ReadStateStore {
       ...(marks.archive ? { archive: structuredClone(marks.archive) } : {}),
       ...(marks.archivedAt !== undefined ? { archivedAt: marks.archivedAt } : {}),
       unreadBelowMark: new Map(marks.unreadBelowMark),
+      ...(marks.countsFloor !== undefined ? { countsFloor: marks.countsFloor } : {}),
       exceptions,
     };
   }
@@ -161,8 +167,26 @@ class MemoryReadState implements ReadStateStore {
   }
 
   async readAboveMark(user: UserRef): Promise<ReadState> {
-    const mark = this.marksOf(user).readMark;
-    return this.stateOf(user, new Map(inRange(this.exceptionsOf(user), { after: mark }).map(([id, exception]) => [id, structuredClone(exception)])));
+    const marks = this.marksOf(user);
+    const state = this.stateOf(user, new Map());
+    const base = ownCountsBase(state);
+    const lateArrivals = new Map([...(this.late.get(userKey(user)) ?? [])].filter(([id]) => marks.readMark === undefined || id > marks.readMark));
+    return { ...state, exceptions: new Map(inRange(this.exceptionsOf(user), { after: base }).map(([id, exception]) => [id, structuredClone(exception)])), ...(lateArrivals.size > 0 ? { lateArrivals } : {}) };
+  }
+
+  async advanceCountsFloor(user: UserRef, from: string | null, to: string): Promise<boolean> {
+    const marks = this.marksOf(user);
+    if ((marks.countsFloor ?? null) !== from) return false;
+    marks.countsFloor = to;
+    return true;
+  }
+
+  async recordLateArrivals(markers: readonly LateArrivalMarker[]): Promise<void> {
+    for (const { user, id, type, expiresAt } of markers) {
+      const late = this.late.get(userKey(user)) ?? new Map<string, LateArrival>();
+      late.set(id, { type, expiresAt });
+      this.late.set(userKey(user), late);
+    }
   }
 
   async getExceptions(user: UserRef, ids: readonly string[]): Promise<Map<string, ItemException>> {

@@ -11,6 +11,7 @@ import { ReadMarks } from '../../../src/core/actions/read-marks.js';
 import { InboxStateSync } from '../../../src/core/actions/inbox-state-sync.js';
 import { ReadStateSync } from '../../../src/core/actions/read-state-sync.js';
 import { FanOutService, type FanOutDeps } from '../../../src/core/fanout/fanout-service.js';
+import { LateArrivalMarking } from '../../../src/core/fanout/late-arrivals.js';
 import { RetractionService } from '../../../src/core/fanout/retraction.js';
 import type { NotificationEvent } from '../../../src/core/fanout/events.js';
 import type { DeliveryJob } from '../../../src/core/jobs/delivery-job.js';
@@ -19,7 +20,7 @@ import type { LiveMessage } from '../../../src/core/live/live-messages.js';
 import { NotFoundError, ValidationError } from '../../../src/core/model/errors.js';
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { OneTimeSchedule, Scheduler } from '../../../src/core/ports/scheduler.js';
-import type { InboxWriter, OwnInboxItemWriter } from '../../../src/core/ports/inbox.js';
+import type { InboxWriter, LateArrivalRecorder, OwnInboxItemWriter } from '../../../src/core/ports/inbox.js';
 import type { StoredNotification } from '../../../src/core/model/notification.js';
 import type { ArrivalLedger } from '../../../src/core/ports/fan-out.js';
 import { decodeCursor, type InboxFilter } from '../../../src/core/read/cursor.js';
@@ -45,7 +46,7 @@ export class InjectedKill extends Error {
   }
 }
 
-export type FanOutFault = { kind: 'afterStamp' } | { kind: 'partialWrite'; items: number };
+export type FanOutFault = { kind: 'afterStamp' } | { kind: 'partialWrite'; items: number } | { kind: 'afterLateMarkers' };
 export type SnoozeFault = 'afterComeback' | 'afterException';
 
 export interface ManualClockLike {
@@ -111,6 +112,8 @@ export class InboxSystem {
       feedShards: FEED_SHARDS,
       inboxTtlDays: TTL_DAYS,
       retractions: ports.retractions,
+      // Every chance to move the counts floor is taken (the deployed step of 25 is never reached in 50 steps).
+      countsFloorMinStep: 1,
     });
     const readStateListener = liveSync ? new ReadStateSync({ directory: this.directory, pusher: this.pusher, readState: ports.readState, counts: this.reads }) : undefined;
     const itemStateListener = liveSync ? new InboxStateSync({ directory: this.directory, pusher: this.pusher, counts: this.reads }) : undefined;
@@ -152,7 +155,7 @@ export class InboxSystem {
       restampArrival: async (...args) => afterStamp(await ports.arrivals.restampArrival(...args)),
       stampRetracted: (...args) => ports.arrivals.stampRetracted(...args),
     };
-    const fanOutInbox: InboxWriter = {
+    const faultyInbox: InboxWriter = {
       writeInboxItems: async (items) => {
         const fault = this.fanOutFault;
         if (fault?.kind === 'partialWrite') {
@@ -163,6 +166,17 @@ export class InboxSystem {
         await ports.inbox.writeInboxItems(items);
       },
     };
+    const lateMarkers: LateArrivalRecorder = {
+      recordLateArrivals: async (markers) => {
+        await ports.readState.recordLateArrivals(markers);
+        if (this.fanOutFault?.kind === 'afterLateMarkers') {
+          this.fanOutFault = undefined;
+          throw new InjectedKill('after the late arrivals\' markers, before their items');
+        }
+      },
+    };
+    // As the deployed fan-out composes it: late own items also write their markers first (counts-floor.ts).
+    const fanOutInbox = new LateArrivalMarking(faultyInbox, lateMarkers, clock);
     const retractions = new RetractionService({ arrivals, store: ports.retractions, clock, inboxTtlDays: TTL_DAYS, deliveryQueue: this.queue });
     const deps: FanOutDeps = {
       graph: ports.graph,
