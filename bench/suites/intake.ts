@@ -101,7 +101,8 @@ The fan-out's BatchWriteItem, BatchGetItem and SendMessageBatch of concurrent re
     const calls = callCounter();
     const runtime = await startLocalRuntime({ ...localSettingsFromEnv({ LOG_LEVEL: 'ERROR' }), port: 0, wsPort: 0, dataDir }, { instrument: calls.instrument });
     const client = new EventBridgeClient({ endpoint: runtime.endpoints.http, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
-    const intake = runtime.queues.intake['mention.created']!;
+    // The bench's mentions carry no priority: urgent by the type's default, so they go to its urgent intake lane.
+    const intake = runtime.queues.urgentIntake['mention.created']!;
     let stopPolling: (() => Promise<unknown>) | undefined;
     try {
       const entries = Array.from({ length: EVENTS }, (_, index) => entryOf(index));

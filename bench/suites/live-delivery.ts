@@ -264,11 +264,12 @@ nothing of the event, so under load they cannot be told from the load's and are 
 **Under a load of the same type** (\`e2e.urgent.same-type-load.*\`): once the first load's accepted events
 are fanned out, the same producer sends \`mention.created\` events with priority \`info\` (the envelope's
 override) for ${LOAD_RAMP_MS / 1000} + ${SAME_TYPE_LOAD_MS / 1000} s while urgent mentions are timed as above. The
-local intake throttles, and queues, per detail-type (one intake queue per type, intake-throttle.ts), not
-per priority: the urgent mentions share the throttle and the queue with the info ones.
+info mentions go to the type's standard intake lane and the urgent ones to its urgent lane (their own
+queue, throttled on their own backlog: src/notifications/intake-lanes.ts, intake-throttle.ts); both lanes
+are fanned out by the same consumer, on the one event loop the load also uses.
 An urgent event not accepted and received within ${URGENT_TIMEOUT_MS / 1000} s counts as ${URGENT_TIMEOUT_MS / 1000} s in
 these percentiles (a lower bound). \`fanout-start\` is when the urgent event's fan-out writes its arrival
-stamp, from its first send: its wait behind the load's backlog.
+stamp, from its first send: its wait in its lane and for the shared event loop.
 
 **Lookups** (\`delivery.lookups.r${RECIPIENTS}\`): ${RECIPIENTS} recipients with one connection each, in
 ${RECIPIENTS / MAX_RECIPIENTS_PER_JOB} jobs of ${MAX_RECIPIENTS_PER_JOB} delivered as one queue batch; counted
@@ -315,7 +316,7 @@ finds the same connections with one Query per recipient partition. The claims (o
       { name: 'e2e.urgent.same-type-load.ms.p50', value: round(percentile(sameTimes, 50)), unit: 'ms', note: `${same.samples.length + same.missed} events in ${SAME_TYPE_LOAD_MS / 1000} s, ${same.missed} not accepted and received in ${URGENT_TIMEOUT_MS / 1000} s (counted as ${URGENT_TIMEOUT_MS} ms, a lower bound); the load: mention.created with priority info` },
       { name: 'e2e.urgent.same-type-load.ms.max', value: round(Math.max(...sameTimes)), unit: 'ms', note: same.missed > 0 ? 'a lower bound (an event missed)' : undefined },
       ...(fanoutStarts.length > 0
-        ? [{ name: 'e2e.urgent.same-type-load.fanout-start.ms.p50', value: round(percentile(fanoutStarts, 50)), unit: 'ms', note: `the urgent event's arrival stamp starts this long after its first send (its wait behind the load in the shared intake queue); ${fanoutStarts.length} events` }]
+        ? [{ name: 'e2e.urgent.same-type-load.fanout-start.ms.p50', value: round(percentile(fanoutStarts, 50)), unit: 'ms', note: `the urgent event's arrival stamp starts this long after its first send (its wait in the urgent intake lane, and for the event loop the load shares); ${fanoutStarts.length} events` }]
         : []),
       { name: 'e2e.urgent.same-type-load.throttled', value: same.throttled, unit: 'entries', note: 'urgent entries answered ThrottlingException (resent; timed from the first send)' },
       { name: 'e2e.urgent.same-type-load.accepted', value: perSecond(sameType.load.accepted, sameType.load), unit: 'events/s', note: `of ${perSecond(sameType.load.generated, sameType.load)} offered; ${sameType.load.throttled} load entries answered ThrottlingException` },

@@ -1,11 +1,12 @@
 import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
-import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, type EventPattern, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fanOutQueueNeeds, type FanOutQueue } from '../../src/core/fanout/fanout-queues.js';
 import { ENV, FAN_OUT_QUEUE_URL_ENV } from '../../src/env.js';
 import { catalog, resourceNameOf } from '../../src/notifications/index.js';
+import { intakeLanesOf, type EventPattern as LanePattern, type IntakeLaneSpec } from '../../src/notifications/intake-lanes.js';
 import type { NotificationType } from '../../src/core/ports/notification-type.js';
 import { acknowledge } from '../nag.js';
 import { queueEncryption } from './data-protection.js';
@@ -39,7 +40,10 @@ export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
  * Types placed in the stack itself; later types go into nested stacks of `TYPES_PER_NESTED_STACK`
  * each, so a large catalog stays under CloudFormation's 500 resources per stack (a type is 10:
  * rule, intake queue and its policy, function, role, policy, log group, mapping, 2 alarms; the
- * intake DLQ is shared).
+ * intake DLQ is shared; a type whose events can be urgent adds 5 for its urgent lane: rule, queue,
+ * policy, mapping, age alarm, so at most 15 x 25 = 375 per nested stack). The urgent lanes of the
+ * inline types (added after them) are in a nested stack of their own, `UrgentLanes`, so the App stack
+ * gains only their event source mappings and no type moves (a moved queue would be replaced).
  * Placement follows catalog order: append new types at the end, or existing ones move (replaced).
  */
 export const INLINE_TYPES = 20;
@@ -50,13 +54,27 @@ export function typePlacement(index: number): { nestedStack?: number } {
   return index < INLINE_TYPES ? {} : { nestedStack: Math.floor((index - INLINE_TYPES) / TYPES_PER_NESTED_STACK) + 1 };
 }
 
-/** One notification type's path: rule -> intake queue (+DLQ) -> fan-out function. */
+/** One notification type's path: rule -> intake queue (+DLQ) -> fan-out function, and the same for its urgent lane. */
 export interface TypePipeline {
   readonly detailType: string;
+  /** The standard lane: every event of the type but the urgent ones when it has an urgent lane. */
   readonly rule: Rule;
   readonly intake: QueueWithDlq;
+  /** The urgent lane (a type whose events can be urgent): its own rule and queue, consumed by the same fan-out function. */
+  readonly urgent?: { readonly rule: Rule; readonly intake: QueueWithDlq };
   readonly fanOut: HandlerFunction;
 }
+
+/** The CDK form of an intake lane's pattern (the JSON form's `detail-type` is `detailType` here). */
+function cdkEventPattern(pattern: LanePattern): EventPattern {
+  const { 'detail-type': detailType, ...rest } = pattern;
+  const fields: Record<string, unknown> = { ...rest };
+  if (detailType !== undefined) fields.detailType = detailType;
+  return fields as EventPattern;
+}
+
+/** An urgent intake event older than this raises the lane's age alarm (as the urgent delivery queue's). */
+const URGENT_INTAKE_MAX_AGE = Duration.minutes(1);
 
 const FAN_OUT_TIMEOUT = Duration.minutes(2);
 
@@ -139,6 +157,8 @@ export class NotificationPipeline extends Construct {
    * type (a redrive returns each event to its own type's intake queue).
    */
   readonly intakeDeadLetterQueue: Queue;
+  /** The dead-letter queue of every type's urgent intake lane (its own alarm: an urgent event failed). */
+  readonly urgentIntakeDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: NotificationPipelineProps) {
     super(scope, id);
@@ -168,6 +188,12 @@ export class NotificationPipeline extends Construct {
       retentionPeriod: Duration.days(14),
     });
     acknowledge(this.intakeDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: the intake queues of every notification type move events here after their last receive.');
+    this.urgentIntakeDeadLetterQueue = new Queue(this, 'UrgentIntakeDlq', {
+      ...queueEncryption(this),
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(this.urgentIntakeDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue IS a dead-letter queue: the urgent intake queues of every notification type move events here after their last receive.');
 
     this.urgentDelivery = new QueueWithDlq(this, 'UrgentDelivery', {
       consumerTimeout: props.deliveryConsumerTimeout,
@@ -223,6 +249,11 @@ export class NotificationPipeline extends Construct {
       }
       return stack;
     };
+    let urgentLanes: NestedStack | undefined;
+    const urgentScopeOf = (index: number): Construct =>
+      typePlacement(index).nestedStack !== undefined
+        ? scopeOf(index)
+        : (urgentLanes ??= new NestedStack(this, 'UrgentLanes', { description: `Urgent intake lanes of notification types 1 to ${INLINE_TYPES}: rules and queues (their types' fan-out functions consume them)` }));
     this.types = (props.catalog ?? catalog).map((type, index): TypePipeline => {
       const name = resourceNameOf(type.detailType);
       const scope = scopeOf(index);
@@ -239,19 +270,32 @@ export class NotificationPipeline extends Construct {
           [ENV.DELIVERY_JOB_SECRET]: props.deliveryJobSecret,
         },
       });
-      const intake = new QueueWithDlq(scope, `Intake${name}`, {
-        consumerTimeout: FAN_OUT_TIMEOUT,
-        maxReceiveCount: props.maxReceiveCount,
-        maxMessageAge: Duration.minutes(5),
-        purpose: `${type.detailType} events`,
-        sharedDeadLetterQueue: this.intakeDeadLetterQueue,
-      });
-      const rule = new Rule(scope, `Rule${name}`, {
-        eventBus: this.bus,
-        description: `${type.detailType} events to their intake queue`,
-        eventPattern: { detailType: [type.detailType] },
-        targets: [new SqsQueue(intake.queue, { deadLetterQueue: this.ruleDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
-      });
+      // Each lane: a rule with the pattern the local bus evaluates too, into its own queue (same settings but the age alarm and the DLQ).
+      const lane = (spec: IntakeLaneSpec) => {
+        const urgent = spec.lane === 'urgent';
+        const laneScope = urgent ? urgentScopeOf(index) : scope;
+        const intake = new QueueWithDlq(laneScope, spec.queueName, {
+          consumerTimeout: FAN_OUT_TIMEOUT,
+          maxReceiveCount: props.maxReceiveCount,
+          maxMessageAge: urgent ? URGENT_INTAKE_MAX_AGE : Duration.minutes(5),
+          purpose: urgent ? `urgent ${type.detailType} events` : `${type.detailType} events`,
+          sharedDeadLetterQueue: urgent ? this.urgentIntakeDeadLetterQueue : this.intakeDeadLetterQueue,
+        });
+        const rule = new Rule(laneScope, spec.ruleId, {
+          eventBus: this.bus,
+          description: urgent ? `urgent ${type.detailType} events to their urgent intake queue` : `${type.detailType} events to their intake queue`,
+          eventPattern: cdkEventPattern(spec.pattern),
+          targets: [new SqsQueue(intake.queue, { deadLetterQueue: this.ruleDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+        });
+        return { rule, intake };
+      };
+      const lanes = intakeLanesOf(type);
+      const { rule, intake } = lane(lanes.find((spec) => spec.lane === 'standard')!);
+      const urgentSpec = lanes.find((spec) => spec.lane === 'urgent');
+      const urgent = urgentSpec ? lane(urgentSpec) : undefined;
+      // The standard rule (which now leaves urgent events out) is updated only once the urgent lane exists:
+      // meanwhile both take urgent events, and the fan-out's idempotency key keeps that to one fan-out.
+      if (urgent) rule.node.addDependency(urgent.rule);
       // Every table env var is read at cold start (src/app/config.ts, fanOutConfigFromEnv), so each is bound even
       // when this type sends nothing to it (an empty action list adds no statement).
       const access = fanOutTableAccess(type);
@@ -276,9 +320,10 @@ export class NotificationPipeline extends Construct {
       // function itself uses at cold start (src/app/fan-out.ts requires only these URLs).
       for (const queue of fanOutQueueNeeds(type)) fanOut.sendTo(fanOutQueues[queue], FAN_OUT_QUEUE_URL_ENV[queue]);
       fanOut.consume(intake, { batchSize: 10 });
+      if (urgent) fanOut.consume(urgent.intake, { batchSize: 10 });
       // The target of this type's `sendAt` schedules: the event re-enters this same fan-out.
       fanOut.addEnvironment(ENV.INTAKE_QUEUE_ARN, intake.queue.queueArn);
-      return { detailType: type.detailType, rule, intake, fanOut };
+      return { detailType: type.detailType, rule, intake, ...(urgent ? { urgent } : {}), fanOut };
     });
   }
 

@@ -341,6 +341,7 @@ export function buildStateless(scope: Construct, props: StatelessProps): Statele
     extraDeadLetterQueues: [
       { name: 'EventBridge rule targets', id: 'RuleTargets', queue: pipeline.ruleDeadLetterQueue },
       { name: 'the intake queues of every notification type', id: 'Intake', queue: pipeline.intakeDeadLetterQueue },
+      { name: 'the urgent intake queues of every notification type', id: 'UrgentIntake', queue: pipeline.urgentIntakeDeadLetterQueue },
       { name: 'EventBridge Scheduler targets', id: 'ScheduleTargets', queue: scheduling.deadLetterQueue },
     ],
     alarmTopicArn: config.alarmTopicArn,

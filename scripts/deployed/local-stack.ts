@@ -19,7 +19,8 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/local/signing-key.js';
 import { LOCAL_ACCOUNT_ID } from '../../src/local/sqs/local-account.js';
 import { principalOf } from '../../src/local/aws-calls/call-recorder.js';
 import type { LocalDeploymentMap, LocalResource } from '../../src/local/deployed/local-deployment.js';
-import { catalog, resourceNameOf } from '../../src/notifications/index.js';
+import { catalog } from '../../src/notifications/index.js';
+import { intakeQueueName } from '../../src/notifications/intake-lanes.js';
 import { TABLE_NAMES } from '../../src/table-specs.js';
 import { ENV } from '../../src/env.js';
 
@@ -94,7 +95,8 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
     [inbox.pipeline.urgentDelivery.queue, 'UrgentDelivery'],
     [inbox.pipeline.infoDelivery.queue, 'InfoDelivery'],
     [inbox.pipeline.promotion.queue.queue, 'Promotion'],
-    ...inbox.pipeline.types.map((type): [IConstruct, string] => [type.intake.queue, `Intake${resourceNameOf(type.detailType)}`]),
+    ...inbox.pipeline.types.map((type): [IConstruct, string] => [type.intake.queue, intakeQueueName(type.detailType, 'standard')]),
+    ...inbox.pipeline.types.flatMap((type): [IConstruct, string][] => (type.urgent ? [[type.urgent.intake.queue, intakeQueueName(type.detailType, 'urgent')]] : [])),
     ...(inbox.channels?.push ? [[inbox.channels.push.queue.queue, 'PushDelivery'] as [IConstruct, string]] : []),
     ...(inbox.channels?.push?.alertsQueue ? [[inbox.channels.push.alertsQueue.queue, 'PostAlerts'] as [IConstruct, string]] : []),
     ...(inbox.channels?.email ? [[inbox.channels.email.queue.queue, 'EmailDelivery'] as [IConstruct, string]] : []),
@@ -104,6 +106,7 @@ export function resourceMap(built: LocalStack, template: SynthesizedTemplate, as
   ];
   for (const [queue, name] of queues) add(queue, { kind: 'queue', queue: name });
   add(inbox.pipeline.intakeDeadLetterQueue, { kind: 'deadLetterQueue', of: 'intake' });
+  add(inbox.pipeline.urgentIntakeDeadLetterQueue, { kind: 'deadLetterQueue', of: 'urgent-intake' });
   add(inbox.pipeline.ruleDeadLetterQueue, { kind: 'deadLetterQueue', of: 'rules' });
   add(inbox.scheduling.deadLetterQueue, { kind: 'deadLetterQueue', of: 'scheduler' });
   add(inbox.scheduling.role, { kind: 'schedulerRole', role: 'target' });

@@ -1,6 +1,8 @@
 /**
- * The local event pipeline, wired like the CDK app: EventBridge bus -> one intake queue (+DLQ) and
- * fan-out consumer per catalog type -> urgent / info delivery queues (+DLQs), and the promotion
+ * The local event pipeline, wired like the CDK app: EventBridge bus -> the intake lanes of each
+ * catalog type (a standard intake queue (+DLQ), and an urgent one (+DLQ) for a type whose events can
+ * be urgent, routed by the same rule patterns: src/notifications/intake-lanes.ts), both consumed by
+ * the type's one fan-out consumer -> urgent / info delivery queues (+DLQs), and the promotion
  * queue (+DLQ) with its consumer. The consumers are the compositions of src/app; the fan-out code
  * talks to the queues through the real SQS SDK against the local HTTP server, and to DynamoDB
  * through dynalite.
@@ -9,10 +11,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, LOCAL_FUNCTION_TIMEOUT_MS_DEFAULT, type LocalSettings } from './settings.js';
 import { principalOf, queueConsumer, type AwsCallRecorder } from './aws-calls/call-recorder.js';
 import { deployedCatalog, findNotificationType } from '../notifications/deployed.js';
-import { resourceNameOf } from '../notifications/notification-type.js';
+import { intakeLanesOf } from '../notifications/intake-lanes.js';
 import { PRIVACY_REQUEST_DETAIL_TYPES } from '../core/privacy/privacy-jobs.js';
 import { LOCAL_REGION } from './embedded-dynamo.js';
 import type { LocalEventArchive } from './eventbridge/archive.js';
+import { LocalBusRules, type LocalBusRule } from './eventbridge/bus-rules.js';
 import { createEventBusRoute } from './eventbridge/put-events.js';
 import type { LocalFunctionSet } from './function-set.js';
 import type { LocalRoute } from './http/router.js';
@@ -30,8 +33,12 @@ export interface LocalPipelineQueues {
   sms: LocalQueue;
   /** Post alerts (+DLQ): one page of a post's alert subscribers per job, consumed by the push function. */
   alerts: LocalQueue;
-  /** Intake queue of each notification type, by detail-type. */
+  /** The standard intake queue of each notification type, by detail-type. */
   intake: Record<string, LocalQueue>;
+  /** The urgent intake queue of each type whose events can be urgent, by detail-type. */
+  urgentIntake: Record<string, LocalQueue>;
+  /** The bus's rules (the privacy job's, each type's intake lanes), as the stack defines them. */
+  busRules: LocalBusRules;
   /** Erase and export jobs (`user.erased`, `user.export.requested`, operator messages). */
   privacy: LocalQueue;
   /** The audit trail's backlog (+DLQ): what the archive could not take yet (src/local/audit/). */
@@ -73,6 +80,19 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     );
   };
 
+  const intake: Record<string, LocalQueue> = {};
+  const urgentIntake: Record<string, LocalQueue> = {};
+  const privacy = queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' });
+  // The privacy job's rule (user.erased, user.export.requested), then each catalog type's lanes.
+  const rules: LocalBusRule[] = [{ name: 'PrivacyJobsRequests', pattern: { 'detail-type': PRIVACY_REQUEST_DETAIL_TYPES }, queue: privacy }];
+  for (const type of deployedCatalog()) {
+    for (const lane of intakeLanesOf(type)) {
+      const queue = queueWithDlq(lane.queueName);
+      (lane.lane === 'urgent' ? urgentIntake : intake)[type.detailType] = queue;
+      rules.push({ name: lane.ruleId, pattern: lane.pattern, queue });
+    }
+  }
+
   return {
     // Urgent: no batching window. Info: the batching window collapses several jobs per user.
     urgent: queueWithDlq('UrgentDelivery', { batchSize: 10, batchingWindowMs: 0, functionName: 'delivery-urgent' }),
@@ -84,20 +104,25 @@ export function createLocalPipelineQueues(options: LocalPipelineQueueOptions): L
     alerts: queueWithDlq('PostAlerts', { batchSize: 1, batchingWindowMs: 0, maxConcurrency: 4, functionName: 'channel-push' }),
     email: queueWithDlq('EmailDelivery', { batchSize: 100, batchingWindowMs: settings.channelBatchWindowMs ?? LOCAL_CHANNEL_BATCH_WINDOW_MS_DEFAULT, maxConcurrency: 2, functionName: 'channel-email' }),
     sms: queueWithDlq('SmsDelivery', { batchSize: 10, batchingWindowMs: 0, maxConcurrency: 2, functionName: 'channel-sms' }),
-    intake: Object.fromEntries(deployedCatalog().map((type) => [type.detailType, queueWithDlq(`Intake${resourceNameOf(type.detailType)}`)])),
-    privacy: queueWithDlq('PrivacyJobs', { batchSize: 1, functionName: 'privacy-job' }),
+    intake,
+    urgentIntake,
+    busRules: new LocalBusRules(rules),
+    privacy,
     auditBacklog: queueWithDlq('AuditBacklog', { batchSize: 10, functionName: 'audit-drain' }),
     registry,
     sqsCredentials: loadLocalSqsCredentials(journalDir),
   };
 }
 
-/** The fan-out consumer of each type's intake queue and the promotion consumer, composed as on AWS. */
+/** The fan-out consumer of each type's intake lanes (one function for both) and the promotion consumer, composed as on AWS. */
 export function attachPipelineConsumers(queues: LocalPipelineQueues, functions: LocalFunctionSet, recorder?: AwsCallRecorder): void {
   for (const type of deployedCatalog()) {
-    const intake = queues.intake[type.detailType]!;
-    const handler = functions.fanOut(type.detailType, intake.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
-    intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });
+    const standard = queues.intake[type.detailType]!;
+    const handler = functions.fanOut(type.detailType, standard.maxReceiveCount ?? DEFAULT_LOCAL_MAX_RECEIVE_COUNT);
+    const urgent = queues.urgentIntake[type.detailType];
+    for (const intake of urgent ? [standard, urgent] : [standard]) {
+      intake.attachConsumer(queueConsumer(recorder, principalOf('fanout', type.detailType), intake.name, handler), { batchSize: 10, functionName: `fanout-${type.detailType}` });
+    }
   }
   queues.promotion.attachConsumer(queueConsumer(recorder, principalOf('celebrity-promotion'), queues.promotion.name, functions.promotion()));
 }
@@ -111,8 +136,7 @@ export function localPipelineRoutes(queues: LocalPipelineQueues, busName: string
       busName,
       region: LOCAL_REGION,
       findType: findNotificationType,
-      // The privacy job's rule (user.erased, user.export.requested), then one rule per catalog type.
-      intakeQueueOf: (detailType) => (PRIVACY_REQUEST_DETAIL_TYPES.includes(detailType) ? queues.privacy : queues.intake[detailType]),
+      rules: queues.busRules,
       intakeBacklogLimit: intake.backlogLimit,
       intakeBacklogSeconds: intake.backlogSeconds,
       logger,

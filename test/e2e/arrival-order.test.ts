@@ -167,7 +167,7 @@ describe('follows and posts by arrival', () => {
 describe('catch-up returns every late arrival (since = the newest id seen before it landed)', () => {
   it('a record that fails twice, then succeeds', async () => {
     // Prepare: the mention is accepted, then two receives fail (received, never deleted)
-    const intake = runtime.queues.intake['mention.created']!;
+    const intake = runtime.queues.urgentIntake['mention.created']!;
     intake.setConsumerEnabled(false);
     await publish(['mention.created', aMention({ recipients: ['late-retry'], time: new Date(Date.now() - HOUR).toISOString() })]);
     for (let attempt = 0; attempt < 2; attempt += 1) expect(intake.receive(1, 0)).toHaveLength(1);
@@ -185,7 +185,7 @@ describe('catch-up returns every late arrival (since = the newest id seen before
 
   it('a DLQ redrive hours later; then the same event replayed (three copies in all) gives one item and one push per device', async () => {
     // Prepare: the mention exhausts its receives and moves to the DLQ
-    const intake = runtime.queues.intake['mention.created']!;
+    const intake = runtime.queues.urgentIntake['mention.created']!;
     const deadLetters = intake.deadLetterQueue!;
     const devices = [await connect('late-dlq'), await connect('late-dlq')];
     intake.setConsumerEnabled(false);

@@ -44,7 +44,7 @@ describe('When the local runtime stops before an accepted event is handled', () 
     // Prepare: the mention intake consumer paused (an event source mapping disabled), so the event waits in the queue
     const first = await start();
     running.push(first);
-    const intake = first.queues.intake['mention.created']!;
+    const intake = first.queues.urgentIntake['mention.created']!;
     intake.setConsumerEnabled(false);
     const events = new EventBridgeClient({ endpoint: first.endpoints.events, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const mention = aMention({ recipients: ['r-alice'] });
@@ -66,6 +66,6 @@ describe('When the local runtime stops before an accepted event is handled', () 
     }, poll, 'r-alice sees the mention after the restart');
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ type: 'mention.created', actor: { id: 'bob' } });
-    await pollUntil(() => second.queues.intake['mention.created']!.peek().length === 0, poll, 'intake drained after the restart');
+    await pollUntil(() => second.queues.urgentIntake['mention.created']!.peek().length === 0, poll, 'intake drained after the restart');
   });
 });

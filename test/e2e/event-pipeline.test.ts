@@ -45,7 +45,7 @@ async function publish(...entries: PutEventsRequestEntry[]) {
 
 /** Every message of the intake queues handled (deleted or moved to a DLQ). */
 async function intakeDrained(): Promise<void> {
-  const intake = Object.values(runtime.queues.intake);
+  const intake = [...Object.values(runtime.queues.intake), ...Object.values(runtime.queues.urgentIntake)];
   await pollUntil(() => intake.every((queue) => queue.peek().length === 0) && runtime.queues.promotion.peek().length === 0, poll, 'intake queues drained');
 }
 

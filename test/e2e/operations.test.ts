@@ -112,7 +112,7 @@ describe('dlq: redrive', () => {
     const dynamo = new DynamoDBClient({ endpoint: runtime.dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     await dynamo.send(new DeleteTableCommand({ TableName: runtime.dynamo.tableNames.inbox }));
     const mention = aMention();
-    const intake = runtime.queues.intake['mention.created']!;
+    const intake = runtime.queues.urgentIntake['mention.created']!;
     await publish(started.events, 'mention.created', mention);
     const dlqName = intake.deadLetterQueue!.name;
     await pollUntil(() => intake.deadLetterQueue!.peek().length === 1, { attempts: 400, intervalMs: 50 }, 'event dead-lettered');

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { HandlerFunction } from '../../lib/constructs/handler-function.js';
 import { catalog, findNotificationType, resourceNameOf } from '../../src/notifications/index.js';
+import { intakeQueueName } from '../../src/notifications/intake-lanes.js';
 import { grantsOf, logicalId, synthesize, type CfnTemplate, type Synthesized } from './synth.js';
 
 /** Every function: its own log stream, and X-Ray active tracing (no resource-level permissions). */
@@ -38,7 +39,8 @@ const on = (table: string, ...actions: string[]) => actions.map((action) => `dyn
  * - no graph effect: no follower count changes, so never a promotion job.
  * - every type: `sendAt` schedules, Powertools idempotency records (PutItem, GetItem, UpdateItem,
  *   DeleteItem when the work fails), delivery-trace records (BatchWriteItem), erasure tombstones (BatchGetItem).
- * Written out here by hand (not from `fanOutQueueNeeds`) so the test checks that derivation too.
+ * - a notifying type (its events can be urgent) consumes its urgent intake lane too, and no other type's.
+ * Written out here by hand (not from `fanOutQueueNeeds` or `intakeLanesOf`) so the test checks those derivations too.
  */
 function fanOutAccess(detailType: string): string[] {
   const type = findNotificationType(detailType)!;
@@ -51,6 +53,7 @@ function fanOutAccess(detailType: string): string[] {
     // An own item written late (a retry, a redrive, a follow's backfill): its marker beside the user's marks (BatchWriteItem).
     access.push(...on('ReadMarks', 'BatchWriteItem'));
     access.push('sqs:SendMessage queue:urgent', 'sqs:SendMessage queue:info');
+    access.push(...consume(`queue:urgent-intake:${detailType}`));
   }
   // A follow backfills from the followee's recent posts log: Query of the Inbox table.
   if (type.graphEffect) access.push(...on('Graph', 'GetItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'), 'sqs:SendMessage queue:promotion');
@@ -204,6 +207,10 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
     [logicalId(privacyJobs.queue.queue), 'queue:privacy'],
     ...pipeline.types.map((type): [string, string] => [logicalId(type.intake.queue), `queue:intake:${type.detailType}`]),
   ]);
+  // An urgent lane of an inline type is in the UrgentLanes nested stack: referenced through that stack's output of its ARN.
+  for (const type of pipeline.types) {
+    if (type.urgent && urgentLaneReference(type.detailType).test(text)) return `queue:urgent-intake:${type.detailType}`;
+  }
   // The audit trail's stream and HMAC key live in the data stack (imports); its backlog queue here.
   if (/ExportsOutputFnGetAttAuditStream[0-9A-F]+Arn/.test(text)) return 'audit-stream';
   if (/ExportsOutputFnGetAttAuditPseudonymKey[0-9A-F]+Arn/.test(text)) return 'audit-pseudonym-key';
@@ -220,6 +227,9 @@ function resourceLabel(synth: Synthesized, fn: HandlerFunction, resource: unknow
   if (typeof groupName === 'string' && text.endsWith(`:schedule/${groupName}/snooze-*"]]}`)) return 'schedule-group/snooze-*';
   return text;
 }
+
+/** A reference to a type's urgent intake queue ARN from another stack (the nested stack's output). */
+const urgentLaneReference = (detailType: string) => new RegExp(`"Outputs\\.[A-Za-z0-9]*${intakeQueueName(detailType, 'urgent')}Queue[0-9A-F]{8}Arn"`);
 
 function grantedAccess(synth: Synthesized, template: CfnTemplate, fn: HandlerFunction): string[] {
   const granted: string[] = [];
@@ -344,7 +354,7 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
     const mappings = Object.values(template.Resources)
       .filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping')
       .map((resource) => resource.Properties!);
-    const byQueue = new Map(mappings.map((mapping) => [mapping.EventSourceArn['Fn::GetAtt'][0] as string, mapping]));
+    const byQueue = new Map(mappings.filter((mapping) => !JSON.stringify(mapping.EventSourceArn).includes('"Outputs.')).map((mapping) => [mapping.EventSourceArn['Fn::GetAtt'][0] as string, mapping]));
     const expectMapping = (queueId: string, fnId: string, batchSize: number, window: number | undefined) => {
       const mapping = byQueue.get(queueId);
       expect(mapping, `event source of ${queueId}`).toBeDefined();
@@ -354,6 +364,15 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
       expect(mapping!.MaximumBatchingWindowInSeconds).toBe(window);
     };
     for (const type of pipeline.types) expectMapping(logicalId(type.intake.queue), logicalId(type.fanOut), 10, undefined);
+    // The urgent lane: the same fan-out function, the same batch settings.
+    const urgentLanes = pipeline.types.filter((type) => type.urgent !== undefined);
+    for (const type of urgentLanes) {
+      const mapping = mappings.filter((candidate) => urgentLaneReference(type.detailType).test(JSON.stringify(candidate.EventSourceArn)));
+      expect(mapping, `event source of the urgent lane of ${type.detailType}`).toHaveLength(1);
+      expect(mapping[0]!.FunctionName).toEqual({ Ref: logicalId(type.fanOut) });
+      expect(mapping[0]!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(mapping[0]!.BatchSize).toBe(10);
+    }
     expectMapping(logicalId(pipeline.promotion.queue.queue), logicalId(pipeline.promotion.worker), 1, undefined);
     const window = synth.built.config.infoBatchWindowSeconds;
     if (live) {
@@ -363,6 +382,6 @@ describe.each(configurations)('When deployed with %s', (_name, context, expected
     expectMapping(logicalId(synth.built.app.privacyJobs.queue.queue), logicalId(synth.built.app.privacyJobs.worker), 1, undefined);
     const { audit } = synth.built.app;
     if (audit) expectMapping(logicalId(audit.backlog.queue), logicalId(audit.drainer), 10, undefined);
-    expect(mappings).toHaveLength(pipeline.types.length + 2 + (live ? 2 : 0) + (audit ? 1 : 0));
+    expect(mappings).toHaveLength(pipeline.types.length + urgentLanes.length + 2 + (live ? 2 : 0) + (audit ? 1 : 0));
   });
 });

@@ -34,6 +34,7 @@ export interface CfnResource {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   Properties?: Record<string, any>;
   DeletionPolicy?: string;
+  DependsOn?: string[];
   UpdateReplacePolicy?: string;
 }
 

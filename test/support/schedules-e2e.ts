@@ -47,8 +47,8 @@ export async function publish(events: EventBridgeClient, detailType: string, ...
 
 /** Every pipeline queue (intake, delivery, promotion) is empty: each message was consumed to the end. */
 export async function pipelineDrained(runtime: LocalRuntime, poll: PollOptions = PIPELINE_POLL): Promise<void> {
-  const { urgent, info, promotion, intake } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, ...Object.values(intake)].every((queue) => queue.peek().length === 0), poll, 'pipeline queues empty');
+  const { urgent, info, promotion, intake, urgentIntake } = runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, ...Object.values(intake), ...Object.values(urgentIntake)].every((queue) => queue.peek().length === 0), poll, 'pipeline queues empty');
 }
 
 export async function inboxOf(runtime: LocalRuntime, user: UserRef): Promise<Notification[]> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IntakeThrottle, type DrainingQueue } from '../../src/local/eventbridge/intake-throttle.js';
+import { LocalBusRules } from '../../src/local/eventbridge/bus-rules.js';
 import { createEventBusRoute } from '../../src/local/eventbridge/put-events.js';
 import { LocalQueue } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
@@ -129,7 +130,7 @@ describe('local PutEvents early back-pressure', () => {
     // Prepare: 600 queued messages, far under the limit of 2,000 (beyond the cold burst of 500).
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
     intake.sendBatch(Array.from({ length: 600 }, () => 'queued'));
-    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
+    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, rules: new LocalBusRules([{ name: 'RuleMentionCreated', pattern: { 'detail-type': ['mention.created'] }, queue: intake }]), intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
 
     // Act: a first call (no drain rate yet); then a consumer drains 450 in 2.1 s (~210/s: room for ~420), and 150 still wait, sent 2.1 s ago.
     const cold = JSON.parse(String((await put(route))!.body)) as Answer;
@@ -149,7 +150,7 @@ describe('local PutEvents early back-pressure', () => {
   it('accepts a burst from idle up to the cold burst (500); beyond it, throttles before validating (a retry of a full queue costs no validation)', async () => {
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
     intake.sendBatch(Array.from({ length: 499 }, () => 'queued'));
-    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
+    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, rules: new LocalBusRules([{ name: 'RuleMentionCreated', pattern: { 'detail-type': ['mention.created'] }, queue: intake }]), intakeBacklogLimit: 2_000, intakeBacklogSeconds: 2 });
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(0);
     expect((JSON.parse(String((await put(route))!.body)) as Answer).FailedEntryCount).toBe(1);
     const malformed = await send(route, '{"not":"a mention"}');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_ARCHIVE_NAME, LocalEventArchive } from '../../src/local/eventbridge/archive.js';
+import { LocalBusRules } from '../../src/local/eventbridge/bus-rules.js';
 import { createEventBusRoute } from '../../src/local/eventbridge/put-events.js';
 import { LOCAL_ACCOUNT_ID, LocalQueue } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
@@ -27,7 +28,7 @@ const replayOf = (name: unknown, from: unknown, to: unknown) => ({ ReplayName: n
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'local-replay-'));
   intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: REGION, visibilityTimeoutMs: 1_000 });
-  route = createEventBusRoute({ busName: 'notifications', region: REGION, findType: findNotificationType, intakeQueueOf: () => intake, archive: new LocalEventArchive(dir) });
+  route = createEventBusRoute({ busName: 'notifications', region: REGION, findType: findNotificationType, rules: new LocalBusRules([{ name: 'RuleMentionCreated', pattern: { 'detail-type': ['mention.created'] }, queue: intake }]), archive: new LocalEventArchive(dir) });
   await call('PutEvents', { Entries: [{ EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: JSON.stringify(aMention()) }] });
   intake.purge();
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LocalBusRules } from '../../src/local/eventbridge/bus-rules.js';
 import { createEventBusRoute } from '../../src/local/eventbridge/put-events.js';
 import { LocalQueue } from '../../src/local/sqs/index.js';
 import { findNotificationType } from '../../src/notifications/index.js';
@@ -15,7 +16,7 @@ describe('local PutEvents back-pressure', () => {
   it('throttles, per entry, what would take the intake queue beyond its backlog limit, and accepts again once it drains', async () => {
     // Prepare
     const intake = new LocalQueue({ name: 'IntakeMentionCreated', baseUrl: 'http://127.0.0.1:0', region: 'us-east-1', visibilityTimeoutMs: 1_000 });
-    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, intakeQueueOf: () => intake, intakeBacklogLimit: 4 });
+    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, rules: new LocalBusRules([{ name: 'RuleMentionCreated', pattern: { 'detail-type': ['mention.created'] }, queue: intake }]), intakeBacklogLimit: 4 });
 
     // Act
     const first = await putEvents(route, Array.from({ length: 6 }, mentionEntry));

@@ -37,6 +37,8 @@ export interface AcceptedEntry {
   detailType: string;
   /** The EventBridge event as a rule target receives it. */
   body: string;
+  /** The same event, parsed (what the bus's rules match). */
+  event: Record<string, unknown>;
 }
 
 export interface EntryContext {
@@ -124,7 +126,7 @@ export function checkEntry(entry: unknown, context: EntryContext): AcceptedEntry
       throw error;
     }
   }
-  const body = JSON.stringify({
+  const event = {
     version: '0',
     id,
     'detail-type': DetailType,
@@ -134,6 +136,6 @@ export function checkEntry(entry: unknown, context: EntryContext): AcceptedEntry
     region: context.region,
     resources: Resources ?? [],
     detail,
-  });
-  return { id, bus, detailType: DetailType, body };
+  };
+  return { id, bus, detailType: DetailType, body: JSON.stringify(event), event };
 }

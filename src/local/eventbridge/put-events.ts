@@ -1,8 +1,9 @@
 /**
  * Local EventBridge: `POST /` with `X-Amz-Target: AWSEvents.PutEvents` (AWS JSON 1.1), as the real
  * `@aws-sdk/client-eventbridge` sends it. Open to local producers on loopback with any credentials
- * (as LocalStack's). Routing is the catalog's rules (detail-type -> that type's intake queue), and
- * the queue body is the EventBridge event, as a rule target delivers it.
+ * (as LocalStack's). Routing evaluates the stack's rules (bus-rules.ts: the privacy job's, and each
+ * catalog type's intake lanes, an urgent lane matching on `detail.priority`), and the queue body is
+ * the EventBridge event, as a rule target delivers it.
  *
  * Answers like AWS, per entry: every entry is checked first (event-entry.ts), the good ones are
  * queued (one journal write per intake queue per call, answered after the journal's group commit) and the bad ones fail individually
@@ -12,11 +13,13 @@
  * per-entry ResourceNotFoundException.
  *
  * Back-pressure: the runtime accepts events far faster than one process fans them out, so an entry
- * its intake queue has no room for (intake-throttle.ts: about `intakeBacklogSeconds` of the measured
+ * its intake queue (the lane its rule routes it to: an urgent event is throttled only by its urgent
+ * lane's backlog) has no room for (intake-throttle.ts: about `intakeBacklogSeconds` of the measured
  * drain rate, never more than `intakeBacklogLimit` messages) fails with a per-entry
  * `ThrottlingException` (retriable: send the failed entries again with backoff, as for AWS's own
  * per-entry failures) instead of growing a backlog of minutes. A throttled entry is not validated
- * (as AWS throttles before it reads an entry): a producer's retries against a full queue stay cheap.
+ * (as AWS throttles before it reads an entry): a producer's retries against a full queue stay cheap
+ * (a type with two lanes parses the entry's Detail to pick its lane, nothing more).
  *
  * Unlike AWS, entries for the notifications bus are validated up front (envelope and the type's
  * data schema): a bad entry is answered with the field named and nothing of it is queued, so a
@@ -27,6 +30,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ValidateEventInput } from '../../core/fanout/events.js';
 import type { LocalRequest, LocalResponse, LocalRoute } from '../http/router.js';
 import { LOCAL_ACCOUNT_ID, QueueClosedError, type LocalQueue } from '../sqs/index.js';
+import type { LocalBusRules } from './bus-rules.js';
 import { busOf, checkEntry, type EntryError } from './event-entry.js';
 import { IntakeThrottle, type IntakeRoom } from './intake-throttle.js';
 import { LOCAL_ARCHIVE_NAME, ReplayExistsError, type ArchivedEvent, type LocalEventArchive, type LocalReplay } from './archive.js';
@@ -40,8 +44,8 @@ export interface LocalEventBusOptions {
   busName: string;
   region: string;
   findType: ValidateEventInput['findType'];
-  /** The rule target of each detail-type. */
-  intakeQueueOf(detailType: string): LocalQueue | undefined;
+  /** The bus's rules: the queues an event goes to. */
+  rules: LocalBusRules;
   /** Messages an intake queue may hold before its entries are throttled (0 = no limit). */
   intakeBacklogLimit?: number;
   /** Backlog an intake queue may hold in seconds of its consumer's measured drain rate, and age of its oldest waiting message (0 = only the limit). */
@@ -60,6 +64,17 @@ function eventsError(type: string, message: string): LocalResponse {
 
 function entryDetailType(body: string): string {
   return String((JSON.parse(body) as Record<string, unknown>)['detail-type']);
+}
+
+/** The event a rule sees of a PutEvents entry not validated yet (a Detail that is not JSON matches as no detail: validation refuses it next). */
+function unvalidatedEvent(entry: { DetailType: string; Source?: unknown; Detail?: unknown }): Record<string, unknown> {
+  let detail: unknown;
+  try {
+    detail = typeof entry.Detail === 'string' ? JSON.parse(entry.Detail) : undefined;
+  } catch {
+    detail = undefined;
+  }
+  return { 'detail-type': entry.DetailType, source: entry.Source, detail };
 }
 
 function answer(body: unknown): LocalResponse {
@@ -110,11 +125,11 @@ function archiveOperation(target: string, input: unknown, options: LocalEventBus
     const replay = archive.startReplay(name, from * 1000, to * 1000, (marked) => {
       const byQueue = new Map<LocalQueue, string[]>();
       for (const { event, body } of marked) {
-        const queue = options.intakeQueueOf(event.detailType);
-        if (!queue) continue;
-        const bodies = byQueue.get(queue) ?? [];
-        bodies.push(body);
-        byQueue.set(queue, bodies);
+        for (const queue of options.rules.targetsOf(event.detailType, () => JSON.parse(body))) {
+          const bodies = byQueue.get(queue) ?? [];
+          bodies.push(body);
+          byQueue.set(queue, bodies);
+        }
       }
       for (const [queue, bodies] of byQueue) queue.sendBatch(bodies);
     });
@@ -135,6 +150,7 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     // Each queue's room is read once per call; the call's own entries use it up.
     const rooms = new Map<LocalQueue, IntakeRoom>();
     const archived: ArchivedEvent[] = [];
+    const archivedIndexes = new Set<number>();
     const archivedAtMs = Date.now();
     /** The throttle's answer for an entry bound to `queue`, or undefined when it has room (the call's own entries use the room up). */
     const throttled = (queue: LocalQueue, detailType: string): EntryError | undefined => {
@@ -146,9 +162,9 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
     entries.forEach((entry, index) => {
       // Throttled before it is validated (as AWS throttles before it looks at an entry): a producer's retries of a full queue cost no validation.
       if (throttling && typeof entry === 'object' && entry !== null) {
-        const { DetailType, EventBusName } = entry as { DetailType?: unknown; EventBusName?: unknown };
-        const queue = typeof DetailType === 'string' && busOf(EventBusName, options.busName) === 'notifications' ? options.intakeQueueOf(DetailType) : undefined;
-        const early = queue && throttled(queue, DetailType as string);
+        const { DetailType, EventBusName, Source, Detail } = entry as { DetailType?: unknown; EventBusName?: unknown; Source?: unknown; Detail?: unknown };
+        const queues = typeof DetailType === 'string' && busOf(EventBusName, options.busName) === 'notifications' ? options.rules.targetsOf(DetailType, () => unvalidatedEvent({ DetailType, Source, Detail })) : [];
+        const early = queues.map((queue) => throttled(queue, DetailType as string)).find((refusal) => refusal !== undefined);
         if (early) {
           results[index] = early;
           return;
@@ -170,27 +186,34 @@ export function createEventBusRoute(options: LocalEventBusOptions): LocalRoute {
         options.logger?.warn('PutEvents entry accepted on the default event bus, which has no rules: it is not delivered (name the notifications bus in EventBusName)', { eventId: checked.id, detailType: checked.detailType, notificationsBus: options.busName });
         return;
       }
-      // No rule for this detail-type: EventBridge accepts the event and drops it (validation already refused unknown types).
-      const queue = options.intakeQueueOf(checked.detailType);
-      if (!queue) {
+      // No rule matches: EventBridge accepts the event and drops it (validation already refused unknown types).
+      const queues = options.rules.targetsOf(checked.detailType, () => checked.event);
+      if (queues.length === 0) {
         archived.push({ id: checked.id, detailType: checked.detailType, archivedAtMs, body: checked.body });
         return;
       }
-      const refused = throttling ? throttled(queue, checked.detailType) : undefined;
+      const refused = throttling ? queues.map((queue) => throttled(queue, checked.detailType)).find((refusal) => refusal !== undefined) : undefined;
       if (refused) {
         results[index] = refused;
         return;
       }
-      const group = byQueue.get(queue) ?? [];
-      group.push({ index, id: checked.id, body: checked.body });
-      byQueue.set(queue, group);
+      for (const queue of queues) {
+        const group = byQueue.get(queue) ?? [];
+        group.push({ index, id: checked.id, body: checked.body });
+        byQueue.set(queue, group);
+      }
     });
     // One journal write per intake queue, answered once its group commit has synced (the queues in parallel).
     await Promise.all(
       Array.from(byQueue, async ([queue, group]) => {
         try {
           await queue.sendBatchDurable(group.map((item) => item.body));
-          for (const item of group) archived.push({ id: item.id, detailType: entryDetailType(item.body), archivedAtMs, body: item.body });
+          // Once per event, however many rules it matched.
+          for (const item of group) {
+            if (archivedIndexes.has(item.index)) continue;
+            archivedIndexes.add(item.index);
+            archived.push({ id: item.id, detailType: entryDetailType(item.body), archivedAtMs, body: item.body });
+          }
         } catch (error) {
           const failure: EntryError =
             error instanceof QueueClosedError ? { ErrorCode: 'InternalException', ErrorMessage: 'the local runtime is stopping; retry' } : { ErrorCode: 'InternalFailure', ErrorMessage: 'the event could not be queued; retry' };
