@@ -42,11 +42,15 @@ export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
  * rule, intake queue and its policy, function, role, policy, log group, mapping, 2 alarms; the
  * intake DLQ is shared; a type whose events can be urgent adds 5 for its urgent lane: rule, queue,
  * policy, mapping, age alarm, so at most 15 x 25 = 375 per nested stack). The urgent lanes of the
- * inline types (added after them) are in a nested stack of their own, `UrgentLanes`, so the App stack
- * gains only their event source mappings and no type moves (a moved queue would be replaced).
+ * first URGENT_LANES_INLINE types are in the stack itself (the built-in catalog: a stack without
+ * nested stacks, which the deployed-mode local run and the least-privilege check read); those of
+ * the other inline types are in a nested stack of their own, `UrgentLanes`, so the App stack gains
+ * only their event source mappings (under 500 resources at 100 types). Placement depends on the
+ * index alone, so a growing catalog never moves a lane (a moved queue would be replaced).
  * Placement follows catalog order: append new types at the end, or existing ones move (replaced).
  */
 export const INLINE_TYPES = 20;
+export const URGENT_LANES_INLINE = 6;
 export const TYPES_PER_NESTED_STACK = 25;
 
 /** Where the type at `index` of the catalog is built: the pipeline itself or nested stack `Types<n>`. */
@@ -253,7 +257,9 @@ export class NotificationPipeline extends Construct {
     const urgentScopeOf = (index: number): Construct =>
       typePlacement(index).nestedStack !== undefined
         ? scopeOf(index)
-        : (urgentLanes ??= new NestedStack(this, 'UrgentLanes', { description: `Urgent intake lanes of notification types 1 to ${INLINE_TYPES}: rules and queues (their types' fan-out functions consume them)` }));
+        : index < URGENT_LANES_INLINE
+          ? this
+          : (urgentLanes ??= new NestedStack(this, 'UrgentLanes', { description: `Urgent intake lanes of notification types ${URGENT_LANES_INLINE + 1} to ${INLINE_TYPES}: rules and queues (their types' fan-out functions consume them)` }));
     this.types = (props.catalog ?? catalog).map((type, index): TypePipeline => {
       const name = resourceNameOf(type.detailType);
       const scope = scopeOf(index);

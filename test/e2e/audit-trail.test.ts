@@ -71,8 +71,8 @@ async function api(who: UserRef, method: string, path: string, body?: unknown) {
 
 /** Every queue consumed to the end (each batch's audit barrier passed before its messages were deleted). */
 async function drained(): Promise<void> {
-  const { urgent, info, promotion, intake, push, email, auditBacklog } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
+  const { urgent, info, promotion, intake, urgentIntake, push, email, auditBacklog } = runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, push, email, auditBacklog, ...Object.values(intake), ...Object.values(urgentIntake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
 }
 
 async function why(query: WhyQuery): Promise<WhyResult> {

@@ -51,8 +51,8 @@ async function setUp(who: UserRef, options: { tokens?: string[]; consent?: boole
 }
 
 async function channelsDrained(): Promise<void> {
-  const { urgent, info, promotion, intake, push, email } = runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, push, email, ...Object.values(intake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
+  const { urgent, info, promotion, intake, urgentIntake, push, email } = runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, push, email, ...Object.values(intake), ...Object.values(urgentIntake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
 }
 
 const pushesTo = (token: string) => runtime.channels.sns.receivedBy(token);

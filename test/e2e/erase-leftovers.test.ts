@@ -82,8 +82,8 @@ const endpointsNaming = (userId: string) => started.runtime.channels.sns.devices
 
 /** Every queue holds nothing it would deliver now (a mention's escalation waits delayed on the email queue for 15 minutes). */
 async function allQueuesDrained(): Promise<void> {
-  const { urgent, info, promotion, intake, push, email } = started.runtime.queues;
-  await pollUntil(() => [urgent, info, promotion, push, email, ...Object.values(intake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
+  const { urgent, info, promotion, intake, urgentIntake, push, email } = started.runtime.queues;
+  await pollUntil(() => [urgent, info, promotion, push, email, ...Object.values(intake), ...Object.values(urgentIntake)].every((queue) => queue.peekUndelayed().length === 0), POLL, 'queues empty');
 }
 
 describe('erasure leaves nothing behind', () => {
