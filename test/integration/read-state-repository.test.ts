@@ -279,3 +279,51 @@ describe('the read state upgrade step (0.1.0 single reads)', () => {
     expect(exceptions.get(kept)).toMatchObject({ read: false, basis: 3 });
   });
 });
+
+describe('the counts floor and late arrivals\' markers (src/core/model/counts-floor.ts)', () => {
+  const marker = (user: UserRef, id: string) => ({ user, id, type: 'mention.created', expiresAt: EXPIRES });
+
+  it('counts read the markers above the read mark with the marks, every one past the first page, and the exceptions above the floor only', async () => {
+    // Prepare: 10 exceptions, the floor above the 6 oldest, a read-all below all of them, and 60 markers (the page is 50).
+    const user = freshUser();
+    const ids = notificationsEverySecond(70, T0).map((item) => item.id);
+    const read = ids.slice(0, 10);
+    await readState.putExceptions(user, new Map(read.map((id) => [id, exception()])));
+    await readState.advanceReadMark(user, markAt(T0 - SECOND), iso(T0));
+    expect(await readState.advanceCountsFloor(user, null, read[5]!)).toBe(true);
+    await readState.recordLateArrivals(ids.slice(10).map((id) => marker(user, id)));
+
+    // Act
+    const state = await readState.readAboveMark(user);
+
+    // Assess
+    expect(state.countsFloor).toBe(read[5]);
+    expect([...state.exceptions.keys()].sort()).toEqual(read.slice(6));
+    expect([...(state.lateArrivals?.keys() ?? [])].sort()).toEqual(ids.slice(10));
+  });
+
+  it('moves the floor only from the floor it read (a lost race keeps the other count\'s floor)', async () => {
+    const user = freshUser();
+    const [a, b, c] = notificationsEverySecond(3, T0).map((item) => item.id);
+    expect(await readState.advanceCountsFloor(user, null, a!)).toBe(true);
+    expect(await readState.advanceCountsFloor(user, null, b!)).toBe(false);
+    expect(await readState.advanceCountsFloor(user, a!, c!)).toBe(true);
+    expect((await marksOf(user)).countsFloor).toBe(c);
+  });
+
+  it('a page window that read only markers knows no exception (never "all of them")', async () => {
+    // Prepare: 3 exceptions under 25 markers; a window of 20 gets the marks and markers only.
+    const user = freshUser();
+    const ids = notificationsEverySecond(28, T0).map((item) => item.id);
+    await readState.putExceptions(user, new Map(ids.slice(0, 3).map((id) => [id, exception()])));
+    await readState.recordLateArrivals(ids.slice(3).map((id) => marker(user, id)));
+
+    // Act
+    const window = await readState.readWindow(user, undefined, 20);
+
+    // Assess: the page reads the exceptions of its own range (exceptionsFrom above every id).
+    expect(window.state.exceptions.size).toBe(0);
+    expect(window.exceptionsFrom).toBeDefined();
+    expect(ids.every((id) => id < window.exceptionsFrom!)).toBe(true);
+  });
+});

@@ -69,6 +69,7 @@ function cases(t: string, u: string, v: string): Array<[string, TableKey | { id:
     ['readMark', keys.readMark(t, u), { kind: 'readMark', ...user }],
     ['readException', keys.readException(t, u, ULID), { kind: 'readException', ...user, notificationId: ULID }],
     ['itemState', keys.itemState(t, u, ULID), { kind: 'itemState', ...user, notificationId: ULID }],
+    ['lateArrival', keys.lateArrival(t, u, ULID), { kind: 'lateArrival', ...user, notificationId: ULID }],
     ['connection', keys.connection(t, u, 'Ab_c='), { kind: 'connection', ...user, connectionId: 'Ab_c=' }],
     ['presence', keys.presence(t, u), { kind: 'presence', ...user }],
     ['connectionReverse', keys.connectionReverse('Ab_c='), { kind: 'connectionReverse', connectionId: 'Ab_c=' }],
@@ -115,7 +116,7 @@ describe('parseKey', () => {
       }
     }
     // Every kind of the union is covered by a builder above.
-    expect(kinds.size).toBe(37);
+    expect(kinds.size).toBe(38);
   });
 
   it('tells apart ids that are prefixes, suffixes or escapes of each other, and key tokens used as ids', () => {

@@ -20,6 +20,8 @@ import type { Item } from './query-pages.js';
 export const UNREAD_BELOW_MARK_PREFIX = 'UB#';
 /** Exceptions counts read with the marks item (above the read mark: usually few; the rest of a page would be wasted below it). */
 const ABOVE_MARK_PAGE = 50;
+/** `exceptionsFrom` of a window that read no exception: above every id (the caller reads the range it needs). */
+const EXCEPTIONS_NONE_KNOWN = '~';
 /** Tries of the stale read-all's optimistic write before giving up (each lost race rereads). */
 const STALE_WRITE_ATTEMPTS = 5;
 
@@ -141,7 +143,9 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
       lowest = id;
     }
     const state: ReadState = { ...marksOf(marksItem), exceptions };
-    return output.LastEvaluatedKey && lowest !== undefined ? { state, exceptionsFrom: lowest } : { state };
+    if (!output.LastEvaluatedKey) return { state };
+    // A page that ended before any exception (late arrivals' markers sort between the marks and them) knows none.
+    return { state, exceptionsFrom: lowest ?? EXCEPTIONS_NONE_KNOWN };
   }
 
   /** listExceptions: every READEX# item with an id in [from, before), newest first, all pages. */

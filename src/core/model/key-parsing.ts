@@ -14,6 +14,7 @@ import {
   IDENTIFIER_PATTERN,
   ITEM_STATE_PREFIX,
   keySegment,
+  LATE_ARRIVAL_PREFIX,
   PACK_CHUNK_PREFIX,
   PRESENCE_SK,
   READ_EXCEPTION_PREFIX,
@@ -76,7 +77,7 @@ export type ParsedKey =
   | ({ kind: 'celebrityPostsIndexSlot'; shard: number; slot: string; overflow: number } & Tenanted)
   // ReadMarks table
   | ({ kind: 'readMark'; userId: KeyId } & Tenanted)
-  | ({ kind: 'readException' | 'itemState'; userId: KeyId; notificationId: string } & Tenanted)
+  | ({ kind: 'readException' | 'itemState' | 'lateArrival'; userId: KeyId; notificationId: string } & Tenanted)
   | ({ kind: 'userTrace'; userId: KeyId; stage: string; eventId: string } & Tenanted)
   // Connections table
   | ({ kind: 'connection'; userId: KeyId; connectionId: string } & Tenanted)
@@ -200,6 +201,8 @@ function parseUserPartitionKey(tenantId: KeyId, rest: string[], sk: string): Par
       if (connectionId) return { kind: 'connection', ...base, connectionId };
       const stateId = after(sk, ITEM_STATE_PREFIX);
       if (stateId !== undefined) return { kind: 'itemState', ...base, notificationId: stateId };
+      const lateId = after(sk, LATE_ARRIVAL_PREFIX);
+      if (lateId !== undefined) return { kind: 'lateArrival', ...base, notificationId: lateId };
       const readId = after(sk, READ_EXCEPTION_PREFIX);
       return readId === undefined ? undefined : { kind: 'readException', ...base, notificationId: readId };
     }

@@ -49,6 +49,7 @@ const KIND_TABLES: Record<KeyKind, TableName> = {
   readMark: 'readMarks',
   readException: 'readMarks',
   itemState: 'readMarks',
+  lateArrival: 'readMarks',
   userTrace: 'inbox',
   connection: 'connections',
   presence: 'connections',
@@ -123,6 +124,7 @@ export function classifyStoredItem(table: TableName, item: Record<string, unknow
     case 'readMark':
     case 'readException':
     case 'itemState':
+    case 'lateArrival':
     case 'connection':
     case 'presence':
     case 'profile':
