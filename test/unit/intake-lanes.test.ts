@@ -95,7 +95,7 @@ describe('the local PutEvents with two lanes', () => {
       remoteAddress: '127.0.0.1',
       localAddress: '127.0.0.1',
     });
-    return JSON.parse(String(response!.body)) as { FailedEntryCount: number; Entries: Array<{ EventId?: string; ErrorCode?: string }> };
+    return JSON.parse(String(response!.body)) as { FailedEntryCount: number; Entries: Array<{ EventId?: string; ErrorCode?: string; ErrorMessage?: string }> };
   };
 
   it('throttles each lane on its own backlog: a full standard lane leaves an urgent entry of the same type accepted, into the urgent lane', async () => {
@@ -113,5 +113,31 @@ describe('the local PutEvents with two lanes', () => {
     expect(standard.size).toBe(3);
     expect(urgent.size).toBe(2);
     expect(urgent.peek().map((message) => (JSON.parse(message.body) as { detail: { priority?: string } }).detail.priority)).toEqual([undefined, 'urgent']);
+  });
+
+  it('answers hostile entries one by one: a priority nested 20,000 arrays deep, a __proto__ priority, a Detail that is not JSON', async () => {
+    const standard = aQueue('IntakeMentionCreated');
+    const urgent = aQueue('UrgentIntakeMentionCreated');
+    const queues = { standard, urgent };
+    const rules = new LocalBusRules(intakeLanesOf(findNotificationType('mention.created')!).map((lane) => ({ name: lane.ruleId, pattern: lane.pattern, queue: queues[lane.lane] })));
+    const route = createEventBusRoute({ busName: 'notifications', region: 'us-east-1', findType: findNotificationType, rules, intakeBacklogLimit: 100 });
+    const { priority: _priority, ...mention } = aMention();
+    const deep = JSON.stringify(mention).replace(/}$/, `,"priority":${'['.repeat(20_000)}"urgent"${']'.repeat(20_000)}}`);
+    const proto = JSON.stringify(mention).replace(/}$/, ',"__proto__":{"priority":"urgent"}}');
+
+    const answer = await put(route, [
+      { EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: deep },
+      { EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: proto },
+      { EventBusName: 'notifications', Source: 'test', DetailType: 'mention.created', Detail: '{"priority":' },
+      entry(aMention({ priority: 'info' })),
+    ]);
+
+    // Each hostile entry is refused with its own reason (the lanes' matching reads the Detail before validation and must not throw); the good one is queued.
+    expect(answer.Entries.map((result) => result.ErrorCode ?? 'ok')).toEqual(['InvalidArgument', 'InvalidArgument', 'MalformedDetail', 'ok']);
+    expect(answer.Entries[0]!.ErrorMessage).toContain('nested deeper than 64 levels');
+    expect(answer.Entries[1]!.ErrorMessage).toContain('__proto__');
+    expect(answer.FailedEntryCount).toBe(3);
+    expect(standard.size).toBe(1);
+    expect(urgent.size).toBe(0);
   });
 });

@@ -12,18 +12,29 @@ import type { EventPattern, EventPatternMatcher } from '../../notifications/inta
 
 type Json = unknown;
 
+/**
+ * The values at a field with arrays flattened (nested arrays too), iteratively: an entry's Detail is
+ * read before it is validated, so a hostile nesting depth must not overflow the stack.
+ */
+function flattened(value: Json): Json[] {
+  const out: Json[] = [];
+  const pending: Json[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (Array.isArray(next)) for (let index = next.length - 1; index >= 0; index -= 1) pending.push(next[index]);
+    else out.push(next);
+  }
+  return out;
+}
+
 /** The leaf values at a field of the event: its scalar, or the scalars of its array (nested arrays flattened); none for a missing field or an object. */
 function leaves(value: Json): Json[] {
-  if (value === undefined) return [];
-  if (Array.isArray(value)) return value.flatMap(leaves);
-  if (typeof value === 'object' && value !== null) return [];
-  return [value];
+  return flattened(value).filter((item) => item !== undefined && (typeof item !== 'object' || item === null));
 }
 
 /** The objects at a field (an array's object elements), for a nested pattern. */
 function objects(value: Json): Record<string, Json>[] {
-  if (Array.isArray(value)) return value.flatMap(objects);
-  return typeof value === 'object' && value !== null ? [value as Record<string, Json>] : [];
+  return flattened(value).filter((item): item is Record<string, Json> => typeof item === 'object' && item !== null);
 }
 
 function isScalar(matcher: EventPatternMatcher): matcher is string | number | boolean | null {
