@@ -14,7 +14,7 @@ import type { UserRef } from '../../core/model/user.js';
 import type { LateArrivalMarker, LateArrivalRecorder, ReadStateStore, ReadStateWindow } from '../../core/ports/inbox.js';
 import { batchGetAll, batchPutAll } from './batch.js';
 import { DynamoLateArrivalMarkers } from './late-arrival-markers.js';
-import type { Item } from './query-pages.js';
+import { queryPages, type Item } from './query-pages.js';
 
 /** Marks item attribute of an id marked unread at or below the read mark (value: the marks' version then). */
 export const UNREAD_BELOW_MARK_PREFIX = 'UB#';
@@ -157,16 +157,13 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
       ExpressionAttributeValues: { ':pk': this.pk(user), ':from': `${ITEM_STATE_PREFIX}${from}`, ':to': before === undefined ? `${ITEM_STATE_PREFIX}~` : `${ITEM_STATE_PREFIX}${before}` },
       ScanIndexForward: false,
     };
-    let start: Item | undefined;
-    do {
-      const output = await this.client.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
-      for (const item of output.Items ?? []) {
+    for await (const page of queryPages(this.client, input)) {
+      for (const item of page) {
         const id = keys.notificationIdFromItemState(item.sk as string);
         const exception = exceptionOf(item);
         if (id !== undefined && exception && (before === undefined || id < before)) exceptions.set(id, exception);
       }
-      start = output.LastEvaluatedKey;
-    } while (start);
+    }
     return exceptions;
   }
 
@@ -234,15 +231,12 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
       ExpressionAttributeValues: { ':pk': this.pk(user), ':from': keys.lateArrival(user.tenantId, user.userId, readMark ?? '').sk, ':to': keys.lateArrival(user.tenantId, user.userId, below ?? '~').sk },
       ScanIndexForward: false,
     };
-    let start: Item | undefined;
-    do {
-      const output = await this.client.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
-      for (const item of output.Items ?? []) {
+    for await (const page of queryPages(this.client, input)) {
+      for (const item of page) {
         const id = keys.notificationIdFromLateArrival(item.sk as string);
         if (id !== undefined && (below === undefined || id < below)) this.addLateArrival(lateArrivals, id, item, readMark);
       }
-      start = output.LastEvaluatedKey;
-    } while (start);
+    }
   }
 
   /** getExceptions: BatchGetItem of READEX#<id>, 100 per call. */
