@@ -281,7 +281,7 @@ describe('the read state upgrade step (0.1.0 single reads)', () => {
 });
 
 describe('the counts floor and late arrivals\' markers (src/core/model/counts-floor.ts)', () => {
-  const marker = (user: UserRef, id: string) => ({ user, id, type: 'mention.created', expiresAt: EXPIRES });
+  const marker = (user: UserRef, id: string) => ({ user, id, expiresAt: EXPIRES });
 
   it('counts read the markers above the read mark with the marks, every one past the first page, and the exceptions above the floor only', async () => {
     // Prepare: 10 exceptions, the floor above the 6 oldest, a read-all below all of them, and 60 markers (the page is 50).

@@ -16,7 +16,7 @@ export class DynamoLateArrivalMarkers implements LateArrivalRecorder {
 
   /** recordLateArrivals: BatchWriteItem puts, 25 per call (idempotent), TTL the item's. */
   async recordLateArrivals(markers: readonly LateArrivalMarker[]): Promise<void> {
-    const items = markers.map(({ user, id, type, expiresAt }) => ({ ...keys.lateArrival(user.tenantId, user.userId, id), type, expiresAt }));
+    const items = markers.map(({ user, id, expiresAt }) => ({ ...keys.lateArrival(user.tenantId, user.userId, id), expiresAt }));
     await batchPutAll(this.client, this.tableName, items);
   }
 }

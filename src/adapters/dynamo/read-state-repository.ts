@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { COUNTS_FLOOR_ATTRIBUTE, ITEM_STATE_PREFIX, keys, READ_MARK_SK } from '../../core/model/keys.js';
 import { ownCountsBase } from '../../core/model/counts-floor.js';
-import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type LateArrival, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
+import { EMPTY_READ_STATE, withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAllMark, type ReadState } from '../../core/model/read-state.js';
 import type { UserRef } from '../../core/model/user.js';
 import type { LateArrivalMarker, LateArrivalRecorder, ReadStateStore, ReadStateWindow } from '../../core/ports/inbox.js';
 import { batchGetAll, batchPutAll } from './batch.js';
@@ -100,6 +100,11 @@ function exceptionItem(user: UserRef, id: string, exception: ItemException): Ite
   };
 }
 
+/** A marker at or below the read mark is moot (a read-all covers its item); it expires with it. */
+function addLateArrival(lateArrivals: Set<string>, id: string, readMark: string | null): void {
+  if (readMark === null || id > readMark) lateArrivals.add(id);
+}
+
 export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -177,7 +182,7 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
    */
   async readAboveMark(user: UserRef): Promise<ReadState> {
     const exceptions = new Map<string, ItemException>();
-    const lateArrivals = new Map<string, LateArrival>();
+    const lateArrivals = new Set<string>();
     const output = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -200,7 +205,7 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
       const late = keys.notificationIdFromLateArrival(item.sk as string);
       if (late !== undefined) {
         lowestLate = late;
-        this.addLateArrival(lateArrivals, late, item, marks.readMark);
+        addLateArrival(lateArrivals, late, marks.readMark);
         continue;
       }
       const id = keys.notificationIdFromItemState(item.sk as string);
@@ -218,13 +223,8 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
     return state();
   }
 
-  private addLateArrival(lateArrivals: Map<string, LateArrival>, id: string, item: Item, readMark: string | null): void {
-    // A marker at or below the read mark is moot (a read-all covers its item); it expires with it.
-    if ((readMark === null || id > readMark) && typeof item.type === 'string' && typeof item.expiresAt === 'number') lateArrivals.set(id, { type: item.type, expiresAt: item.expiresAt });
-  }
-
   /** The late arrivals' markers below `below` (all when undefined) down to the read mark, all pages (rare: a redrive's worth since the last read-all). */
-  private async moreLateArrivals(user: UserRef, below: string | undefined, readMark: string | null, lateArrivals: Map<string, LateArrival>): Promise<void> {
+  private async moreLateArrivals(user: UserRef, below: string | undefined, readMark: string | null, lateArrivals: Set<string>): Promise<void> {
     const input: QueryCommandInput = {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -234,7 +234,7 @@ export class ReadStateRepository implements ReadStateStore, LateArrivalRecorder 
     for await (const page of queryPages(this.client, input)) {
       for (const item of page) {
         const id = keys.notificationIdFromLateArrival(item.sk as string);
-        if (id !== undefined && (below === undefined || id < below)) this.addLateArrival(lateArrivals, id, item, readMark);
+        if (id !== undefined && (below === undefined || id < below)) addLateArrival(lateArrivals, id, readMark);
       }
     }
   }

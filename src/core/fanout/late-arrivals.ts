@@ -23,7 +23,7 @@ export class LateArrivalMarking implements InboxWriter {
     const markers: LateArrivalMarker[] = [];
     for (const { source, item } of items) {
       if (source.kind !== 'own' || !isLateArrival(item.id, nowMs)) continue;
-      markers.push({ user: { tenantId: source.tenantId, userId: source.userId }, id: item.id, type: item.type, expiresAt: item.expiresAt });
+      markers.push({ user: { tenantId: source.tenantId, userId: source.userId }, id: item.id, expiresAt: item.expiresAt });
     }
     if (markers.length > 0) await this.recorder.recordLateArrivals(markers);
     await this.inner.writeInboxItems(items);

@@ -52,13 +52,6 @@ export interface ItemException {
   expiresAt: number;
 }
 
-/** A late arrival's marker: enough for counts (the tab's types, the TTL) without reading the item. */
-export interface LateArrival {
-  type: string;
-  /** Epoch seconds (TTL), as the item's. */
-  expiresAt: number;
-}
-
 export interface ReadState {
   /** Every id <= readMark was read by some read-all. */
   readMark: string | null;
@@ -78,8 +71,8 @@ export interface ReadState {
   unreadBelowMark: ReadonlyMap<string, number>;
   /** Every own id in (readMark, countsFloor] is out of the counts unless named (`unreadBelowMark`, `lateArrivals`): src/core/model/counts-floor.ts. */
   countsFloor?: string | null;
-  /** Own items that landed late under an older id, above the read mark (counts read the markers with the marks). */
-  lateArrivals?: ReadonlyMap<string, LateArrival>;
+  /** The ids of own items that landed late under an older id, above the read mark (counts read the markers with the marks, then look the items up). */
+  lateArrivals?: ReadonlySet<string>;
   /** The per-item exceptions of the ids being read (a page's range, the ids above the read mark, ...). */
   exceptions: ReadonlyMap<string, ItemException>;
 }

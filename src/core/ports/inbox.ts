@@ -137,8 +137,7 @@ export interface ReadStateStore {
 export interface LateArrivalMarker {
   user: UserRef;
   id: string;
-  type: string;
-  /** Epoch seconds (TTL), the item's. */
+  /** Epoch seconds (TTL), the item's: the marker goes with it. */
   expiresAt: number;
 }
 

@@ -143,7 +143,7 @@ export class InboxCounts {
   ): Promise<InboxKey[]> {
     const live = [...state.unreadBelowMark].filter(([id, version]) => id > ttlFloor && unreadBelowMarkIsLive(id, version, state)).map(([id]) => id);
     const base = ownCountsBase(state);
-    const lateIds = [...(state.lateArrivals?.keys() ?? [])].filter((id) => (state.readMark === null || id > state.readMark) && base !== undefined && id <= base && id > ttlFloor);
+    const lateIds = [...(state.lateArrivals ?? [])].filter((id) => (state.readMark === null || id > state.readMark) && base !== undefined && id <= base && id > ttlFloor);
     if (live.length === 0 && lateIds.length === 0) return [];
     const own = ownSourceOf(user);
     const [found, lateItems] = await Promise.all([

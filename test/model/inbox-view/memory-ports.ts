@@ -5,7 +5,7 @@
  */
 import { decodeFollowedPack } from '../../../src/core/model/followed-pack.js';
 import { isExpired, type StoredNotification } from '../../../src/core/model/notification.js';
-import { withStaleReadAll, type ArchiveSnapshot, type ItemException, type LateArrival, type ReadAllMark, type ReadState } from '../../../src/core/model/read-state.js';
+import { withStaleReadAll, type ArchiveSnapshot, type ItemException, type ReadAllMark, type ReadState } from '../../../src/core/model/read-state.js';
 import { ownCountsBase } from '../../../src/core/model/counts-floor.js';
 import type { UserRef } from '../../../src/core/model/user.js';
 import type { CelebrityPost, CelebrityPostIndexEntry, CelebrityPostsIndexWriter, CelebrityPostsPage, CelebrityPostsReader } from '../../../src/core/ports/celebrity-posts.js';
@@ -117,7 +117,7 @@ interface MarksRecord {
 class MemoryReadState implements ReadStateStore, LateArrivalRecorder {
   private readonly marks = new Map<string, MarksRecord>();
   private readonly exceptions = new Map<string, Map<string, ItemException>>();
-  private readonly late = new Map<string, Map<string, LateArrival>>();
+  private readonly late = new Map<string, Set<string>>();
 
   private marksOf(user: UserRef): MarksRecord {
     let marks = this.marks.get(userKey(user));
@@ -170,7 +170,7 @@ class MemoryReadState implements ReadStateStore, LateArrivalRecorder {
     const marks = this.marksOf(user);
     const state = this.stateOf(user, new Map());
     const base = ownCountsBase(state);
-    const lateArrivals = new Map([...(this.late.get(userKey(user)) ?? [])].filter(([id]) => marks.readMark === undefined || id > marks.readMark));
+    const lateArrivals = new Set([...(this.late.get(userKey(user)) ?? [])].filter((id) => marks.readMark === undefined || id > marks.readMark));
     return { ...state, exceptions: new Map(inRange(this.exceptionsOf(user), { after: base }).map(([id, exception]) => [id, structuredClone(exception)])), ...(lateArrivals.size > 0 ? { lateArrivals } : {}) };
   }
 
@@ -182,9 +182,9 @@ class MemoryReadState implements ReadStateStore, LateArrivalRecorder {
   }
 
   async recordLateArrivals(markers: readonly LateArrivalMarker[]): Promise<void> {
-    for (const { user, id, type, expiresAt } of markers) {
-      const late = this.late.get(userKey(user)) ?? new Map<string, LateArrival>();
-      late.set(id, { type, expiresAt });
+    for (const { user, id } of markers) {
+      const late = this.late.get(userKey(user)) ?? new Set<string>();
+      late.add(id);
       this.late.set(userKey(user), late);
     }
   }
